@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// bgbench: a discrete-event simulator of background app refresh (see ../shared/MODEL.md
+// for the model and README.md for the layout). Dependencies: the toolchain and GSL only.
+let package = Package(
+    name: "bgbench",
+    products: [
+        .executable(name: "bgbench", targets: ["bgbench"]),
+        // The simulator as a library, so a researcher's package can add its own policy.
+        .library(name: "BGBench", targets: ["BGBench"]),
+    ],
+    targets: [
+        // The one door to C: GSL through pkg-config, with the link flags in the module map
+        // so the link works where pkg-config has no .pc file.
+        .systemLibrary(
+            name: "CGSL",
+            pkgConfig: "gsl",
+            providers: [.apt(["libgsl-dev"]), .brew(["gsl"])]
+        ),
+        // The only Swift module that imports CGSL: distributions, quantiles, statistics.
+        .target(name: "BGNumerics", dependencies: ["CGSL"]),
+        // The simulator: engine, model, platforms, policies, metrics, report writers.
+        .target(
+            name: "BGBench",
+            dependencies: ["BGNumerics"],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+        ),
+        // The command line: argument parsing, commands, error messages and exit codes.
+        .target(name: "BGBenchCLI", dependencies: ["BGBench"]),
+        .executableTarget(name: "bgbench", dependencies: ["BGBenchCLI"]),
+        .testTarget(name: "BGBenchTests", dependencies: ["BGBench", "BGBenchCLI", "BGNumerics"]),
+    ]
+)
