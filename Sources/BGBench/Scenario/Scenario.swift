@@ -36,6 +36,12 @@ public struct Archetype: Codable, Sendable, Equatable {
     public var weekendShift = TimeSpan.hours(1.5)
     /// ... at this fraction of the weekday level (MODEL.md §3: 0.9).
     public var weekendLevel = 0.9
+
+    public init(weight: Double, medianOpensPerDay: Double, weekdayWeights: [Double] = newsOpenWeights,
+                weekendShift: TimeSpan = .hours(1.5), weekendLevel: Double = 0.9) {
+        self.weight = weight; self.medianOpensPerDay = medianOpensPerDay; self.weekdayWeights = weekdayWeights
+        self.weekendShift = weekendShift; self.weekendLevel = weekendLevel
+    }
 }
 
 public struct Population: Codable, Sendable, Equatable {
@@ -72,6 +78,9 @@ public struct Routine: Codable, Sendable, Equatable {
         public var at: TimeSpan
         public var jitterSd = TimeSpan.minutes(10)
         public var probability = 1.0
+        public init(at: TimeSpan, jitterSd: TimeSpan = .minutes(10), probability: Double = 1) {
+            self.at = at; self.jitterSd = jitterSd; self.probability = probability
+        }
     }
     /// The routine of issue 3's learning test: 07:30, 12:30 and 21:00, ± 10 min.
     public var opens: [Entry] = [Entry(at: .hours(7.5)), Entry(at: .hours(12.5)), Entry(at: .hours(21))]

@@ -1,0 +1,41 @@
+/// Everything counted for one device over the counted period (MODEL.md §9). Counts are
+/// exact integers; times are integer ticks; energy and bytes are summed in event order,
+/// so a device's tally does not depend on where or when it was simulated.
+public struct DeviceTally: Sendable {
+    public var opens = 0
+    public var freshOpens = 0
+    /// Sums over opens of staleness and age of information, in ticks.
+    public var stalenessTicks: Int64 = 0
+    public var ageTicks: Int64 = 0
+    /// Foreground fetches at stale opens, their total wait, and those that found no network.
+    public var foregroundFetches = 0
+    public var foregroundWaitTicks: Int64 = 0
+    public var foregroundFailures = 0
+    public var foregroundEnergy = 0.0
+    /// The request life cycle: requested = runs + denied + replaced + pending (rule 3).
+    public var requested = 0
+    public var replaced = 0
+    public var pendingAtHorizon = 0
+    public var denied = InlineArray<9, Int>(repeating: 0)
+    public var runs = 0
+    public var outcomes = InlineArray<5, Int>(repeating: 0)
+    public var throttleEvents = 0
+    /// Background energy (J) and bytes by network.
+    public var backgroundEnergy = 0.0
+    public var cellularBytes = 0.0
+    public var wifiBytes = 0.0
+    public var ticksAtZeroBattery: SimTime = 0
+    /// Simulation events processed (all of them, warm-up included).
+    public var events = 0
+
+    public init() {}
+
+    public var deniedTotal: Int {
+        var total = 0
+        for i in 0..<9 { total += denied[i] }
+        return total
+    }
+
+    public func outcome(_ s: RunStatus) -> Int { outcomes[Int(s.rawValue)] }
+    public func denials(_ r: DenialReason) -> Int { denied[Int(r.rawValue)] }
+}

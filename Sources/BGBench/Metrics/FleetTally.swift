@@ -1,0 +1,87 @@
+/// The per-device quantities the reports aggregate, in one fixed order. Times are in
+/// seconds, energy in joules, bytes in bytes; each is a device's total over the counted
+/// period.
+public enum Quantity: Int, CaseIterable, Sendable {
+    case opens, freshOpens, staleness, age, foregroundWait, foregroundFetches, foregroundFailures
+    case foregroundEnergy, requested, replaced, pending, runs, denied
+    case deniedForeground, deniedBarOff, deniedForceQuit, deniedLowPower, deniedLowBattery
+    case deniedNotSubmitted, deniedSpacing, deniedBudget, deniedBusy
+    case newData, noData, failed, expired, killed
+    case throttleEvents, backgroundEnergy, cellularBytes, wifiBytes, zeroBattery, events
+
+    public static let count = allCases.count
+
+    public static func denied(_ reason: DenialReason) -> Quantity {
+        Quantity(rawValue: Quantity.deniedForeground.rawValue + Int(reason.rawValue))!
+    }
+    public static func outcome(_ status: RunStatus) -> Quantity {
+        Quantity(rawValue: Quantity.newData.rawValue + Int(status.rawValue))!
+    }
+}
+
+extension DeviceTally {
+    /// The device's value of each ``Quantity``.
+    func values() -> [Double] {
+        var v = [Double](repeating: 0, count: Quantity.count)
+        v[Quantity.opens.rawValue] = Double(opens)
+        v[Quantity.freshOpens.rawValue] = Double(freshOpens)
+        v[Quantity.staleness.rawValue] = Clock.seconds(stalenessTicks)
+        v[Quantity.age.rawValue] = Clock.seconds(ageTicks)
+        v[Quantity.foregroundWait.rawValue] = Clock.seconds(foregroundWaitTicks)
+        v[Quantity.foregroundFetches.rawValue] = Double(foregroundFetches)
+        v[Quantity.foregroundFailures.rawValue] = Double(foregroundFailures)
+        v[Quantity.foregroundEnergy.rawValue] = foregroundEnergy
+        v[Quantity.requested.rawValue] = Double(requested)
+        v[Quantity.replaced.rawValue] = Double(replaced)
+        v[Quantity.pending.rawValue] = Double(pendingAtHorizon)
+        v[Quantity.runs.rawValue] = Double(runs)
+        v[Quantity.denied.rawValue] = Double(deniedTotal)
+        for r in DenialReason.allCases { v[Quantity.denied(r).rawValue] = Double(denials(r)) }
+        for s in RunStatus.allCases { v[Quantity.outcome(s).rawValue] = Double(outcome(s)) }
+        v[Quantity.throttleEvents.rawValue] = Double(throttleEvents)
+        v[Quantity.backgroundEnergy.rawValue] = backgroundEnergy
+        v[Quantity.cellularBytes.rawValue] = cellularBytes
+        v[Quantity.wifiBytes.rawValue] = wifiBytes
+        v[Quantity.zeroBattery.rawValue] = Clock.seconds(ticksAtZeroBattery)
+        v[Quantity.events.rawValue] = Double(events)
+        return v
+    }
+}
+
+/// Totals over a set of devices: for every ``Quantity`` x, Σx, Σx² and Σx·opens over
+/// devices (what a mean, a ratio of totals and their cluster-robust intervals need), and
+/// the staleness histogram. Tallies are added device by device in index order within a
+/// block and blocks are merged in index order, so every sum is the same whatever the
+/// thread count (MODEL.md §2).
+public struct FleetTally: Sendable {
+    public private(set) var devices = 0
+    public private(set) var sum = [Double](repeating: 0, count: Quantity.count)
+    public private(set) var sumSquares = [Double](repeating: 0, count: Quantity.count)
+    public private(set) var sumTimesOpens = [Double](repeating: 0, count: Quantity.count)
+    public var staleness = LogHistogram()
+
+    public init() {}
+
+    public mutating func add(_ device: DeviceTally) {
+        let v = device.values()
+        let opens = v[Quantity.opens.rawValue]
+        devices += 1
+        for i in 0..<Quantity.count {
+            sum[i] += v[i]
+            sumSquares[i] += v[i] * v[i]
+            sumTimesOpens[i] += v[i] * opens
+        }
+    }
+
+    public mutating func merge(_ other: FleetTally) {
+        devices += other.devices
+        for i in 0..<Quantity.count {
+            sum[i] += other.sum[i]
+            sumSquares[i] += other.sumSquares[i]
+            sumTimesOpens[i] += other.sumTimesOpens[i]
+        }
+        staleness.merge(other.staleness)
+    }
+
+    public subscript(_ q: Quantity) -> Double { sum[q.rawValue] }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// What one device is, drawn once from its population stream (MODEL.md §3, §4).
+struct DeviceTraits {
+    /// Index into `Population.sortedArchetypes`, or -1 for a routine user.
+    var archetype: Int
+    /// The user's expected opens per day (reopens included).
+    var opensPerDay: Double
+    /// Starting value of the platform's usage average u (MODEL.md §6.4 rule 4).
+    var initialUsage: Double
+    var chronotype: SimTime
+    /// Bedtime as ticks after midnight (may exceed a day: 00:30 is 24.5 h) and sleep length.
+    var bedtime: SimTime
+    var sleepLength: SimTime
+    var barOff: Bool
+    var homeWifi: Bool
+    var workWifi: Bool
+    var cellular5G: Bool
+
+    init(scenario s: Scenario, rng: inout RandomStream) {
+        let p = s.population
+        switch p.model {
+        case .archetypes:
+            let names = p.sortedArchetypeNames
+            let total = names.reduce(0) { $0 + p.archetypes[$1]!.weight }
+            var pick = rng.uniform() * total
+            var index = names.count - 1
+            for (i, name) in names.enumerated() {
+                pick -= p.archetypes[name]!.weight
+                if pick < 0 { index = i; break }
+            }
+            let median = p.archetypes[names[index]]!.medianOpensPerDay
+            archetype = index
+            opensPerDay = median * exp(p.rateSigma * rng.standardNormal())
+            initialUsage = median
+        case .routine:
+            archetype = -1
+            opensPerDay = p.routine.opens.reduce(0) { $0 + $1.probability }
+            initialUsage = opensPerDay
+        }
+        chronotype = Clock.ticks(seconds: p.chronotypeSd.seconds * rng.standardNormal())
+        let u = s.user
+        bedtime = Clock.ticks(seconds: u.bedtimeMean.seconds + u.bedtimeSd.seconds * rng.standardNormal())
+        sleepLength = Clock.ticks(seconds: u.sleepMin.seconds + (u.sleepMax.seconds - u.sleepMin.seconds) * rng.uniform())
+        barOff = rng.bernoulli(p.barOffShare)
+        homeWifi = rng.bernoulli(s.network.homeWifiShare)
+        workWifi = rng.bernoulli(s.network.workWifiShare)
+        cellular5G = rng.bernoulli(s.network.nr5gShare)
+    }
+}
+
+extension Population {
+    /// Archetype names in a fixed order (a JSON object has none): sorted.
+    public var sortedArchetypeNames: [String] { archetypes.keys.sorted() }
+}
+
+/// The network a device is on.
+public enum NetworkKind: UInt8, Sendable, CaseIterable {
+    case offline, wifi, lte, nr5g
+    public var label: String { ["offline", "wifi", "lte", "5g"][Int(rawValue)] }
+    public var isCellular: Bool { self == .lte || self == .nr5g }
+}
+
+/// Where the device is connected at a time (MODEL.md §4): Wi-Fi at home in the evening
+/// and at night, at work on weekday office hours, cellular otherwise, and short offline
+/// spells. Spells are drawn lazily: queries come in time order.
+struct NetworkState {
+    private let homeWifi: Bool, workWifi: Bool
+    private let cellular: NetworkKind
+    private let homeFrom: SimTime, homeUntil: SimTime, workFrom: SimTime, workUntil: SimTime
+    private let spellRatePerTick: Double, spellMeanTicks: Double
+    private var rng: RandomStream
+    private var nextSpell: SimTime = 0
+    private var spellEnd: SimTime = 0
+
+    init(traits: DeviceTraits, model: NetworkModel, rng: RandomStream) {
+        homeWifi = traits.homeWifi; workWifi = traits.workWifi
+        cellular = traits.cellular5G ? .nr5g : .lte
+        homeFrom = model.homeFrom.ticks; homeUntil = model.homeUntil.ticks
+        workFrom = model.workFrom.ticks; workUntil = model.workUntil.ticks
+        spellRatePerTick = model.offlineSpellsPerDay / Double(Clock.day)
+        spellMeanTicks = Double(model.offlineMean.ticks)
+        self.rng = rng
+        nextSpell = drawGap()
+    }
+
+    private mutating func drawGap() -> SimTime {
+        spellRatePerTick > 0 ? SimTime(rng.standardExponential() / spellRatePerTick) : Clock.never
+    }
+
+    /// The network at t. Calls must come with non-decreasing t.
+    mutating func at(_ t: SimTime) -> NetworkKind {
+        while nextSpell <= t {
+            spellEnd = max(spellEnd, nextSpell + SimTime(spellMeanTicks * rng.standardExponential()))
+            let gap = drawGap()
+            nextSpell = gap == Clock.never ? Clock.never : nextSpell + gap
+        }
+        if t < spellEnd { return .offline }
+        let timeOfDay = t % Clock.day
+        if homeWifi && Self.within(timeOfDay, homeFrom, homeUntil) { return .wifi }
+        if workWifi && !Clock.isWeekend(day: Clock.dayIndex(t)) && Self.within(timeOfDay, workFrom, workUntil) {
+            return .wifi
+        }
+        return cellular
+    }
+
+    /// Whether a time of day lies in [from, until), a window that may wrap past midnight.
+    @inline(__always)
+    static func within(_ t: SimTime, _ from: SimTime, _ until: SimTime) -> Bool {
+        from <= until ? (t >= from && t < until) : (t >= from || t < until)
+    }
+}
+
+/// The battery (MODEL.md §4): level in joules, drained at the idle or screen-on power,
+/// filled at the charge power while plugged in, and booked down by every joule of
+/// background and foreground work. Between state changes the level moves linearly, so
+/// crossings (20 % down, for Low Power Mode; 0 %) are found exactly when the level is
+/// brought up to date, with no events of their own.
+struct Battery {
+    let capacity: Double
+    private let idleW: Double, screenW: Double, chargeW: Double
+    private let lowLevel: Double, lowPowerOffLevel: Double, lowPowerProbability: Double
+    private var rng: RandomStream
+    private(set) var joules: Double
+    private(set) var updated: SimTime = 0
+    private(set) var charging = false
+    private(set) var screenOn = false
+    private(set) var lowPower = false
+    /// Ticks spent at 0 % (MODEL.md §2: the phone is not switched off; this is reported).
+    private(set) var ticksEmpty: SimTime = 0
+
+    init(model: DeviceModel, rng: RandomStream) {
+        capacity = model.batteryWh * 3600
+        idleW = model.idleW; screenW = model.screenOnW; chargeW = model.chargeW
+        lowLevel = model.lowBatteryLevel; lowPowerOffLevel = model.lowPowerOffLevel
+        lowPowerProbability = model.lowPowerProbability
+        joules = capacity * model.initialLevel
+        self.rng = rng
+    }
+
+    var level: Double { joules / capacity }
+    /// Below the low-battery level and not charging: discretionary work is off.
+    var isLow: Bool { !charging && joules < lowLevel * capacity }
+
+    /// Brings the level up to t, applying Low Power Mode at a downward 20 % crossing.
+    mutating func advance(to t: SimTime) {
+        let dt = Clock.seconds(t - updated)
+        guard dt > 0 else { return }
+        if charging {
+            joules = min(capacity, joules + chargeW * dt)
+            if lowPower && joules >= lowPowerOffLevel * capacity { lowPower = false }
+        } else {
+            let before = joules
+            let drain = (screenOn ? screenW : idleW) * dt
+            joules -= drain
+            if before >= lowLevel * capacity && joules < lowLevel * capacity && !lowPower {
+                lowPower = rng.bernoulli(lowPowerProbability)
+            }
+            if joules < 0 {
+                ticksEmpty += SimTime(-joules / (screenOn ? screenW : idleW) * 1e6)
+                joules = 0
+            }
+        }
+        updated = t
+    }
+
+    /// Books work done at t (a background run, a foreground fetch).
+    mutating func spend(_ energy: Double, at t: SimTime) {
+        advance(to: t)
+        let before = joules
+        joules = max(0, joules - energy)
+        if !charging && before >= lowLevel * capacity && joules < lowLevel * capacity && !lowPower {
+            lowPower = rng.bernoulli(lowPowerProbability)
+        }
+    }
+
+    mutating func setScreen(_ on: Bool, at t: SimTime) { advance(to: t); screenOn = on }
+
+    mutating func setCharging(_ on: Bool, at t: SimTime) { advance(to: t); charging = on }
+
+    /// When the level will reach the Low-Power-Mode-off level while charging, or nil.
+    var lowPowerOffTime: SimTime? {
+        guard charging, lowPower, chargeW > 0 else { return nil }
+        let needed = max(0, lowPowerOffLevel * capacity - joules)
+        return updated + SimTime((needed / chargeW * 1e6).rounded(.up))
+    }
+}

@@ -1,0 +1,80 @@
+/// The one news feed all devices read (MODEL.md §5, §10 rule 4): items arrive as a
+/// non-homogeneous Poisson process with a daily rate and hourly weights, and have
+/// lognormal sizes. Generated once per run from the feed's own stream, read-only after.
+public final class NewsFeed: Sendable {
+    /// Publication times, ascending.
+    public let times: [SimTime]
+    /// `cumulativeBytes[i]` = total size of items 0..<i (so a range's bytes is O(1)).
+    let cumulativeBytes: [Double]
+
+    public init(content: ContentModel, days: Int, seed: UInt64) {
+        var rng = RandomStream(seed: seed, device: 0, purpose: .feed)
+        let total = content.hourlyWeights.reduce(0, +)
+        var times: [SimTime] = []
+        times.reserveCapacity(Int(content.itemsPerDay * Double(days) * 1.1) + 16)
+        var hourTimes: [SimTime] = []
+        for day in 0..<days {
+            for hour in 0..<24 {
+                let mean = total > 0 ? content.itemsPerDay * content.hourlyWeights[hour] / total : 0
+                // Given the count, a Poisson process's times are uniform in the hour.
+                let n = rng.poisson(mean: mean)
+                let start = SimTime(day) * Clock.day + SimTime(hour) * Clock.hour
+                hourTimes.removeAll(keepingCapacity: true)
+                for _ in 0..<n { hourTimes.append(start + SimTime(rng.index(below: Int(Clock.hour)))) }
+                times.append(contentsOf: hourTimes.sorted())
+            }
+        }
+        var cumulative = [0.0]
+        cumulative.reserveCapacity(times.count + 1)
+        for _ in times {
+            let bytes = 1000 * rng.lognormal(median: content.itemSizeMedianKilobytes, sigma: content.itemSizeSigma)
+            cumulative.append(cumulative[cumulative.count - 1] + bytes)
+        }
+        self.times = times
+        self.cumulativeBytes = cumulative
+    }
+
+    /// A feed with the given item times (ascending) and sizes, for tests and trace replay.
+    public init(times: [SimTime], itemBytes: Double = 5000) {
+        precondition(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }, "feed times must ascend")
+        self.times = times
+        self.cumulativeBytes = (0...times.count).map { Double($0) * itemBytes }
+    }
+}
+
+/// One device's read position in the shared feed. The cache time c only moves forward
+/// and queries come in time order, so every lookup is an amortised O(1) forward scan.
+struct FeedCursor {
+    let feed: NewsFeed
+    /// Index of the first item published after the cache time c.
+    private(set) var firstMissing = 0
+    /// Index of the first item published after the latest query time.
+    private var firstFuture = 0
+
+    init(feed: NewsFeed) { self.feed = feed }
+
+    /// Moves the cache time to c (items published at or before c are held).
+    @inline(__always)
+    mutating func cache(upTo c: SimTime) {
+        feed.times.withUnsafeBufferPointer { t in
+            while firstMissing < t.count && t[firstMissing] <= c { firstMissing += 1 }
+        }
+    }
+
+    /// The publication time of the first item the cache misses, or `Clock.never`.
+    @inline(__always)
+    var firstMissingTime: SimTime {
+        firstMissing < feed.times.count ? feed.times[firstMissing] : Clock.never
+    }
+
+    /// Number and total bytes of items published in (c, t].
+    @inline(__always)
+    mutating func missing(upTo t: SimTime) -> (count: Int, bytes: Double) {
+        if firstFuture < firstMissing { firstFuture = firstMissing }
+        feed.times.withUnsafeBufferPointer { times in
+            while firstFuture < times.count && times[firstFuture] <= t { firstFuture += 1 }
+        }
+        return (firstFuture - firstMissing,
+                feed.cumulativeBytes[firstFuture] - feed.cumulativeBytes[firstMissing])
+    }
+}

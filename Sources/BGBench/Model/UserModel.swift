@@ -1,0 +1,238 @@
+import Foundation
+
+/// A piecewise-constant intensity over one day (events per microsecond), as at most 32
+/// segments: the 24 hourly weights shifted by the user's chronotype (and the weekend
+/// shift), with the sleep window cut out (MODEL.md §3). Stored inline: building and
+/// copying a profile allocates nothing.
+struct DayProfile {
+    static let capacity = 32
+    /// End of segment i, in ticks since the start of the day; the last is `Clock.day`.
+    var ends = InlineArray<32, SimTime>(repeating: Clock.day)
+    var rates = InlineArray<32, Double>(repeating: 0)
+    var count = 1
+
+    /// The expected number of events in one day.
+    var dailyTotal: Double {
+        var total = 0.0, start: SimTime = 0
+        for i in 0..<count { total += rates[i] * Double(ends[i] - start); start = ends[i] }
+        return total
+    }
+
+    /// Builds the profile of a day with `expected` events outside the sleep window.
+    /// - Parameters:
+    ///   - weights: 24 hourly weights (hour h covers [h, h+1) before the shift).
+    ///   - shift: how much later than the weights the curve runs (chronotype, weekend).
+    ///   - sleep: the sleep window as (start, length) in ticks of the day, or nil; it may
+    ///     wrap past midnight. Inside it the intensity is `nightEvents / length`.
+    static func build(weights: [Double], shift: SimTime, expected: Double,
+                      sleep: (start: SimTime, length: SimTime)?, nightEvents: Double) -> DayProfile {
+        func wrap(_ t: SimTime) -> SimTime { ((t % Clock.day) + Clock.day) % Clock.day }
+        var cuts: [SimTime] = (0..<24).map { wrap(SimTime($0) * Clock.hour + shift) }
+        if let sleep { cuts.append(wrap(sleep.start)); cuts.append(wrap(sleep.start + sleep.length)) }
+        cuts.append(0)
+        cuts = Array(Set(cuts)).sorted()
+        cuts.append(Clock.day)
+
+        func asleep(_ t: SimTime) -> Bool {
+            guard let sleep, sleep.length > 0 else { return false }
+            return wrap(t - sleep.start) < sleep.length
+        }
+        // First pass: awake weight mass, to rescale so the day keeps its expected count.
+        var awakeMass = 0.0
+        for i in 0..<(cuts.count - 1) {
+            let mid = (cuts[i] + cuts[i + 1]) / 2
+            if !asleep(mid) { awakeMass += weights[Int(wrap(mid - shift) / Clock.hour)] * Double(cuts[i + 1] - cuts[i]) }
+        }
+        var profile = DayProfile()
+        profile.count = 0
+        for i in 0..<(cuts.count - 1) {
+            let mid = (cuts[i] + cuts[i + 1]) / 2
+            let rate: Double
+            if asleep(mid) {
+                rate = nightEvents / Double(sleep!.length)
+            } else {
+                let w = weights[Int(wrap(mid - shift) / Clock.hour)]
+                rate = awakeMass > 0 ? expected * w / awakeMass : 0
+            }
+            // Merge with the previous segment when the rate is the same.
+            if profile.count > 0 && profile.rates[profile.count - 1] == rate {
+                profile.ends[profile.count - 1] = cuts[i + 1]
+            } else {
+                profile.ends[profile.count] = cuts[i + 1]
+                profile.rates[profile.count] = rate
+                profile.count += 1
+            }
+        }
+        return profile
+    }
+}
+
+/// A non-homogeneous Poisson process with one profile for weekdays and one for weekends,
+/// sampled exactly by inversion of the cumulative intensity (one exponential draw per
+/// event). Optional drift (MODEL.md §3): from `driftStart` on, times move by `driftShift`.
+struct ProfiledPoisson {
+    let weekday: DayProfile
+    let weekend: DayProfile
+    let horizon: SimTime
+    let driftStart: SimTime
+    let driftShift: SimTime
+    private var tau: SimTime = 0
+    private var day = 0
+    private var segment = 0
+
+    init(weekday: DayProfile, weekend: DayProfile, horizon: SimTime,
+         driftStart: SimTime = Clock.never, driftShift: SimTime = 0) {
+        self.weekday = weekday; self.weekend = weekend; self.horizon = horizon
+        self.driftStart = driftStart; self.driftShift = driftShift
+    }
+
+    /// The next event time, or `Clock.never` when none falls before the horizon.
+    mutating func next(_ rng: inout RandomStream) -> SimTime {
+        var e = rng.standardExponential()
+        while tau < horizon {
+            let profile = Clock.isWeekend(day: day) ? weekend : weekday
+            let end = SimTime(day) * Clock.day + profile.ends[segment]
+            let rate = profile.rates[segment]
+            let room = rate * Double(end - tau)
+            if e < room {
+                tau += SimTime(e / rate)
+                return tau >= driftStart ? tau + driftShift : tau
+            }
+            e -= room
+            tau = end
+            segment += 1
+            if segment == profile.count { segment = 0; day += 1 }
+        }
+        return Clock.never
+    }
+}
+
+/// Routine opens (MODEL.md §3): each listed time of day, with a normal jitter, happens each
+/// day with its probability. Produces one day at a time, in time order.
+struct RoutineProcess {
+    let entries: [Routine.Entry]
+    let horizon: SimTime
+    let driftStart: SimTime
+    let driftShift: SimTime
+    private var day = 0
+    private var buffer = InlineArray<16, SimTime>(repeating: 0)
+    private var count = 0
+    private var served = 0
+
+    init(routine: Routine, horizon: SimTime, driftStart: SimTime, driftShift: SimTime) {
+        entries = routine.opens; self.horizon = horizon
+        self.driftStart = driftStart; self.driftShift = driftShift
+    }
+
+    mutating func next(_ rng: inout RandomStream) -> SimTime {
+        while served == count {
+            let dayStart = SimTime(day) * Clock.day
+            if dayStart >= horizon { return Clock.never }
+            let shift = dayStart >= driftStart ? driftShift : 0
+            count = 0; served = 0
+            for entry in entries where rng.bernoulli(entry.probability) {
+                let jitter = Clock.ticks(seconds: entry.jitterSd.seconds * rng.standardNormal())
+                buffer[count] = max(0, dayStart + entry.at.ticks + shift + jitter)
+                count += 1
+            }
+            // Insertion sort: at most 16 entries.
+            for i in 1..<max(1, count) {
+                let x = buffer[i]; var j = i - 1
+                while j >= 0 && buffer[j] > x { buffer[j + 1] = buffer[j]; j -= 1 }
+                buffer[j + 1] = x
+            }
+            day += 1
+        }
+        served += 1
+        return buffer[served - 1]
+    }
+}
+
+/// One app open as the user model draws it.
+struct OpenDraw {
+    var time: SimTime
+    var session: SimTime
+    var forceQuit: Bool
+}
+
+/// The user's opens of the app (MODEL.md §3): primary opens from the diurnal process or
+/// the routine, each followed by a reopen with probability p_reopen, session lengths
+/// from an exponential body with a Pareto tail, and force-quits. An open never starts
+/// inside the previous session: it waits until that session ends, so none is lost.
+/// A value type: the oracle looks ahead on a copy.
+struct UserOpens {
+    enum Primary {
+        case poisson(ProfiledPoisson)
+        case routine(RoutineProcess)
+    }
+    private var primary: Primary
+    private var rng: RandomStream
+    private let behaviour: SessionParameters
+    private var nextPrimary: SimTime = 0
+    private var pendingReopen: SimTime = Clock.never
+    private var busyUntil: SimTime = 0
+
+    init(primary: Primary, rng: RandomStream, behaviour: SessionParameters) {
+        self.primary = primary; self.rng = rng; self.behaviour = behaviour
+        nextPrimary = drawPrimary()
+    }
+
+    private mutating func drawPrimary() -> SimTime {
+        switch primary {
+        case .poisson(var p): let t = p.next(&rng); primary = .poisson(p); return t
+        case .routine(var p): let t = p.next(&rng); primary = .routine(p); return t
+        }
+    }
+
+    /// The next open; its time is `Clock.never` when there is none.
+    mutating func next() -> OpenDraw {
+        var time: SimTime
+        if pendingReopen <= nextPrimary {
+            time = pendingReopen
+            pendingReopen = Clock.never
+        } else {
+            time = nextPrimary
+            nextPrimary = drawPrimary()
+        }
+        if time == Clock.never { return OpenDraw(time: Clock.never, session: 0, forceQuit: false) }
+        time = max(time, busyUntil)
+        let session = behaviour.drawSession(&rng)
+        let forceQuit = rng.bernoulli(behaviour.forceQuitProbability)
+        busyUntil = time + session + 1
+        if rng.bernoulli(behaviour.pReopen) {
+            pendingReopen = time + session + Clock.ticks(seconds: behaviour.reopenGapMeanSeconds * rng.standardExponential())
+        }
+        return OpenDraw(time: time, session: session, forceQuit: forceQuit)
+    }
+}
+
+/// Session lengths and per-session behaviour, in the units the hot path wants.
+struct SessionParameters {
+    var bodyMeanSeconds: Double
+    var tailShare: Double
+    var tailMinSeconds: Double
+    var tailAlpha: Double
+    var maxSeconds: Double
+    var forceQuitProbability: Double
+    var pReopen: Double
+    var reopenGapMeanSeconds: Double
+
+    init(_ u: UserBehaviour) {
+        bodyMeanSeconds = u.sessionBodyMean.seconds; tailShare = u.sessionTailShare
+        tailMinSeconds = u.sessionTailMin.seconds; tailAlpha = u.sessionTailAlpha
+        maxSeconds = u.sessionMax.seconds; forceQuitProbability = u.forceQuitProbability
+        pReopen = u.pReopen; reopenGapMeanSeconds = u.reopenGapMean.seconds
+    }
+
+    /// Exponential body with probability 1 − tail share, else Pareto(x_m, α); capped.
+    @inline(__always)
+    func drawSession(_ rng: inout RandomStream) -> SimTime {
+        let seconds: Double
+        if rng.bernoulli(tailShare) {
+            seconds = tailMinSeconds * pow(rng.uniformPositive(), -1 / tailAlpha)
+        } else {
+            seconds = bodyMeanSeconds * rng.standardExponential()
+        }
+        return Clock.ticks(seconds: min(seconds, maxSeconds))
+    }
+}

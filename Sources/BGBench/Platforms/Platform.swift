@@ -1,0 +1,81 @@
+/// Why the platform refused a wake request (MODEL.md §6.1, §6.4 rule 2). The order of the
+/// cases is the order in which `ios-bgtask` checks its gates.
+public enum DenialReason: UInt8, Sendable, CaseIterable {
+    case foreground, barOff, forceQuit, lowPower, lowBattery, notSubmitted, spacing, budget
+    /// A run of the task is still in flight: bgbench launches one run of a task at a time.
+    case busy
+    public var label: String {
+        ["foreground", "bar_off", "force_quit", "low_power", "low_battery", "not_submitted",
+         "spacing", "budget", "busy"][Int(rawValue)]
+    }
+}
+
+/// The device and app state a platform's gates read at a request (MODEL.md §6.1).
+public struct GateInputs: Sendable {
+    public var foreground: Bool
+    public var barOff: Bool
+    public var forceQuit: Bool
+    public var lowPower: Bool
+    /// Below 20 % and not charging.
+    public var lowBattery: Bool
+    public var charging: Bool
+    /// The app has a task submitted (rule 8: an app that forgets to resubmit has none).
+    public var submitted: Bool
+    public init(foreground: Bool = false, barOff: Bool = false, forceQuit: Bool = false, lowPower: Bool = false,
+                lowBattery: Bool = false, charging: Bool = false, submitted: Bool = true) {
+        self.foreground = foreground; self.barOff = barOff; self.forceQuit = forceQuit
+        self.lowPower = lowPower; self.lowBattery = lowBattery; self.charging = charging
+        self.submitted = submitted
+    }
+}
+
+/// The platform's answer to a request.
+public enum Admission: Equatable, Sendable {
+    case run
+    /// Refused; `retryAt` is the earliest time the reason can clear where the platform
+    /// knows it (next token, end of spacing), else nil (a state gate: the policy hears of
+    /// the state change).
+    case deny(DenialReason, retryAt: SimTime?)
+}
+
+/// What the platform knows of one device at set-up.
+public struct PlatformSetup: Sendable {
+    public var scenario: Scenario
+    /// Starting value of the usage average u, opens per day (MODEL.md §6.4 rule 4).
+    public var initialUsage: Double
+}
+
+/// An operating system's rules for background work (MODEL.md §6.2): which requests run,
+/// the runtime limit, budgets and penalties. One value per device, owned by the device's
+/// simulation; a new platform is one file and one line in `PlatformRegistry`.
+public protocol PlatformRules: SendableMetatype {
+    static var name: String { get }
+    /// One line for `bgbench list`.
+    static var summary: String { get }
+    init(_ setup: PlatformSetup)
+    /// How long a run may take, from its start, launch included.
+    var runtimeLimit: SimTime { get }
+    /// Decides a request at t. Called only when no run is in flight.
+    mutating func admit(at t: SimTime, gates: GateInputs) -> Admission
+    /// A run started at t (it takes its token, its spacing starts).
+    mutating func runStarted(at t: SimTime)
+    /// A run that started at `start` ended at t with `status`; `broughtContent` says
+    /// whether it fetched new items (so newData was honest).
+    mutating func runEnded(at t: SimTime, status: RunStatus, broughtContent: Bool)
+    /// Midnight at t; `opens` is the number of opens of the day that just ended.
+    mutating func midnight(at t: SimTime, opens: Int)
+    /// Times the platform cut the app's budget because of how a run ended.
+    var throttleEvents: Int { get }
+}
+
+/// The platforms bgbench knows, by name.
+public enum PlatformRegistry {
+    public static let all: [any PlatformRules.Type] = [
+        IOSBGTask.self,
+        Unrestricted.self,
+    ]
+
+    public static func named(_ name: String) -> (any PlatformRules.Type)? {
+        all.first { $0.name == name }
+    }
+}

@@ -1,0 +1,29 @@
+/// `fixed` (MODEL.md §7): asks every `interval` from a uniform random phase, whatever
+/// happened (R1's attempts are phase + interval·k, MODEL.md §10 rule 5).
+public struct FixedPolicy: WakePolicy {
+    public static let name = "fixed"
+    public static let summary = "heuristic: ask every `interval` (default 15 min) from a random phase"
+
+    let interval: SimTime
+    var next: SimTime
+
+    public init(_ context: PolicyContext) {
+        interval = max(1, context.scenario.policies.fixed.interval.ticks)
+        var rng = context.random
+        next = SimTime(rng.uniform() * Double(interval))
+    }
+
+    public mutating func start(_ view: DeviceView) -> WakeDecision { .request(at: next) }
+
+    /// Every attempt, run or denied, is followed by the next one on the grid.
+    mutating func advance(_ view: DeviceView) -> WakeDecision {
+        while next <= view.now { next += interval }
+        return .request(at: next)
+    }
+
+    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
+        advance(view)
+    }
+
+    public mutating func runStarted(_ view: DeviceView) -> WakeDecision { advance(view) }
+}

@@ -1,0 +1,102 @@
+/// What a policy may see of the device when it decides (MODEL.md §7): the clock and the
+/// device's state, nothing of the future.
+public struct DeviceView: Sendable {
+    public var now: SimTime
+    public var batteryLevel: Double
+    public var charging: Bool
+    public var lowPower: Bool
+    public var network: NetworkKind
+    public var screenOn: Bool
+    /// The app is in the foreground.
+    public var foreground: Bool
+    public init(now: SimTime, batteryLevel: Double = 1, charging: Bool = false, lowPower: Bool = false,
+                network: NetworkKind = .wifi, screenOn: Bool = false, foreground: Bool = false) {
+        self.now = now; self.batteryLevel = batteryLevel; self.charging = charging; self.lowPower = lowPower
+        self.network = network; self.screenOn = screenOn; self.foreground = foreground
+    }
+}
+
+/// A policy's answer at each decision point.
+public enum WakeDecision: Equatable, Sendable {
+    /// Leave the pending request (if any) as it is.
+    case keep
+    /// Ask for a wake at this time (a time in the past means now). Replaces a pending
+    /// request (counted `replaced`, MODEL.md §6.4 rule 1).
+    case request(at: SimTime)
+    /// Withdraw the pending request.
+    case cancel
+}
+
+/// What a policy is given when a device's simulation starts.
+public struct PolicyContext {
+    public var scenario: Scenario
+    public var deviceIndex: Int
+    /// The end of the simulated period.
+    public var horizon: SimTime
+    /// The policy's own random stream (device, purpose `policy`).
+    public var random: RandomStream
+    /// Knowledge of the future, for the `oracle` bound only (MODEL.md §7).
+    public var clairvoyance: Clairvoyance
+}
+
+/// A wake-prediction policy (MODEL.md §7): decides when to ask for a background wake; the
+/// platform decides whether it runs. One value per device. Each callback may return a
+/// decision; the defaults keep the pending request. Adding a policy is one file and one
+/// line in `PolicyRegistry`.
+public protocol WakePolicy: SendableMetatype {
+    static var name: String { get }
+    /// One line for `bgbench list`.
+    static var summary: String { get }
+    init(_ context: PolicyContext)
+    /// The simulation starts (t = 0).
+    mutating func start(_ view: DeviceView) -> WakeDecision
+    /// The user opened the app (after the open's freshness was scored).
+    mutating func opened(_ view: DeviceView) -> WakeDecision
+    /// The platform refused the request; `retryAt` is when the reason can clear, where the
+    /// platform knows it.
+    mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision
+    /// The request ran: a run started now.
+    mutating func runStarted(_ view: DeviceView) -> WakeDecision
+    /// A run ended with `status`.
+    mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision
+    /// Charging, Low Power Mode or the low-battery state changed.
+    mutating func stateChanged(_ view: DeviceView) -> WakeDecision
+    /// Midnight.
+    mutating func midnight(_ view: DeviceView) -> WakeDecision
+}
+
+public extension WakePolicy {
+    mutating func start(_ view: DeviceView) -> WakeDecision { .keep }
+    mutating func opened(_ view: DeviceView) -> WakeDecision { .keep }
+    mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision { .keep }
+    mutating func runStarted(_ view: DeviceView) -> WakeDecision { .keep }
+    mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision { .keep }
+    mutating func stateChanged(_ view: DeviceView) -> WakeDecision { .keep }
+    mutating func midnight(_ view: DeviceView) -> WakeDecision { .keep }
+}
+
+/// The policies bgbench knows, by name. A researcher's package may add its own with
+/// `PolicyRegistry.register` before a run.
+public enum PolicyRegistry {
+    public static let builtIn: [any WakePolicy.Type] = [
+        NoWakePolicy.self,
+        FixedPolicy.self,
+        AdaptivePolicy.self,
+        OraclePolicy.self,
+    ]
+
+    nonisolated(unsafe) private static var added: [any WakePolicy.Type] = []
+
+    /// All policies, built-in first, then registered ones in registration order.
+    public static var all: [any WakePolicy.Type] { builtIn + added }
+
+    public static func named(_ name: String) -> (any WakePolicy.Type)? {
+        all.first { $0.name == name }
+    }
+
+    /// Adds a policy. Call before any run starts (registration is not synchronised).
+    public static func register(_ policy: any WakePolicy.Type) {
+        precondition(named(policy.name) == nil, "a policy named '\(policy.name)' is already registered")
+        added.append(policy)
+    }
+}

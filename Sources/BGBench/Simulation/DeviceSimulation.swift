@@ -1,0 +1,395 @@
+import Foundation
+
+/// The events of one device's simulation. Their priorities fix the order of events at the
+/// same time: midnight first (an attempt at 00:00 belongs to the new day, MODEL.md §10
+/// rule 5); then device state; a run's end before an open (an update that lands at t is
+/// seen by an open at t); a session's end before the next open; the open before a wake
+/// request at the same time (the app is then in the foreground).
+enum SimEvent: UInt8, EventKind {
+    case midnight = 0
+    case chargeOn, chargeOff, lowPowerOff
+    case screenOn, screenOff
+    case runEnd
+    case sessionEnd
+    case open
+    case request
+
+    var code: UInt8 { rawValue }
+    init(code: UInt8) { self = SimEvent(rawValue: code)! }
+
+    var priority: UInt8 {
+        switch self {
+        case .midnight: 0
+        case .chargeOn, .chargeOff, .lowPowerOff: 1
+        case .screenOn, .screenOff: 2
+        case .runEnd: 3
+        case .sessionEnd: 4
+        case .open: 5
+        case .request: 6
+        }
+    }
+}
+
+/// What a device's simulation needs from the run around it.
+struct DeviceRunContext {
+    let scenario: Scenario
+    let seed: UInt64
+    let horizon: SimTime
+    /// Metrics count events at or after this time (MODEL.md §9 warm-up).
+    let countFrom: SimTime
+    let feed: NewsFeed
+}
+
+/// One device as a small discrete-event simulation (MODEL.md §2): the user's opens, phone
+/// use, charging and network are exogenous and drawn from the device's own streams; the
+/// policy asks for wakes, the platform decides, the app's task runs, and every open is
+/// scored for freshness. Generic over policy and platform so both are specialised into
+/// the loop; the loop allocates nothing.
+struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
+    private let ctx: DeviceRunContext
+    private let traits: DeviceTraits
+    private var queue: EventQueue<SimEvent>
+    private var policy: Policy
+    private var platform: Platform
+    private var opens: UserOpens
+    private var screen: ProfiledPoisson
+    private var screenRNG: RandomStream
+    private var chargeRNG: RandomStream
+    private var network: NetworkState
+    private var battery: Battery
+    private var task: AppTask
+    private var cursor: FeedCursor
+    private let hasBattery: Bool
+    private let screenMedianSeconds: Double, screenSigma: Double
+    private let averageItemBytes: Double
+
+    // App and device state.
+    private var cacheTime: SimTime = 0
+    private var foreground = false
+    private var forceQuit = false
+    private var submitted = true
+    private var screenCount = 0
+    private var chargeCount = 0
+    private var opensToday = 0
+    private var lowPowerGeneration: UInt16 = 0
+    // The request life cycle.
+    private var requestPending = false
+    private var requestGeneration: UInt16 = 0
+    private var inFlight = false
+    private var inFlightStart: SimTime = 0
+    private var inFlightStatus = RunStatus.noData
+    private var inFlightContent = false
+
+    private(set) var tally = DeviceTally()
+
+    init(index: Int, context ctx: DeviceRunContext, queue: EventQueue<SimEvent>) {
+        self.ctx = ctx
+        let s = ctx.scenario
+        let device = UInt64(index)
+        func stream(_ p: StreamPurpose) -> RandomStream { RandomStream(seed: ctx.seed, device: device, purpose: p) }
+        var population = stream(.population)
+        let traits = DeviceTraits(scenario: s, rng: &population)
+        self.traits = traits
+        self.queue = queue
+        self.queue.reset()
+
+        // The user's diurnal curves (MODEL.md §3).
+        let weights: [Double], weekendShift: SimTime, weekendLevel: Double
+        if traits.archetype >= 0 {
+            let a = s.population.archetypes[s.population.sortedArchetypeNames[traits.archetype]]!
+            weights = a.weekdayWeights; weekendShift = a.weekendShift.ticks; weekendLevel = a.weekendLevel
+        } else {
+            weights = newsOpenWeights; weekendShift = 0; weekendLevel = 1
+        }
+        let sleep: (start: SimTime, length: SimTime)? =
+            s.user.sleepEnabled ? (traits.bedtime, traits.sleepLength) : nil
+        let primaryRate = traits.opensPerDay * (1 - s.user.pReopen)
+        func profiles(perDay: Double, night: Double) -> (DayProfile, DayProfile) {
+            (DayProfile.build(weights: weights, shift: traits.chronotype, expected: perDay, sleep: sleep, nightEvents: night),
+             DayProfile.build(weights: weights, shift: traits.chronotype + weekendShift, expected: perDay * weekendLevel,
+                              sleep: sleep.map { ($0.start + weekendShift, $0.length) }, nightEvents: night))
+        }
+        let driftStart = s.population.driftDay > 0 ? SimTime(s.population.driftDay) * Clock.day : Clock.never
+        let primary: UserOpens.Primary
+        switch s.population.model {
+        case .archetypes:
+            let (weekday, weekend) = profiles(perDay: primaryRate, night: s.user.nightChecksPerNight)
+            primary = .poisson(ProfiledPoisson(weekday: weekday, weekend: weekend, horizon: ctx.horizon,
+                                               driftStart: driftStart, driftShift: s.population.driftShift.ticks))
+        case .routine:
+            primary = .routine(RoutineProcess(routine: s.population.routine, horizon: ctx.horizon,
+                                              driftStart: driftStart, driftShift: s.population.driftShift.ticks))
+        }
+        opens = UserOpens(primary: primary, rng: stream(.opens), behaviour: SessionParameters(s.user))
+
+        let hasBattery = s.device.batteryEnabled
+        self.hasBattery = hasBattery
+        let (screenWeekday, screenWeekend) = profiles(
+            perDay: hasBattery ? s.device.screenSessionsPerDay : 0, night: hasBattery ? s.user.nightChecksPerNight : 0)
+        screen = ProfiledPoisson(weekday: screenWeekday, weekend: screenWeekend, horizon: ctx.horizon)
+        screenRNG = stream(.screen)
+        chargeRNG = stream(.charging)
+        screenMedianSeconds = s.device.screenSessionMedian.seconds
+        screenSigma = s.device.screenSessionSigma
+        network = NetworkState(traits: traits, model: s.network, rng: stream(.network))
+        battery = Battery(model: s.device, rng: stream(.lowPower))
+
+        platform = Platform(PlatformSetup(scenario: s, initialUsage: traits.initialUsage))
+        task = AppTask(scenario: s, runtimeLimit: platform.runtimeLimit, rng: stream(.task))
+        cursor = FeedCursor(feed: ctx.feed)
+        let feed = ctx.feed
+        averageItemBytes = feed.times.isEmpty ? 0 : feed.cumulativeBytes[feed.times.count] / Double(feed.times.count)
+        policy = Policy(PolicyContext(
+            scenario: s, deviceIndex: index, horizon: ctx.horizon, random: stream(.policy),
+            clairvoyance: Policy.self == OraclePolicy.self ? Clairvoyance(opens: opens, feed: feed) : .none))
+    }
+
+    /// Runs the device to the horizon, adding stale-open staleness to `histogram`.
+    /// Returns the queue so its storage serves the next device.
+    mutating func run(histogram: inout LogHistogram) -> EventQueue<SimEvent> {
+        let horizon = ctx.horizon
+        schedule(.midnight, at: Clock.day)
+        scheduleNextOpen()
+        if hasBattery {
+            scheduleNextScreenSession()
+            planCharging(day: -1)
+            planCharging(day: 0)
+        }
+        apply(policy.start(view(at: 0)), at: 0)
+
+        while let event = queue.pop() {
+            let t = event.time
+            tally.events += 1
+            switch event.kind {
+            case .midnight: midnight(at: t)
+            case .chargeOn: setCharging(delta: 1, at: t)
+            case .chargeOff: setCharging(delta: -1, at: t)
+            case .lowPowerOff:
+                if event.payload == lowPowerGeneration {
+                    battery.advance(to: t)
+                    apply(policy.stateChanged(view(at: t)), at: t)
+                }
+            case .screenOn:
+                screenCount += 1
+                battery.setScreen(true, at: t)
+                schedule(.screenOff, at: t + Clock.ticks(seconds: screenRNG.lognormal(median: screenMedianSeconds, sigma: screenSigma)))
+                scheduleNextScreenSession()
+            case .screenOff:
+                screenCount -= 1
+                if screenCount == 0 { battery.setScreen(false, at: t) }
+            case .runEnd: runEnded(at: t)
+            case .sessionEnd:
+                foreground = false
+                if event.payload == 1 { forceQuit = true }
+                screenCount -= 1
+                if screenCount == 0 && hasBattery { battery.setScreen(false, at: t) }
+            case .open: open(at: t, histogram: &histogram)
+            case .request:
+                if requestPending && event.payload == requestGeneration { request(at: t) }
+            }
+        }
+        if requestPending && counting(horizon - 1) {
+            tally.pendingAtHorizon += 1
+            tally.requested += 1
+        }
+        if hasBattery {
+            battery.advance(to: horizon)
+            tally.ticksAtZeroBattery = battery.ticksEmpty
+        }
+        tally.throttleEvents = platform.throttleEvents
+        return queue
+    }
+
+    // MARK: Scheduling
+
+    @inline(__always)
+    private func counting(_ t: SimTime) -> Bool { t >= ctx.countFrom }
+
+    @inline(__always)
+    private mutating func schedule(_ kind: SimEvent, at t: SimTime, payload: UInt16 = 0) {
+        if t < ctx.horizon { queue.push(Event(time: t, kind: kind, payload: payload)) }
+    }
+
+    /// The next open; its session length is kept aside (a payload is only 16 bits).
+    private var nextSession: SimTime = 0
+    private var nextForceQuit = false
+    private mutating func scheduleNextOpen() {
+        let draw = opens.next()
+        nextSession = draw.session
+        nextForceQuit = draw.forceQuit
+        schedule(.open, at: draw.time)
+    }
+
+    private mutating func scheduleNextScreenSession() {
+        schedule(.screenOn, at: screen.next(&screenRNG))
+    }
+
+    /// Charging for day k (MODEL.md §4): a daytime top-up with its probability, and the
+    /// night that starts at bedtime, plugged in near bedtime and out at wake-up.
+    private mutating func planCharging(day k: Int) {
+        let d = ctx.scenario.device
+        let dayStart = SimTime(k) * Clock.day
+        if k >= 0 && chargeRNG.bernoulli(d.topUpProbability) {
+            let start = dayStart + 9 * Clock.hour + SimTime(chargeRNG.uniform() * Double(12 * Clock.hour))
+            schedule(.chargeOn, at: start)
+            schedule(.chargeOff, at: start + Clock.ticks(seconds: d.topUpMean.seconds * chargeRNG.standardExponential()))
+        }
+        if chargeRNG.bernoulli(d.overnightChargeProbability) {
+            let jitter = Clock.ticks(seconds: d.plugJitterSd.seconds * chargeRNG.standardNormal())
+            let wake = dayStart + traits.bedtime + traits.sleepLength
+            let plug = min(dayStart + traits.bedtime + jitter, wake - Clock.minute)
+            if wake > 0 {
+                if plug <= 0 { setCharging(delta: 1, at: 0) } else { schedule(.chargeOn, at: plug) }
+                schedule(.chargeOff, at: wake)
+            }
+        }
+    }
+
+    // MARK: Handlers
+
+    private mutating func midnight(at t: SimTime) {
+        platform.midnight(at: t, opens: opensToday)
+        opensToday = 0
+        if hasBattery { planCharging(day: Clock.dayIndex(t)) }
+        apply(policy.midnight(view(at: t)), at: t)
+        schedule(.midnight, at: t + Clock.day)
+    }
+
+    private mutating func setCharging(delta: Int, at t: SimTime) {
+        let was = chargeCount > 0
+        chargeCount += delta
+        let now = chargeCount > 0
+        guard was != now else { return }
+        battery.setCharging(now, at: t)
+        lowPowerGeneration &+= 1
+        if let off = battery.lowPowerOffTime { schedule(.lowPowerOff, at: off, payload: lowPowerGeneration) }
+        apply(policy.stateChanged(view(at: t)), at: t)
+    }
+
+    private mutating func open(at t: SimTime, histogram: inout LogHistogram) {
+        let length = nextSession, quits = nextForceQuit
+        if hasBattery { battery.setScreen(true, at: t) }
+        screenCount += 1
+        foreground = true
+        forceQuit = false
+        submitted = true  // the app submits its task again at launch (rule 8)
+        opensToday += 1
+
+        // Freshness at the open (MODEL.md §5).
+        let firstMissing = cursor.firstMissingTime
+        let stale = firstMissing <= t
+        if counting(t) {
+            tally.opens += 1
+            if stale { tally.stalenessTicks += t - firstMissing } else { tally.freshOpens += 1 }
+            tally.ageTicks += t - cacheTime
+            histogram.add(stale ? Clock.seconds(t - firstMissing) : 0)
+        }
+        if stale {
+            // The app fetches in the foreground and the user waits.
+            let net = network.at(t)
+            if net == .offline {
+                if counting(t) { tally.foregroundFailures += 1 }
+            } else {
+                let missing = cursor.missing(upTo: t)
+                let fetch = task.foregroundFetch(on: net, missingBytes: missing.bytes, itemBytes: averageItemBytes)
+                if hasBattery { battery.spend(fetch.energy, at: t) }
+                if counting(t) {
+                    tally.foregroundFetches += 1
+                    tally.foregroundWaitTicks += fetch.wait
+                    tally.foregroundEnergy += fetch.energy
+                    if net.isCellular { tally.cellularBytes += fetch.bytes } else { tally.wifiBytes += fetch.bytes }
+                }
+                cacheTime = t
+                cursor.cache(upTo: t)
+            }
+        }
+        schedule(.sessionEnd, at: t + length, payload: quits ? 1 : 0)
+        scheduleNextOpen()
+        apply(policy.opened(view(at: t)), at: t)
+    }
+
+    /// A pending request falls due: the platform admits or denies it (rule 2).
+    private mutating func request(at t: SimTime) {
+        requestPending = false
+        if counting(t) { tally.requested += 1 }
+        if inFlight {
+            deny(.busy, retryAt: nil, at: t)
+            return
+        }
+        if hasBattery { battery.advance(to: t) }
+        let gates = GateInputs(
+            foreground: foreground, barOff: traits.barOff, forceQuit: forceQuit,
+            lowPower: hasBattery && battery.lowPower, lowBattery: hasBattery && battery.isLow,
+            charging: chargeCount > 0, submitted: submitted)
+        switch platform.admit(at: t, gates: gates) {
+        case .deny(let reason, let retryAt): deny(reason, retryAt: retryAt, at: t)
+        case .run: startRun(at: t)
+        }
+    }
+
+    private mutating func deny(_ reason: DenialReason, retryAt: SimTime?, at t: SimTime) {
+        if counting(t) { tally.denied[Int(reason.rawValue)] += 1 }
+        apply(policy.denied(reason, retryAt: retryAt, view(at: t)), at: t)
+    }
+
+    private mutating func startRun(at t: SimTime) {
+        platform.runStarted(at: t)
+        if !ctx.scenario.app.resubmits { submitted = false }
+        let net = network.at(t)
+        let missing = cursor.missing(upTo: t)
+        let run = task.run(on: net, newItems: missing.count, newBytes: missing.bytes, itemBytes: averageItemBytes)
+        if hasBattery { battery.spend(run.energy, at: t) }
+        if counting(t) {
+            tally.runs += 1
+            tally.outcomes[Int(run.status.rawValue)] += 1
+            tally.backgroundEnergy += run.energy
+            if net.isCellular { tally.cellularBytes += run.bytes } else { tally.wifiBytes += run.bytes }
+        }
+        inFlight = true
+        inFlightStart = t
+        inFlightStatus = run.status
+        inFlightContent = missing.count > 0
+        schedule(.runEnd, at: t + run.duration)
+        apply(policy.runStarted(view(at: t)), at: t)
+    }
+
+    private mutating func runEnded(at t: SimTime) {
+        inFlight = false
+        if inFlightStatus == .newData || inFlightStatus == .noData {
+            // The update holds everything published up to the run's start (R1 rule 7).
+            if inFlightStart > cacheTime {
+                cacheTime = inFlightStart
+                cursor.cache(upTo: inFlightStart)
+            }
+        }
+        platform.runEnded(at: t, status: inFlightStatus, broughtContent: inFlightContent)
+        apply(policy.runEnded(inFlightStatus, view(at: t)), at: t)
+    }
+
+    // MARK: Policy
+
+    private mutating func view(at t: SimTime) -> DeviceView {
+        DeviceView(now: t, batteryLevel: hasBattery ? battery.level : 1, charging: chargeCount > 0,
+                   lowPower: hasBattery && battery.lowPower, network: network.at(t),
+                   screenOn: screenCount > 0, foreground: foreground)
+    }
+
+    /// Carries out a policy's decision (rule 1: at most one request pending).
+    @inline(__always)
+    private mutating func apply(_ decision: WakeDecision, at t: SimTime) {
+        switch decision {
+        case .keep: return
+        case .cancel:
+            if requestPending {
+                requestPending = false
+                requestGeneration &+= 1
+                if counting(t) { tally.replaced += 1; tally.requested += 1 }
+            }
+        case .request(let when):
+            if requestPending && counting(t) { tally.replaced += 1; tally.requested += 1 }
+            requestPending = true
+            requestGeneration &+= 1
+            schedule(.request, at: max(when, t), payload: requestGeneration)
+        }
+    }
+}

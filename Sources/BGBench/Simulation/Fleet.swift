@@ -1,0 +1,115 @@
+import Foundation
+import Dispatch
+import Synchronization
+
+/// The size of a run: how many devices, how long, which seed, how many threads.
+public struct RunOptions: Sendable {
+    public var devices: Int
+    public var days: Int
+    public var seed: UInt64
+    public var threads: Int
+    /// Days left out of every metric at the start (MODEL.md §9).
+    public var warmupDays: Int
+    public init(devices: Int = 1000, days: Int = 30, seed: UInt64 = 1, threads: Int = 0, warmupDays: Int = 0) {
+        self.devices = devices; self.days = days; self.seed = seed
+        self.threads = threads; self.warmupDays = warmupDays
+    }
+    public var deviceDays: Int { devices * days }
+}
+
+/// Runs a fleet: every device of a policy × platform, spread over threads in fixed blocks
+/// of devices whose tallies are merged in block order, so results do not depend on the
+/// thread count (MODEL.md §2).
+public enum Fleet {
+    /// Devices per block: fixed, so block sums are the same on any thread count.
+    public static let blockSize = 64
+    /// Blocks simulated before their tallies are merged: bounds memory for any fleet size.
+    static let wave = 256
+
+    /// Simulates every device under `policy` on the scenario's platform.
+    public static func run(scenario: Scenario, policy: any WakePolicy.Type, options: RunOptions,
+                           feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetTally {
+        guard let platform = PlatformRegistry.named(scenario.platform.name) else {
+            throw SimulationError.unknownPlatform(scenario.platform.name)
+        }
+        let context = DeviceRunContext(
+            scenario: scenario, seed: options.seed, horizon: SimTime(options.days) * Clock.day,
+            countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed)
+        return run(policy, platform, context: context, options: options, progress: progress)
+    }
+
+    /// Opens the two existentials so the device loop is specialised for both types.
+    static func run(_ policy: any WakePolicy.Type, _ platform: any PlatformRules.Type, context: DeviceRunContext,
+                    options: RunOptions, progress: (@Sendable (Int) -> Void)?) -> FleetTally {
+        func withPolicy<P: WakePolicy>(_: P.Type) -> FleetTally {
+            func withPlatform<F: PlatformRules>(_: F.Type) -> FleetTally {
+                runSpecialised(P.self, F.self, context: context, options: options, progress: progress)
+            }
+            return withPlatform(platform)
+        }
+        return withPolicy(policy)
+    }
+
+    static func runSpecialised<P: WakePolicy, F: PlatformRules>(
+        _: P.Type, _: F.Type, context: DeviceRunContext, options: RunOptions,
+        progress: (@Sendable (Int) -> Void)?
+    ) -> FleetTally {
+        let devices = options.devices
+        let blocks = (devices + blockSize - 1) / blockSize
+        let threads = max(1, options.threads > 0 ? options.threads : System.coreCount)
+        var total = FleetTally()
+        var firstBlock = 0
+        while firstBlock < blocks {
+            let count = min(wave, blocks - firstBlock)
+            let results = Slots(UnsafeMutableBufferPointer<FleetTally>.allocate(capacity: count))
+            results.buffer.initialize(repeating: FleetTally())
+            let next = Atomic<Int>(0)
+            let base = firstBlock
+            DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
+                var queue = EventQueue<SimEvent>()
+                while true {
+                    let slot = next.add(1, ordering: .relaxed).oldValue
+                    if slot >= count { break }
+                    let block = base + slot
+                    var tally = FleetTally()
+                    let end = min(devices, (block + 1) * blockSize)
+                    for device in (block * blockSize)..<end {
+                        var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: consume queue)
+                        queue = simulation.run(histogram: &tally.staleness)
+                        tally.add(simulation.tally)
+                    }
+                    results.buffer[slot] = tally
+                    progress?((end - block * blockSize) * options.days)
+                }
+            }
+            for slot in 0..<count { total.merge(results.buffer[slot]) }
+            results.buffer.deinitialize()
+            results.buffer.deallocate()
+            firstBlock += count
+        }
+        return total
+    }
+}
+
+/// Per-block result slots: each worker writes only the slots of the blocks it claimed,
+/// and the merge reads them after all workers have finished.
+struct Slots<T>: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<T>
+    init(_ buffer: UnsafeMutableBufferPointer<T>) { self.buffer = buffer }
+}
+
+/// A run that cannot start.
+public enum SimulationError: Error, Equatable, CustomStringConvertible {
+    case unknownPlatform(String)
+    public var description: String {
+        switch self {
+        case .unknownPlatform(let name):
+            "unknown platform '\(name)': expected one of \(PlatformRegistry.all.map { $0.name }.joined(separator: ", "))"
+        }
+    }
+}
+
+/// Facts about the machine.
+public enum System {
+    public static var coreCount: Int { ProcessInfo.processInfo.activeProcessorCount }
+}
