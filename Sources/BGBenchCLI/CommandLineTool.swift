@@ -1,32 +1,52 @@
 import BGBench
 import Foundation
 
-/// The command line front-end: turns arguments into a run and an exit code.
+/// The command line front-end: turns arguments into a command, runs it, and maps the
+/// outcome to an exit code. Output goes to the given streams so tests read it exactly.
 public enum CommandLineTool {
+    /// Runs bgbench with real standard output and error; returns the exit code.
     public static func main(arguments: [String]) -> Int32 {
-        var s = Scenario()
-        if arguments.first == "r1" {
-            s.population.archetypes = ["r1": Archetype(weight: 1, medianOpensPerDay: 8, weekdayWeights: newsOpenWeights, weekendShift: .seconds(0), weekendLevel: 1)]
-            s.population.chronotypeSd = .seconds(0)
-            s.population.barOffShare = 0
-            s.user.sleepEnabled = false; s.user.nightChecksPerNight = 0; s.user.pReopen = 0
-            s.user.sessionBodyMean = .seconds(0); s.user.sessionTailShare = 0; s.user.forceQuitProbability = 0
-            s.device.batteryEnabled = false
-            s.network.homeWifiShare = 1; s.network.workWifiShare = 0; s.network.nr5gShare = 0; s.network.offlineSpellsPerDay = 0
-            s.app.task = .lognormal; s.app.handlesExpiration = false
-            s.platform.name = "unrestricted"; s.platform.unrestricted.dailyCap = 12
-            s.policies.fixed.interval = .minutes(30)
-        }
-        let policy = PolicyRegistry.named(arguments.count > 1 ? arguments[1] : "fixed")!
-        let days = 365, devices = arguments.count > 2 ? Int(arguments[2])! : 2000
-        let feed = NewsFeed(content: s.content, days: days, seed: 1)
-        let start = Date()
-        let t = try! Fleet.run(scenario: s, policy: policy, options: RunOptions(devices: devices, days: days, seed: 1, threads: 2), feed: feed)
-        let wall = Date().timeIntervalSince(start)
-        let dd = Double(devices * days)
-        print("dd/s", Int(dd / wall), "events/s", Int(t[.events] / wall), "events/dd", t[.events] / dd)
-        for q in Quantity.allCases { print(q, t[q] / dd) }
-        print("fresh", t[.freshOpens] / t[.opens], "median", t.staleness.quantile(0.5) ?? -1, "p95", t.staleness.quantile(0.95) ?? -1)
-        return 0
+        var out = StandardStream.output, err = StandardStream.error
+        return run(arguments: arguments, output: &out, errors: &err)
     }
+
+    public static func run<Out: TextOutputStream, Err: TextOutputStream>(
+        arguments: [String], output: inout Out, errors: inout Err
+    ) -> Int32 {
+        do {
+            var tokens = tokenize(arguments)
+            var command = "run"
+            if case .value(let word) = tokens.first {
+                guard Command.names.contains(word) else {
+                    var message = "unknown command '\(word)': expected one of \(Command.names.joined(separator: ", "))"
+                    if let close = closest(to: word, in: Command.names) { message += " (did you mean '\(close)'?)" }
+                    throw CLIError.usage(message)
+                }
+                command = word
+                tokens.removeFirst()
+            }
+            switch command {
+            case "list": try Command.list(tokens, output: &output)
+            case "bench": try Command.bench(tokens, output: &output)
+            case "help": output.write(Command.help)
+            default: try Command.run(tokens, arguments: arguments, output: &output, errors: &errors)
+            }
+            return 0
+        } catch let error as CLIError {
+            errors.write("error: \(error.message)\n")
+            if error.hint { errors.write("see 'bgbench --help'\n") }
+            return error.code
+        } catch {
+            errors.write("error: \(error)\n")
+            return 70  // EX_SOFTWARE: a bug, reported rather than trapped
+        }
+    }
+}
+
+/// Standard output and error as text streams.
+struct StandardStream: TextOutputStream {
+    let handle: FileHandle
+    static var output: StandardStream { StandardStream(handle: .standardOutput) }
+    static var error: StandardStream { StandardStream(handle: .standardError) }
+    mutating func write(_ string: String) { handle.write(Data(string.utf8)) }
 }

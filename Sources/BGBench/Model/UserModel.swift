@@ -161,27 +161,25 @@ struct OpenDraw {
 /// inside the previous session: it waits until that session ends, so none is lost.
 /// A value type: the oracle looks ahead on a copy.
 struct UserOpens {
-    enum Primary {
-        case poisson(ProfiledPoisson)
-        case routine(RoutineProcess)
-    }
-    private var primary: Primary
+    /// The primary opens: from the diurnal process, or from the routine when `routine`
+    /// is set. (Two fields rather than an enum: an enum payload would be copied, a
+    /// kilobyte of profiles, at every draw.)
+    private var poisson: ProfiledPoisson
+    private var routine: RoutineProcess?
     private var rng: RandomStream
     private let behaviour: SessionParameters
     private var nextPrimary: SimTime = 0
     private var pendingReopen: SimTime = Clock.never
     private var busyUntil: SimTime = 0
 
-    init(primary: Primary, rng: RandomStream, behaviour: SessionParameters) {
-        self.primary = primary; self.rng = rng; self.behaviour = behaviour
+    init(poisson: ProfiledPoisson, routine: RoutineProcess?, rng: RandomStream, behaviour: SessionParameters) {
+        self.poisson = poisson; self.routine = routine; self.rng = rng; self.behaviour = behaviour
         nextPrimary = drawPrimary()
     }
 
     private mutating func drawPrimary() -> SimTime {
-        switch primary {
-        case .poisson(var p): let t = p.next(&rng); primary = .poisson(p); return t
-        case .routine(var p): let t = p.next(&rng); primary = .routine(p); return t
-        }
+        if routine != nil { return routine!.next(&rng) }
+        return poisson.next(&rng)
     }
 
     /// The next open; its time is `Clock.never` when there is none.

@@ -110,17 +110,14 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                               sleep: sleep.map { ($0.start + weekendShift, $0.length) }, nightEvents: night))
         }
         let driftStart = s.population.driftDay > 0 ? SimTime(s.population.driftDay) * Clock.day : Clock.never
-        let primary: UserOpens.Primary
-        switch s.population.model {
-        case .archetypes:
-            let (weekday, weekend) = profiles(perDay: primaryRate, night: s.user.nightChecksPerNight)
-            primary = .poisson(ProfiledPoisson(weekday: weekday, weekend: weekend, horizon: ctx.horizon,
-                                               driftStart: driftStart, driftShift: s.population.driftShift.ticks))
-        case .routine:
-            primary = .routine(RoutineProcess(routine: s.population.routine, horizon: ctx.horizon,
-                                              driftStart: driftStart, driftShift: s.population.driftShift.ticks))
-        }
-        opens = UserOpens(primary: primary, rng: stream(.opens), behaviour: SessionParameters(s.user))
+        let (weekday, weekend) = profiles(perDay: primaryRate, night: s.user.nightChecksPerNight)
+        let poisson = ProfiledPoisson(weekday: weekday, weekend: weekend, horizon: ctx.horizon,
+                                      driftStart: driftStart, driftShift: s.population.driftShift.ticks)
+        let routine = s.population.model == .routine
+            ? RoutineProcess(routine: s.population.routine, horizon: ctx.horizon,
+                             driftStart: driftStart, driftShift: s.population.driftShift.ticks)
+            : nil
+        opens = UserOpens(poisson: poisson, routine: routine, rng: stream(.opens), behaviour: SessionParameters(s.user))
 
         let hasBattery = s.device.batteryEnabled
         self.hasBattery = hasBattery

@@ -1,0 +1,29 @@
+/// Writes RFC 4180 CSV to any text stream: fields with a comma, a quote, CR or LF are
+/// quoted and quotes doubled; lines end in LF; numbers never depend on the locale.
+public struct CSVWriter<Output: TextOutputStream> {
+    public var output: Output
+    public init(_ output: Output) { self.output = output }
+
+    public mutating func row(_ fields: [String]) {
+        output.write(fields.map(Self.quote).joined(separator: ","))
+        output.write("\n")
+    }
+
+    public static func quote(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// How numbers appear in reports: integers without a decimal point, other values in
+/// Swift's shortest round-trip form (always `.` as the decimal separator), missing
+/// values (NaN, no interval) as an empty field.
+public enum CSVNumber {
+    public static func format(_ x: Double?) -> String {
+        guard let x, x.isFinite else { return "" }
+        if x == x.rounded() && abs(x) < 1e15 { return String(Int64(x)) }
+        return String(x)
+    }
+}
+
+import Foundation

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Writes a run's reports into a folder: summary.csv and run.json. Each file is written
+/// whole to a temporary name and renamed into place, so a reader never sees half a file.
+public enum ReportWriter {
+    /// The version of the report formats (columns and run.json fields).
+    public static let schemaVersion = 1
+
+    public static func write(_ report: RunReport, to directory: String) throws {
+        let fm = FileManager.default
+        do {
+            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ReportError.cannotWrite(directory, reason: "cannot create the folder")
+        }
+        try writeAtomically(summaryCSV(report), to: (directory as NSString).appendingPathComponent("summary.csv"))
+        try writeAtomically(runJSON(report), to: (directory as NSString).appendingPathComponent("run.json"))
+    }
+
+    /// summary.csv: a header and one row per policy (SummarySchema).
+    public static func summaryCSV(_ report: RunReport) -> String {
+        var csv = CSVWriter("")
+        csv.row(SummarySchema.header)
+        let request = report.request
+        let scenario = request.scenario.scenario
+        let context = SummaryContext(batteryJoules: scenario.device.batteryWh * 3600)
+        for result in report.results {
+            let o = request.options
+            csv.row([scenario.name, result.policy, scenario.platform.name, String(o.seed), String(o.devices),
+                     String(o.days), String(o.warmupDays), String(o.devices * report.countedDays)]
+                    + SummarySchema.fields(result, days: report.countedDays, context: context))
+        }
+        return csv.output
+    }
+
+    /// run.json: what ran and how fast. Everything but the `execution` object is the same
+    /// for the same scenario, policies, seed and fleet, whatever the thread count.
+    public static func runJSON(_ report: RunReport) -> String {
+        let r = report.request
+        let manifest = RunManifest(
+            schemaVersion: schemaVersion, bgbenchVersion: BuildInfo.version, gitCommit: BuildInfo.gitCommit,
+            scenarioFile: r.scenario.file ?? "(built-in default)", scenarioSha256: r.scenario.sha256,
+            policies: r.policies, seed: r.options.seed, devices: r.options.devices, days: r.options.days,
+            warmupDays: r.options.warmupDays, deviceDays: report.deviceDays,
+            events: Int(report.events), gsl: BuildInfo.gslVersion,
+            execution: .init(commandLine: r.commandLine, threads: report.threads,
+                             wallSeconds: report.wallSeconds,
+                             deviceDaysPerSecond: Double(report.deviceDays) / max(report.wallSeconds, 1e-9),
+                             eventsPerSecond: report.events / max(report.wallSeconds, 1e-9)),
+            scenario: r.scenario.scenario)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        // Encoding plain values cannot fail.
+        return String(decoding: try! encoder.encode(manifest), as: UTF8.self) + "\n"
+    }
+
+    /// Writes to a temporary file beside the target, then renames it into place.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let temporary = path + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
+            throw ReportError.cannotWrite(path, reason: "cannot create the file")
+        }
+        if rename(temporary, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw ReportError.cannotWrite(path, reason: reason)
+        }
+    }
+}
+
+struct RunManifest: Encodable {
+    struct Execution: Encodable {
+        var commandLine: [String]
+        var threads: Int
+        var wallSeconds: Double
+        var deviceDaysPerSecond: Double
+        var eventsPerSecond: Double
+    }
+    var schemaVersion: Int
+    var bgbenchVersion: String
+    var gitCommit: String
+    var scenarioFile: String
+    var scenarioSha256: String
+    var policies: [String]
+    var seed: UInt64
+    var devices: Int
+    var days: Int
+    var warmupDays: Int
+    var deviceDays: Int
+    var events: Int
+    var gsl: String
+    /// The only fields that vary between identical runs (timing, threads, command line).
+    var execution: Execution
+    var scenario: Scenario
+}
+
+/// A report that could not be written.
+public enum ReportError: Error, Equatable, CustomStringConvertible {
+    case cannotWrite(String, reason: String)
+    public var description: String {
+        switch self {
+        case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason)"
+        }
+    }
+}

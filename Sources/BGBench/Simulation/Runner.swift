@@ -1,0 +1,61 @@
+import Foundation
+
+/// Everything that defines a run: scenario × policies × seed × fleet size (MODEL.md §1).
+public struct RunRequest: Sendable {
+    public var scenario: LoadedScenario
+    /// Policy names, each known to `PolicyRegistry`, in report order.
+    public var policies: [String]
+    public var options: RunOptions
+    /// The command line as typed, for run.json.
+    public var commandLine: [String]
+    public init(scenario: LoadedScenario, policies: [String], options: RunOptions, commandLine: [String] = []) {
+        self.scenario = scenario; self.policies = policies; self.options = options; self.commandLine = commandLine
+    }
+}
+
+/// The outcome of a run: one result per policy, and how long it took.
+public struct RunReport: Sendable {
+    public var request: RunRequest
+    public var results: [PolicyResult]
+    public var wallSeconds: Double
+    public var threads: Int
+    public var events: Double { results.reduce(0) { $0 + $1.tally[.events] } }
+    public var deviceDays: Int { request.options.deviceDays * results.count }
+    /// Days that count toward metrics (the warm-up left out).
+    public var countedDays: Int { request.options.days - request.options.warmupDays }
+}
+
+/// Runs every policy of a request over the same fleet: the same device seeds and the same
+/// feed, so every policy meets the same users (common random numbers, MODEL.md §2).
+public enum Runner {
+    public static func run(_ request: RunRequest, progress: (@Sendable (Int) -> Void)? = nil) throws -> RunReport {
+        let options = request.options
+        let scenario = request.scenario.scenario
+        let feed = NewsFeed(content: scenario.content, days: options.days, seed: options.seed)
+        let start = DispatchTime.now()
+        var results: [PolicyResult] = []
+        for name in request.policies {
+            guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
+            let policyStart = DispatchTime.now()
+            let tally = try Fleet.run(scenario: scenario, policy: policy, options: options, feed: feed, progress: progress)
+            results.append(PolicyResult(policy: name, tally: tally, wallSeconds: seconds(since: policyStart)))
+        }
+        let threads = options.threads > 0 ? options.threads : System.coreCount
+        return RunReport(request: request, results: results, wallSeconds: seconds(since: start), threads: threads)
+    }
+
+    static func seconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+}
+
+/// A run that cannot go ahead.
+public enum RunError: Error, Equatable, CustomStringConvertible {
+    case unknownPolicy(String)
+    public var description: String {
+        switch self {
+        case .unknownPolicy(let name):
+            "unknown policy '\(name)': expected one of \(PolicyRegistry.all.map { $0.name }.joined(separator: ", "))"
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/// One token of the command line, remembering where it stood (argparse's SplitArguments).
+enum Token: Equatable {
+    /// `--name` or `--name=value` (value nil for the first form); `-h` is `h`.
+    case option(name: String, value: String?)
+    case value(String)
+}
+
+/// Splits argv into tokens. `--` makes everything after it a value.
+func tokenize(_ arguments: [String]) -> [Token] {
+    var tokens: [Token] = []
+    var literal = false
+    for argument in arguments {
+        if literal { tokens.append(.value(argument)); continue }
+        if argument == "--" { literal = true; continue }
+        if argument.hasPrefix("--") {
+            let body = argument.dropFirst(2)
+            if let eq = body.firstIndex(of: "=") {
+                tokens.append(.option(name: String(body[..<eq]), value: String(body[body.index(after: eq)...])))
+            } else {
+                tokens.append(.option(name: String(body), value: nil))
+            }
+        } else if argument.count == 2 && argument.hasPrefix("-") && argument != "--" && !argument.dropFirst().allSatisfy(\.isNumber) {
+            tokens.append(.option(name: String(argument.dropFirst()), value: nil))
+        } else {
+            tokens.append(.value(argument))
+        }
+    }
+    return tokens
+}
+
+/// A command-line failure: its message (one line, without the `error: ` prefix) and exit
+/// code, from sysexits.h: 64 usage, 65 bad data, 66 no input, 73 cannot create output.
+struct CLIError: Error, Equatable {
+    var message: String
+    var code: Int32
+    /// Whether to add the `see 'bgbench --help'` hint line.
+    var hint = true
+
+    static func usage(_ message: String) -> CLIError { CLIError(message: message, code: 64) }
+    static func data(_ message: String) -> CLIError { CLIError(message: message, code: 65) }
+    static func cannotCreate(_ message: String) -> CLIError { CLIError(message: message, code: 73, hint: false) }
+}
+
+/// The options a command accepts, bound from tokens in order. Each option may appear once
+/// (repeatable ones collect every value); values are parsed and checked at once, so the
+/// first bad token is the one reported.
+struct OptionParser {
+    private var tokens: [Token]
+    private var index = 0
+    private var seen: Set<String> = []
+
+    init(_ tokens: [Token]) { self.tokens = tokens }
+
+    /// Visits every token: `option(name, value)` for options (value: the attached one or
+    /// the next bare token; nil for flags or when none follows), `positional` for values.
+    mutating func parse(known: [String], flags: Set<String>, repeatable: Set<String> = [],
+                        option: (String, String?) throws -> Void,
+                        positional: (String) throws -> Void) throws {
+        while index < tokens.count {
+            let token = tokens[index]
+            index += 1
+            switch token {
+            case .value(let text):
+                try positional(text)
+            case .option(let name, let attached):
+                guard known.contains(name) else {
+                    let shown = name.count == 1 ? "-\(name)" : "--\(name)"
+                    var message = "unknown option '\(shown)'"
+                    if let close = closest(to: name, in: known.filter { $0.count > 1 }) {
+                        message += " (did you mean '--\(close)'?)"
+                    }
+                    throw CLIError.usage(message)
+                }
+                if !repeatable.contains(name) {
+                    guard seen.insert(name).inserted else { throw CLIError.usage("'--\(name)' given twice") }
+                }
+                if flags.contains(name) {
+                    if attached != nil { throw CLIError.usage("'--\(name)' takes no value") }
+                    try option(name, nil)
+                    continue
+                }
+                var value = attached
+                if value == nil, index < tokens.count, case .value(let next) = tokens[index] {
+                    value = next
+                    index += 1
+                }
+                try option(name, value)
+            }
+        }
+    }
+}
+
+/// The value of an option that needs one, or a usage error saying what was expected.
+func required(_ value: String?, for option: String, expected: String) throws -> String {
+    guard let value else { throw CLIError.usage("missing value for '--\(option)': expected \(expected)") }
+    return value
+}
+
+/// The known word nearest to `word` within edit distance 2, for "did you mean".
+func closest(to word: String, in candidates: [String]) -> String? {
+    func distance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var current = [i + 1]
+            for (j, cb) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+    let scored = candidates.map { ($0, distance(Array(word), Array($0))) }.filter { $0.1 <= 2 }
+    return scored.min { $0.1 < $1.1 }?.0
+}
+
+/// Parses an integer option value within a range, or says what was expected.
+func integer<T: FixedWidthInteger>(_ text: String, for option: String, in range: ClosedRange<T>,
+                                   expected: String) throws -> T {
+    guard let value = T(text), range.contains(value) else {
+        throw CLIError.usage("invalid value '\(text)' for '--\(option)': expected \(expected)")
+    }
+    return value
+}

@@ -1,0 +1,84 @@
+import BGBench
+import Foundation
+
+/// `bgbench bench`: fixed workloads, each run several times; prints medians of
+/// device-days/s, events/s and ns/event, and the process's peak memory. Speed lives here,
+/// never in tests: shared machines are noisy, so compare medians and ratios.
+extension Command {
+    struct Workload {
+        var name: String
+        var scenarioFile: String?
+        var policy: String
+        var devices: Int
+        var days: Int
+    }
+
+    static func bench<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
+        var quick = false, memory = false
+        var repeats = 3
+        var threads = 0
+        var parser = OptionParser(tokens)
+        try parser.parse(
+            known: ["quick", "memory", "repeats", "threads"], flags: ["quick", "memory"],
+            option: { name, value in
+                switch name {
+                case "quick": quick = true
+                case "memory": memory = true
+                case "repeats":
+                    repeats = try integer(required(value, for: name, expected: "a positive integer"),
+                                          for: name, in: 1...100, expected: "an integer from 1 to 100")
+                default:
+                    threads = try integer(required(value, for: name, expected: "a non-negative integer"),
+                                          for: name, in: 0...1024, expected: "an integer from 0 to 1024")
+                }
+            },
+            positional: { throw CLIError.usage("unexpected argument '\($0)'") })
+        guard let r1 = Datasets.scenario(named: "r1.json") else {
+            throw CLIError.data("cannot find Datasets/scenarios/r1.json: run bgbench bench from the checkout")
+        }
+        let scale = quick ? 10 : 1
+        var workloads = [
+            Workload(name: "r1/fixed", scenarioFile: r1, policy: "fixed", devices: 20_000 / scale, days: 365),
+            Workload(name: "default/fixed", scenarioFile: nil, policy: "fixed", devices: 4_000 / scale, days: 365),
+            Workload(name: "default/adaptive", scenarioFile: nil, policy: "adaptive", devices: 4_000 / scale, days: 365),
+        ]
+        if memory {
+            workloads = [Workload(name: "r1/fixed memory", scenarioFile: r1, policy: "fixed", devices: 100_000, days: 365)]
+            repeats = 1
+        }
+        output.write("workload             device-days  median s   device-days/s      events/s  ns/event  peak MB\n")
+        var csv = CSVWriter("")
+        csv.row(["workload", "device_days", "median_s", "device_days_per_s", "events_per_s", "ns_per_event", "peak_mb", "threads"])
+        for w in workloads {
+            let loaded = try loadScenario(w.scenarioFile, overrides: [])
+            let request = RunRequest(scenario: loaded, policies: [w.policy],
+                                     options: RunOptions(devices: w.devices, days: w.days, seed: 1, threads: threads))
+            var times: [Double] = []
+            var events = 0.0, usedThreads = 0
+            for _ in 0..<repeats {
+                let report = try Runner.run(request)
+                times.append(report.wallSeconds)
+                events = report.events
+                usedThreads = report.threads
+            }
+            let median = times.sorted()[times.count / 2]
+            let deviceDays = Double(w.devices * w.days)
+            let peak = peakMemoryMB()
+            let fields = [w.name, String(Int(deviceDays)), SummaryTable.fixed(median, 3),
+                          SummaryTable.fixed(deviceDays / median, 0), SummaryTable.fixed(events / median, 0),
+                          SummaryTable.fixed(median * 1e9 / events * Double(usedThreads), 1), SummaryTable.fixed(peak, 1)]
+            output.write(fields[0].padding(toLength: 20, withPad: " ", startingAt: 0) + " "
+                         + zip(fields.dropFirst(), [11, 9, 15, 13, 9, 8]).map {
+                             String(repeating: " ", count: max(0, $1 - $0.count)) + $0 }.joined(separator: " ") + "\n")
+            csv.row(fields + [String(usedThreads)])
+        }
+        output.write("\n" + csv.output)
+    }
+
+    /// The process's peak resident memory so far, in MB (getrusage's ru_maxrss is in KiB).
+    static func peakMemoryMB() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_maxrss) / 1024
+    }
+}

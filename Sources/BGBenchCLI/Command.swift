@@ -1,0 +1,169 @@
+import BGBench
+import Foundation
+
+/// bgbench's commands.
+enum Command {
+    static let names = ["run", "list", "bench", "help"]
+
+    static let help = """
+    bgbench: simulate background app refresh on a fleet of virtual phones and score
+    freshness at each open against energy, timeout kills and throttling.
+
+    usage: bgbench [run] [options]      simulate, print a summary, write reports
+           bgbench list                 policies, platforms and scenarios
+           bgbench bench [--quick]      the speed benchmark (device-days/s, events/s, memory)
+           bgbench --help | --version
+
+    run options:
+      --policy NAME[,NAME...]  policies to compare, or 'all' (default: adaptive)
+      --days D                 days to simulate, 1...36500 (default: 30)
+      --devices N              devices in the fleet, 1...100000000 (default: 1000)
+      --seed S                 run seed, 0...2^64-1 (default: 1)
+      --threads T              worker threads, 0 = all cores (default: 0)
+      --scenario FILE          scenario JSON (default: the built-in default scenario,
+                               the same as Datasets/scenarios/default.json)
+      --set PATH=VALUE         override one scenario field by its JSON path, e.g.
+                               --set policies.fixed.interval=30m (repeatable)
+      --warmup-days W          leave the first W days out of every metric (default: 0)
+      --out DIR                report folder (default: Reports/latest)
+
+    exit codes: 0 done, 64 usage error, 65 bad scenario data, 73 cannot write reports.
+
+    """
+
+    // MARK: run
+
+    static func run<Out: TextOutputStream, Err: TextOutputStream>(
+        _ tokens: [Token], arguments: [String], output: inout Out, errors: inout Err
+    ) throws {
+        var policies = ["adaptive"]
+        var options = RunOptions()
+        var scenarioFile: String?
+        var overrides: [String] = []
+        var out = "Reports/latest"
+        var warmup = 0
+        var showHelp = false, showVersion = false
+        var parser = OptionParser(tokens)
+        try parser.parse(
+            known: ["policy", "days", "devices", "seed", "threads", "scenario", "set", "warmup-days", "out",
+                    "help", "h", "version"],
+            flags: ["help", "h", "version"], repeatable: ["set"],
+            option: { name, value in
+                switch name {
+                case "policy":
+                    policies = try parsePolicies(required(value, for: name, expected: "a policy name"))
+                case "days":
+                    options.days = try integer(required(value, for: name, expected: "a positive integer"),
+                                               for: name, in: 1...36500, expected: "an integer from 1 to 36500")
+                case "devices":
+                    options.devices = try integer(required(value, for: name, expected: "a positive integer"),
+                                                  for: name, in: 1...100_000_000, expected: "an integer from 1 to 100000000")
+                case "seed":
+                    options.seed = try integer(required(value, for: name, expected: "a non-negative integer"),
+                                               for: name, in: 0...UInt64.max, expected: "an integer from 0 to 18446744073709551615")
+                case "threads":
+                    options.threads = try integer(required(value, for: name, expected: "a non-negative integer"),
+                                                  for: name, in: 0...1024, expected: "an integer from 0 to 1024")
+                case "warmup-days":
+                    warmup = try integer(required(value, for: name, expected: "a non-negative integer"),
+                                         for: name, in: 0...36499, expected: "an integer from 0 to 36499")
+                case "scenario": scenarioFile = try required(value, for: name, expected: "a scenario file")
+                case "set": overrides.append(try required(value, for: name, expected: "PATH=VALUE"))
+                case "out": out = try required(value, for: name, expected: "a folder")
+                case "help", "h": showHelp = true
+                default: showVersion = true
+                }
+            },
+            positional: { throw CLIError.usage("unexpected argument '\($0)'") })
+        if showHelp { output.write(help); return }
+        if showVersion { output.write("bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL \(BuildInfo.gslVersion))\n"); return }
+        guard warmup < options.days else {
+            throw CLIError.usage("invalid value '\(warmup)' for '--warmup-days': expected fewer than --days (\(options.days))")
+        }
+        options.warmupDays = warmup
+
+        let loaded = try loadScenario(scenarioFile, overrides: overrides)
+        let request = RunRequest(scenario: loaded, policies: policies, options: options,
+                                 commandLine: ["bgbench"] + arguments)
+        let report = try Runner.run(request)
+        output.write(SummaryTable.render(report))
+        do {
+            try ReportWriter.write(report, to: out)
+        } catch let error as ReportError {
+            throw CLIError.cannotCreate(error.description)
+        }
+        output.write("reports: \(out)/summary.csv, \(out)/run.json\n")
+    }
+
+    static func parsePolicies(_ text: String) throws -> [String] {
+        let known = PolicyRegistry.all.map { $0.name }
+        if text == "all" { return known }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        var seen: Set<String> = []
+        for name in names {
+            guard known.contains(name) else {
+                throw CLIError.usage("unknown policy '\(name)' for '--policy': expected one of \((known + ["all"]).joined(separator: ", "))")
+            }
+            guard seen.insert(name).inserted else { throw CLIError.usage("policy '\(name)' given twice in '--policy'") }
+        }
+        return names
+    }
+
+    static func loadScenario(_ file: String?, overrides: [String]) throws -> LoadedScenario {
+        do {
+            if let file { return try ScenarioLoader.load(file: file, overrides: overrides) }
+            if overrides.isEmpty { return ScenarioLoader.builtInDefault() }
+            return try ScenarioLoader.load(json: "{}", file: "(built-in default)", overrides: overrides)
+        } catch let error as ScenarioError {
+            throw CLIError(message: error.firstLine, code: error.isUsageError ? 64 : 65)
+        }
+    }
+
+    // MARK: list
+
+    static func list<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
+        if let token = tokens.first {
+            switch token {
+            case .value(let v): throw CLIError.usage("unexpected argument '\(v)'")
+            case .option(let name, _): throw CLIError.usage("unknown option '--\(name)' for 'list'")
+            }
+        }
+        output.write("policies:\n")
+        for p in PolicyRegistry.all { output.write("  \(p.name.padding(toLength: 14, withPad: " ", startingAt: 0))\(p.summary)\n") }
+        output.write("platforms:\n")
+        for p in PlatformRegistry.all { output.write("  \(p.name.padding(toLength: 14, withPad: " ", startingAt: 0))\(p.summary)\n") }
+        output.write("scenarios:\n")
+        for (path, description) in Datasets.scenarios() {
+            output.write("  \(path)\n      \(description)\n")
+        }
+    }
+}
+
+/// Finds the project's Datasets folder: under the working directory, or above the
+/// executable (which is built into <checkout>/.build/...).
+enum Datasets {
+    static func folder() -> URL? {
+        var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<5 { candidates.append(dir); dir = dir.deletingLastPathComponent() }
+        return candidates.map { $0.appendingPathComponent("Datasets/scenarios") }
+            .first { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// The scenario files with their descriptions, sorted by name.
+    static func scenarios() -> [(String, String)] {
+        guard let folder = folder(),
+              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        return names.filter { $0.hasSuffix(".json") }.sorted().map { name in
+            let path = folder.appendingPathComponent(name).path
+            let description = (try? ScenarioLoader.load(file: path))?.scenario.description ?? "(does not load: run it to see why)"
+            return (path, description)
+        }
+    }
+
+    static func scenario(named name: String) -> String? {
+        guard let folder = folder() else { return nil }
+        let path = folder.appendingPathComponent(name).path
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+}

@@ -1,0 +1,51 @@
+import BGBench
+
+/// The summary printed after a run: one line per policy with the headline metrics.
+enum SummaryTable {
+    static func render(_ report: RunReport) -> String {
+        let columns: [(String, Int)] = [("policy", 10), ("opens/d", 8), ("fresh %", 8), ("stale s", 9),
+                                        ("p95 s", 9), ("runs/d", 7), ("denied/d", 9), ("kills", 7),
+                                        ("J/d", 8), ("%batt/d", 8)]
+        func pad(_ s: String, _ w: Int) -> String { String(repeating: " ", count: max(0, w - s.count)) + s }
+        var lines = [columns.map { pad($0.0, $0.1) }.joined(separator: " ")]
+        let scenario = report.request.scenario.scenario
+        for r in report.results {
+            let e = FleetEstimates(tally: r.tally, days: report.countedDays)
+            let battery = scenario.device.batteryWh * 3600
+            let values = [
+                r.policy,
+                fixed(e.perDeviceDay(.opens).value, 2),
+                fixed(100 * e.perOpen(.freshOpens).value, 1),
+                fixed(e.perOpen(.staleness).value, 0),
+                fixed(r.tally.staleness.quantile(0.95) ?? .nan, 0),
+                fixed(e.perDeviceDay(.runs).value, 2),
+                fixed(e.perDeviceDay(.denied).value, 2),
+                String(Int(r.tally[.killed])),
+                fixed(e.perDeviceDay(.backgroundEnergy).value, 1),
+                fixed(e.perDeviceDay(.backgroundEnergy, scale: 100 / battery).value, 3),
+            ]
+            lines.append(zip(values, columns).map { pad($0, $1.1) }.joined(separator: " "))
+        }
+        let o = report.request.options
+        let rate = Double(report.deviceDays) / max(report.wallSeconds, 1e-9)
+        lines.append("\(o.devices) devices × \(o.days) days × \(report.results.count) policies, seed \(o.seed): "
+                     + "\(fixed(report.wallSeconds, 2)) s, \(fixed(rate, 0)) device-days/s on \(report.threads) threads")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A number with a fixed count of decimals, independent of the locale.
+    static func fixed(_ x: Double, _ decimals: Int) -> String {
+        guard x.isFinite else { return "-" }
+        let scale = pow(10.0, Double(decimals))
+        let rounded = (x * scale).rounded() / scale
+        var text = String(Int64(rounded.magnitude.rounded(.down)))
+        if decimals > 0 {
+            let fraction = Int64(((rounded.magnitude - rounded.magnitude.rounded(.down)) * scale).rounded())
+            let digits = String(fraction)
+            text += "." + String(repeating: "0", count: decimals - digits.count) + digits
+        }
+        return (rounded < 0 ? "-" : "") + text
+    }
+}
+
+import Foundation
