@@ -3,7 +3,7 @@ import Foundation
 
 /// bgbench's commands.
 enum Command {
-    static let names = ["run", "list", "bench", "help"]
+    static let names = ["run", "list", "scenario", "bench", "help"]
 
     static let help = """
     bgbench: simulate background app refresh on a fleet of virtual phones and score
@@ -11,6 +11,8 @@ enum Command {
 
     usage: bgbench [run] [options]      simulate, print a summary, write reports
            bgbench list                 policies, platforms and scenarios
+           bgbench scenario [--scenario FILE] [--set PATH=VALUE ...]
+                                        print the resolved scenario: every parameter
            bgbench bench [--quick]      the speed benchmark (device-days/s, events/s, memory)
            bgbench --help | --version
 
@@ -115,8 +117,29 @@ enum Command {
             if overrides.isEmpty { return ScenarioLoader.builtInDefault() }
             return try ScenarioLoader.load(json: "{}", file: "(built-in default)", overrides: overrides)
         } catch let error as ScenarioError {
-            throw CLIError(message: error.firstLine, code: error.isUsageError ? 64 : 65)
+            // Every problem on its own line; a bad --set is a usage error, bad data is 65.
+            let lines = error.problems.map { String($0.description.dropFirst("error: ".count)) }
+            let usage = error.problems.allSatisfy { $0.location == .override }
+            throw CLIError(message: lines.joined(separator: "\nerror: "), code: usage ? 64 : 65)
         }
+    }
+
+    // MARK: scenario
+
+    /// Prints the fully resolved scenario as JSON (Datasets/scenarios/default.json is this
+    /// command's output with no options).
+    static func scenario<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
+        var file: String?
+        var overrides: [String] = []
+        var parser = OptionParser(tokens)
+        try parser.parse(
+            known: ["scenario", "set"], flags: [], repeatable: ["set"],
+            option: { name, value in
+                if name == "scenario" { file = try required(value, for: name, expected: "a scenario file") }
+                else { overrides.append(try required(value, for: name, expected: "PATH=VALUE")) }
+            },
+            positional: { throw CLIError.usage("unexpected argument '\($0)'") })
+        output.write(try loadScenario(file, overrides: overrides).resolvedJSON)
     }
 
     // MARK: list

@@ -14,18 +14,146 @@ extension Scenario {
     /// The loader reports these with the file position of each path.
     public func validate() -> [ScenarioProblem] {
         var v = ScenarioValidator()
-        v.check(population.barOffShare, in: 0...1, "population.bar_off_share")
-        v.check(population.legacyIosShare, in: 0...1, "population.legacy_ios_share")
-        v.check(population.rateSigma, in: 0..., "population.rate_sigma")
-        for (name, archetype) in population.archetypes.sorted(by: { $0.key < $1.key }) {
+        let p = population
+        if p.model == .archetypes && p.archetypes.isEmpty { v.fail("population.archetypes", "expected at least one archetype") }
+        for (name, archetype) in p.archetypes.sorted(by: { $0.key < $1.key }) {
             let path = "population.archetypes.\(name)"
             v.check(archetype.weight, in: 0..., path + ".weight")
+            v.check(archetype.medianOpensPerDay, in: 0...10_000, path + ".median_opens_per_day")
             v.checkWeights(archetype.weekdayWeights, count: 24, path + ".weekday_weights")
+            v.check(archetype.weekendShift.hours, in: -24...24, path + ".weekend_shift", unit: "h")
+            v.check(archetype.weekendLevel, in: 0...100, path + ".weekend_level")
         }
-        v.check(network.homeWifiShare, in: 0...1, "network.home_wifi_share")
-        v.check(network.workWifiShare, in: 0...1, "network.work_wifi_share")
-        v.check(network.nr5gShare, in: 0...1, "network.nr5g_share")
+        if p.model == .archetypes && !p.archetypes.isEmpty && !(p.archetypes.values.reduce(0) { $0 + $1.weight } > 0) {
+            v.fail("population.archetypes", "expected archetype weights with a positive sum")
+        }
+        v.check(p.rateSigma, in: 0...5, "population.rate_sigma")
+        v.check(p.chronotypeSd.hours, in: 0...12, "population.chronotype_sd", unit: "h")
+        if p.routine.opens.count > 16 { v.fail("population.routine.opens", "expected at most 16 entries, got \(p.routine.opens.count)") }
+        for (i, entry) in p.routine.opens.enumerated() {
+            let path = "population.routine.opens[\(i)]"
+            v.check(entry.at.hours, in: 0...24, path + ".at", unit: "h")
+            v.check(entry.jitterSd.hours, in: 0...6, path + ".jitter_sd", unit: "h")
+            v.check(entry.probability, in: 0...1, path + ".probability")
+        }
+        if p.driftDay < 0 { v.fail("population.drift_day", "\(p.driftDay) is out of range: expected 0 (never) or a day number") }
+        v.check(p.driftShift.hours, in: -24...24, "population.drift_shift", unit: "h")
+        v.check(p.barOffShare, in: 0...1, "population.bar_off_share")
+        v.check(p.legacyIosShare, in: 0...0, "population.legacy_ios_share",
+                note: " (ios-fetch, for iOS 12 and lower, is not implemented yet)")
+
+        let u = user
+        v.check(u.bedtimeMean.hours, in: 0...48, "user.bedtime_mean", unit: "h")
+        v.check(u.bedtimeSd.hours, in: 0...12, "user.bedtime_sd", unit: "h")
+        v.check(u.sleepMin.hours, in: 0...20, "user.sleep_min", unit: "h")
+        v.check(u.sleepMax.hours, in: u.sleepMin.hours...20, "user.sleep_max", unit: "h")
+        v.check(u.nightChecksPerNight, in: 0...100, "user.night_checks_per_night")
+        v.check(u.pReopen, in: 0...0.95, "user.p_reopen")
+        v.check(u.reopenGapMean.seconds, in: 0...86_400, "user.reopen_gap_mean", unit: "s")
+        v.check(u.sessionBodyMean.seconds, in: 0...86_400, "user.session_body_mean", unit: "s")
+        v.check(u.sessionTailShare, in: 0...1, "user.session_tail_share")
+        v.check(u.sessionTailMin.seconds, in: 0.001...86_400, "user.session_tail_min", unit: "s")
+        v.check(u.sessionTailAlpha, in: 0.1...100, "user.session_tail_alpha")
+        v.check(u.sessionMax.seconds, in: 0...86_400, "user.session_max", unit: "s")
+        v.check(u.forceQuitProbability, in: 0...1, "user.force_quit_probability")
+
+        let d = device
+        v.check(d.batteryWh, in: 0.1...1000, "device.battery_wh")
+        v.check(d.initialLevel, in: 0...1, "device.initial_level")
+        v.check(d.idleW, in: 0...100, "device.idle_w")
+        v.check(d.screenOnW, in: 0...100, "device.screen_on_w")
+        v.check(d.chargeW, in: 0...1000, "device.charge_w")
+        v.check(d.overnightChargeProbability, in: 0...1, "device.overnight_charge_probability")
+        v.check(d.plugJitterSd.hours, in: 0...12, "device.plug_jitter_sd", unit: "h")
+        v.check(d.topUpProbability, in: 0...1, "device.top_up_probability")
+        v.check(d.topUpMean.hours, in: 0...24, "device.top_up_mean", unit: "h")
+        v.check(d.lowBatteryLevel, in: 0...1, "device.low_battery_level")
+        v.check(d.lowPowerProbability, in: 0...1, "device.low_power_probability")
+        v.check(d.lowPowerOffLevel, in: 0...1, "device.low_power_off_level")
+        v.check(d.screenSessionsPerDay, in: 0...10_000, "device.screen_sessions_per_day")
+        v.check(d.screenSessionMedian.seconds, in: 0...86_400, "device.screen_session_median", unit: "s")
+        v.check(d.screenSessionSigma, in: 0...5, "device.screen_session_sigma")
+
+        let n = network
+        v.check(n.homeWifiShare, in: 0...1, "network.home_wifi_share")
+        v.check(n.homeFrom.hours, in: 0...24, "network.home_from", unit: "h")
+        v.check(n.homeUntil.hours, in: 0...24, "network.home_until", unit: "h")
+        v.check(n.workWifiShare, in: 0...1, "network.work_wifi_share")
+        v.check(n.workFrom.hours, in: 0...24, "network.work_from", unit: "h")
+        v.check(n.workUntil.hours, in: 0...24, "network.work_until", unit: "h")
+        v.check(n.nr5gShare, in: 0...1, "network.nr5g_share")
+        v.check(n.offlineSpellsPerDay, in: 0...1000, "network.offline_spells_per_day")
+        v.check(n.offlineMean.hours, in: 0...24, "network.offline_mean", unit: "h")
+        for (value, path) in [(n.latencyMedianWifi, "wifi"), (n.latencyMedianLte, "lte"), (n.latencyMedianNr5g, "nr5g")] {
+            v.check(value.seconds, in: 0...60, "network.latency_median_\(path)", unit: "s")
+        }
+        v.check(n.latencySigma, in: 0...5, "network.latency_sigma")
+        for (value, path) in [(n.bandwidthWifiMbps, "wifi"), (n.bandwidthLteMbps, "lte"), (n.bandwidthNr5gMbps, "nr5g")] {
+            v.check(value, in: 0.001...100_000, "network.bandwidth_\(path)_mbps")
+        }
+
+        v.check(content.itemsPerDay, in: 0...100_000, "content.items_per_day")
         v.checkWeights(content.hourlyWeights, count: 24, "content.hourly_weights")
+        v.check(content.itemSizeMedianKilobytes, in: 0...1_000_000, "content.item_size_median_kilobytes")
+        v.check(content.itemSizeSigma, in: 0...5, "content.item_size_sigma")
+
+        let a = app
+        v.check(a.launch.seconds, in: 0...600, "app.launch", unit: "s")
+        v.check(a.launchJ, in: 0...1000, "app.launch_j")
+        v.check(a.secondRequestProbability, in: 0...1, "app.second_request_probability")
+        v.check(a.failureProbability, in: 0...1, "app.failure_probability")
+        v.check(a.hangProbability, in: 0...(1 - min(1, a.failureProbability)), "app.hang_probability",
+                note: " (failure and hang are exclusive: their sum is at most 1)")
+        v.check(a.payloadFixedKilobytes, in: 0...1_000_000, "app.payload_fixed_kilobytes")
+        if a.fullSetItems < 0 { v.fail("app.full_set_items", "\(a.fullSetItems) is out of range: expected at least 0") }
+        v.check(a.lognormalMedian.seconds, in: 0.000_001...3600, "app.lognormal_median", unit: "s")
+        v.check(a.lognormalSigma, in: 0...5, "app.lognormal_sigma")
+        v.check(a.lognormalFailureProbability, in: 0...1, "app.lognormal_failure_probability")
+
+        if PlatformRegistry.named(platform.name) == nil {
+            v.fail("platform.name", "unknown platform '\(platform.name)': expected one of \(PlatformRegistry.all.map { $0.name }.joined(separator: ", "))")
+        }
+        let i = platform.iosBgtask
+        v.check(i.budgetScale, in: 0...1000, "platform.ios_bgtask.budget_scale")
+        v.check(i.budgetCap, in: 0...1000, "platform.ios_bgtask.budget_cap")
+        v.check(i.usageHalfLife.hours, in: 1...(24 * 365), "platform.ios_bgtask.usage_half_life", unit: "h")
+        v.check(i.minSpacing.hours, in: 0...24, "platform.ios_bgtask.min_spacing", unit: "h")
+        v.check(i.runtimeLimit.seconds, in: 1...3600, "platform.ios_bgtask.runtime_limit", unit: "s")
+        for (value, key) in [(i.penaltyKilled, "penalty_killed"), (i.penaltyExpired, "penalty_expired"),
+                             (i.penaltyFailed, "penalty_failed"), (i.penaltyFalseNewData, "penalty_false_new_data")] {
+            v.check(value, in: 0...1, "platform.ios_bgtask.\(key)")
+        }
+        v.check(i.rewardNewData, in: 1...10, "platform.ios_bgtask.reward_new_data")
+        v.check(i.midnightRecovery, in: 1...10, "platform.ios_bgtask.midnight_recovery")
+        v.check(i.multiplierFloor, in: 0.000_001...1, "platform.ios_bgtask.multiplier_floor")
+        if platform.unrestricted.dailyCap < 0 {
+            v.fail("platform.unrestricted.daily_cap", "\(platform.unrestricted.dailyCap) is out of range: expected 0 (no cap) or more")
+        }
+        v.check(platform.unrestricted.runtimeLimit.seconds, in: 1...3600, "platform.unrestricted.runtime_limit", unit: "s")
+
+        let e = energy
+        for (value, key) in [(e.ltePromotion.seconds, "lte_promotion"), (e.lteTail.seconds, "lte_tail"), (e.wifiTail.seconds, "wifi_tail")] {
+            v.check(value, in: 0...600, "energy.\(key)", unit: "s")
+        }
+        for (value, key) in [(e.ltePromotionW, "lte_promotion_w"), (e.lteActiveW, "lte_active_w"), (e.lteTailW, "lte_tail_w"),
+                             (e.wifiActiveW, "wifi_active_w"), (e.wifiTailW, "wifi_tail_w"), (e.nr5gPowerFactor, "nr5g_power_factor")] {
+            v.check(value, in: 0...100, "energy.\(key)")
+        }
+
+        let f = policies
+        v.check(f.fixed.interval.minutes, in: 1...(60 * 24 * 7), "policies.fixed.interval", unit: "min")
+        let ad = f.adaptive
+        v.check(ad.minInterval.minutes, in: 1...(60 * 24 * 7), "policies.adaptive.min_interval", unit: "min")
+        v.check(ad.maxInterval.minutes, in: ad.minInterval.minutes...(60 * 24 * 7), "policies.adaptive.max_interval", unit: "min")
+        v.check(ad.initialInterval.minutes, in: 1...(60 * 24 * 7), "policies.adaptive.initial_interval", unit: "min")
+        v.check(ad.increase.minutes, in: 0...(60 * 24), "policies.adaptive.increase", unit: "min")
+        v.check(ad.decrease, in: 0.01...1, "policies.adaptive.decrease")
+        v.check(ad.failureBackoff, in: 1...100, "policies.adaptive.failure_backoff")
+        v.check(ad.killBackoff, in: 1...100, "policies.adaptive.kill_backoff")
+        v.check(ad.habitHalfLife.hours, in: 1...(24 * 365), "policies.adaptive.habit_half_life", unit: "h")
+        v.check(ad.habitShare, in: 0...1, "policies.adaptive.habit_share")
+        v.check(ad.lead.minutes, in: 0...(60 * 24), "policies.adaptive.lead", unit: "min")
+        v.check(f.oracle.lead.minutes, in: 0...(60 * 24), "policies.oracle.lead", unit: "min")
         return v.problems
     }
 }
@@ -38,9 +166,13 @@ struct ScenarioValidator {
         problems.append(ScenarioProblem(path: path, message: message))
     }
 
-    mutating func check(_ value: Double, in range: ClosedRange<Double>, _ path: String) {
+    /// `unit` names the unit of a duration's bounds (the message gives the value in it).
+    mutating func check(_ value: Double, in range: ClosedRange<Double>, _ path: String,
+                        unit: String? = nil, note: String = "") {
         if !range.contains(value) {
-            fail(path, "\(format(value)) is out of range: expected a number from \(format(range.lowerBound)) to \(format(range.upperBound))")
+            let u = unit.map { " " + $0 } ?? ""
+            let what = unit == nil ? "a number" : "a duration"
+            fail(path, "\(format(value))\(u) is out of range: expected \(what) from \(format(range.lowerBound))\(u) to \(format(range.upperBound))\(u)\(note)")
         }
     }
 

@@ -13,6 +13,7 @@ public struct TimeSpan: Codable, Hashable, Sendable, Comparable, CustomStringCon
     public static func days(_ d: Double) -> TimeSpan { .seconds(d * 86400) }
 
     public var seconds: Double { Clock.seconds(ticks) }
+    public var minutes: Double { seconds / 60 }
     public var hours: Double { seconds / 3600 }
 
     public static func < (a: TimeSpan, b: TimeSpan) -> Bool { a.ticks < b.ticks }
