@@ -77,7 +77,7 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         }
         """, "error: s.json:3:22: population.bar_off_share: 1.5 is out of range: expected a number from 0 to 1"),
         (#"{"population": {"rate_sigma": -1}}"#,
-         "error: s.json:1:31: population.rate_sigma: -1 is out of range: expected a number of at least 0"),
+         "error: s.json:1:31: population.rate_sigma: -1 is out of range: expected a number from 0 to 5"),
         (#"{"content": {"hourly_weights": [1, 2]}}"#, "error: s.json:1:32: content.hourly_weights: expected 24 weights, got 2"),
         // Syntax errors and duplicate keys.
         ("{\n  \"name\": \"x\",\n}", "error: s.json:3:1: expected a string key"),
@@ -144,7 +144,8 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         s.population.routine.opens = [.init(at: .hours(6), jitterSd: .seconds(90), probability: 0.5)]
         s.app.status = .alwaysNewData
         s.platform.unrestricted.dailyCap = 12
-        s.policies.fixed.interval = .seconds(0.25)
+        s.policies.fixed.interval = .minutes(45)
+        s.app.launch = .seconds(0.25)
         let loaded = try ScenarioLoader.load(json: ScenarioLoader.resolvedJSON(s))
         #expect(loaded.scenario == s)
     }

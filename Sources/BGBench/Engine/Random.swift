@@ -74,20 +74,6 @@ public struct RandomStream: RandomNumberGenerator, Sendable {
     @inlinable @inline(__always)
     public mutating func bernoulli(_ p: Double) -> Bool { uniform() < p }
 
-    /// An exponential draw with mean 1.
-    @inlinable @inline(__always)
-    public mutating func standardExponential() -> Double { -log(uniformPositive()) }
-
-    /// A standard normal draw (Marsaglia's polar method, one value per call).
-    @inlinable
-    public mutating func standardNormal() -> Double {
-        while true {
-            let u = 2 * uniform() - 1, v = 2 * uniform() - 1
-            let s = u * u + v * v
-            if s > 0 && s < 1 { return u * (-2 * log(s) / s).squareRoot() }
-        }
-    }
-
     /// A lognormal draw with the given median and log-scale standard deviation.
     @inlinable
     public mutating func lognormal(median: Double, sigma: Double) -> Double {

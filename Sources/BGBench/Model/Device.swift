@@ -72,6 +72,8 @@ struct NetworkState {
     private var rng: RandomStream
     private var nextSpell: SimTime = 0
     private var spellEnd: SimTime = 0
+    private var cached = NetworkKind.offline
+    private var validUntil: SimTime = 0
 
     init(traits: DeviceTraits, model: NetworkModel, rng: RandomStream) {
         homeWifi = traits.homeWifi; workWifi = traits.workWifi
@@ -88,20 +90,33 @@ struct NetworkState {
         spellRatePerTick > 0 ? SimTime(rng.standardExponential() / spellRatePerTick) : Clock.never
     }
 
-    /// The network at t. Calls must come with non-decreasing t.
+    /// The network at t. Calls must come with non-decreasing t. The answer is cached
+    /// until the next time it can change (a spell's start or end, a window's edge,
+    /// midnight), so most calls are one comparison.
     mutating func at(_ t: SimTime) -> NetworkKind {
+        if t < validUntil { return cached }
         while nextSpell <= t {
             spellEnd = max(spellEnd, nextSpell + SimTime(spellMeanTicks * rng.standardExponential()))
             let gap = drawGap()
             nextSpell = gap == Clock.never ? Clock.never : nextSpell + gap
         }
-        if t < spellEnd { return .offline }
-        let timeOfDay = t % Clock.day
-        if homeWifi && Self.within(timeOfDay, homeFrom, homeUntil) { return .wifi }
-        if workWifi && !Clock.isWeekend(day: Clock.dayIndex(t)) && Self.within(timeOfDay, workFrom, workUntil) {
-            return .wifi
+        if t < spellEnd {
+            cached = .offline
+            validUntil = min(spellEnd, nextSpell)
+            return cached
         }
-        return cellular
+        let timeOfDay = t % Clock.day
+        if homeWifi && Self.within(timeOfDay, homeFrom, homeUntil) {
+            cached = .wifi
+        } else if workWifi && !Clock.isWeekend(day: Clock.dayIndex(t)) && Self.within(timeOfDay, workFrom, workUntil) {
+            cached = .wifi
+        } else {
+            cached = cellular
+        }
+        func after(_ boundary: SimTime, _ edge: SimTime) -> SimTime { boundary > timeOfDay ? min(boundary, edge) : edge }
+        let edge = after(homeFrom, after(homeUntil, after(workFrom, after(workUntil, Clock.day))))
+        validUntil = min(nextSpell, t - timeOfDay + edge)
+        return cached
     }
 
     /// Whether a time of day lies in [from, until), a window that may wrap past midnight.

@@ -90,9 +90,10 @@ struct ProfiledPoisson {
     mutating func next(_ rng: inout RandomStream) -> SimTime {
         var e = rng.standardExponential()
         while tau < horizon {
-            let profile = Clock.isWeekend(day: day) ? weekend : weekday
-            let end = SimTime(day) * Clock.day + profile.ends[segment]
-            let rate = profile.rates[segment]
+            // Read the day's profile in place: binding it to a local would copy 512 bytes.
+            let weekendDay = Clock.isWeekend(day: day)
+            let end = SimTime(day) * Clock.day + (weekendDay ? weekend.ends[segment] : weekday.ends[segment])
+            let rate = weekendDay ? weekend.rates[segment] : weekday.rates[segment]
             let room = rate * Double(end - tau)
             if e < room {
                 tau += SimTime(e / rate)
@@ -101,7 +102,7 @@ struct ProfiledPoisson {
             e -= room
             tau = end
             segment += 1
-            if segment == profile.count { segment = 0; day += 1 }
+            if segment == (weekendDay ? weekend.count : weekday.count) { segment = 0; day += 1 }
         }
         return Clock.never
     }

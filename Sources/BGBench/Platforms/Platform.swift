@@ -68,14 +68,36 @@ public protocol PlatformRules: SendableMetatype {
     var throttleEvents: Int { get }
 }
 
-/// The platforms bgbench knows, by name.
+/// Something done with one platform type, statically: the simulation of a fleet is
+/// generic over its platform, and a visitor lets the registry hand it the concrete type
+/// so the device loop is specialised for it.
+public protocol PlatformVisitor {
+    associatedtype Result
+    func visit<F: PlatformRules>(_ platform: F.Type) -> Result
+}
+
+/// The platforms bgbench knows, by name. Adding a platform is one line in `each`.
 public enum PlatformRegistry {
-    public static let all: [any PlatformRules.Type] = [
-        IOSBGTask.self,
-        Unrestricted.self,
-    ]
+    static func each<V: PlatformVisitor>(_ v: V) -> [(name: String, visit: () -> V.Result)] {
+        func entry<F: PlatformRules>(_: F.Type) -> (name: String, visit: () -> V.Result) { (F.name, { v.visit(F.self) }) }
+        return [
+            entry(IOSBGTask.self),
+            entry(Unrestricted.self),
+        ]
+    }
+
+    struct Metatype: PlatformVisitor {
+        func visit<F: PlatformRules>(_ platform: F.Type) -> any PlatformRules.Type { platform }
+    }
+
+    public static let all: [any PlatformRules.Type] = each(Metatype()).map { $0.visit() }
 
     public static func named(_ name: String) -> (any PlatformRules.Type)? {
         all.first { $0.name == name }
+    }
+
+    /// Calls `visitor` with the platform named `name`; nil if there is none.
+    public static func visit<V: PlatformVisitor>(_ name: String, _ visitor: V) -> V.Result? {
+        each(visitor).first { $0.name == name }?.visit()
     }
 }

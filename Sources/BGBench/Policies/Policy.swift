@@ -75,28 +75,45 @@ public extension WakePolicy {
     mutating func midnight(_ view: DeviceView) -> WakeDecision { .keep }
 }
 
-/// The policies bgbench knows, by name. A researcher's package may add its own with
-/// `PolicyRegistry.register` before a run.
+/// A policy as the registry holds it: its name, summary and type, and the fleet
+/// simulation specialised for it (built where the type is concrete, so the device loop
+/// is compiled for this policy rather than dispatched through witness tables).
+public struct PolicyEntry: Sendable {
+    public let name: String
+    public let summary: String
+    public let type: any WakePolicy.Type
+    let simulate: @Sendable (FleetJob) -> FleetTally?
+
+    public init<P: WakePolicy>(_ policy: P.Type) {
+        name = P.name
+        summary = P.summary
+        type = policy
+        simulate = { job in PlatformRegistry.visit(job.platform, PolicyFleet<P>(job: job)) }
+    }
+}
+
+/// The policies bgbench knows, by name. Adding a built-in policy is one line in `builtIn`;
+/// a researcher's package adds its own with `PolicyRegistry.register` before a run.
 public enum PolicyRegistry {
-    public static let builtIn: [any WakePolicy.Type] = [
-        NoWakePolicy.self,
-        FixedPolicy.self,
-        AdaptivePolicy.self,
-        OraclePolicy.self,
+    public static let builtIn: [PolicyEntry] = [
+        PolicyEntry(NoWakePolicy.self),
+        PolicyEntry(FixedPolicy.self),
+        PolicyEntry(AdaptivePolicy.self),
+        PolicyEntry(OraclePolicy.self),
     ]
 
-    nonisolated(unsafe) private static var added: [any WakePolicy.Type] = []
+    nonisolated(unsafe) private static var added: [PolicyEntry] = []
 
     /// All policies, built-in first, then registered ones in registration order.
-    public static var all: [any WakePolicy.Type] { builtIn + added }
+    public static var all: [PolicyEntry] { builtIn + added }
 
-    public static func named(_ name: String) -> (any WakePolicy.Type)? {
+    public static func named(_ name: String) -> PolicyEntry? {
         all.first { $0.name == name }
     }
 
     /// Adds a policy. Call before any run starts (registration is not synchronised).
-    public static func register(_ policy: any WakePolicy.Type) {
-        precondition(named(policy.name) == nil, "a policy named '\(policy.name)' is already registered")
-        added.append(policy)
+    public static func register<P: WakePolicy>(_ policy: P.Type) {
+        precondition(named(P.name) == nil, "a policy named '\(P.name)' is already registered")
+        added.append(PolicyEntry(policy))
     }
 }

@@ -21,40 +21,40 @@ extension Scenario {
             v.check(archetype.weight, in: 0..., path + ".weight")
             v.check(archetype.medianOpensPerDay, in: 0...10_000, path + ".median_opens_per_day")
             v.checkWeights(archetype.weekdayWeights, count: 24, path + ".weekday_weights")
-            v.check(archetype.weekendShift.hours, in: -24...24, path + ".weekend_shift", unit: "h")
+            v.check(archetype.weekendShift, in: TimeSpan.hours(-24)...TimeSpan.hours(24), path + ".weekend_shift")
             v.check(archetype.weekendLevel, in: 0...100, path + ".weekend_level")
         }
         if p.model == .archetypes && !p.archetypes.isEmpty && !(p.archetypes.values.reduce(0) { $0 + $1.weight } > 0) {
             v.fail("population.archetypes", "expected archetype weights with a positive sum")
         }
         v.check(p.rateSigma, in: 0...5, "population.rate_sigma")
-        v.check(p.chronotypeSd.hours, in: 0...12, "population.chronotype_sd", unit: "h")
+        v.check(p.chronotypeSd, in: TimeSpan.hours(0)...TimeSpan.hours(12), "population.chronotype_sd")
         if p.routine.opens.count > 16 { v.fail("population.routine.opens", "expected at most 16 entries, got \(p.routine.opens.count)") }
         for (i, entry) in p.routine.opens.enumerated() {
             let path = "population.routine.opens[\(i)]"
-            v.check(entry.at.hours, in: 0...24, path + ".at", unit: "h")
-            v.check(entry.jitterSd.hours, in: 0...6, path + ".jitter_sd", unit: "h")
+            v.check(entry.at, in: TimeSpan.hours(0)...TimeSpan.hours(24), path + ".at")
+            v.check(entry.jitterSd, in: TimeSpan.hours(0)...TimeSpan.hours(6), path + ".jitter_sd")
             v.check(entry.probability, in: 0...1, path + ".probability")
         }
         if p.driftDay < 0 { v.fail("population.drift_day", "\(p.driftDay) is out of range: expected 0 (never) or a day number") }
-        v.check(p.driftShift.hours, in: -24...24, "population.drift_shift", unit: "h")
+        v.check(p.driftShift, in: TimeSpan.hours(-24)...TimeSpan.hours(24), "population.drift_shift")
         v.check(p.barOffShare, in: 0...1, "population.bar_off_share")
         v.check(p.legacyIosShare, in: 0...0, "population.legacy_ios_share",
                 note: " (ios-fetch, for iOS 12 and lower, is not implemented yet)")
 
         let u = user
-        v.check(u.bedtimeMean.hours, in: 0...48, "user.bedtime_mean", unit: "h")
-        v.check(u.bedtimeSd.hours, in: 0...12, "user.bedtime_sd", unit: "h")
-        v.check(u.sleepMin.hours, in: 0...20, "user.sleep_min", unit: "h")
-        v.check(u.sleepMax.hours, in: u.sleepMin.hours...20, "user.sleep_max", unit: "h")
+        v.check(u.bedtimeMean, in: TimeSpan.hours(0)...TimeSpan.hours(48), "user.bedtime_mean")
+        v.check(u.bedtimeSd, in: TimeSpan.hours(0)...TimeSpan.hours(12), "user.bedtime_sd")
+        v.check(u.sleepMin, in: TimeSpan.hours(0)...TimeSpan.hours(20), "user.sleep_min")
+        v.check(u.sleepMax, in: TimeSpan.hours(u.sleepMin.hours)...TimeSpan.hours(20), "user.sleep_max")
         v.check(u.nightChecksPerNight, in: 0...100, "user.night_checks_per_night")
         v.check(u.pReopen, in: 0...0.95, "user.p_reopen")
-        v.check(u.reopenGapMean.seconds, in: 0...86_400, "user.reopen_gap_mean", unit: "s")
-        v.check(u.sessionBodyMean.seconds, in: 0...86_400, "user.session_body_mean", unit: "s")
+        v.check(u.reopenGapMean, in: TimeSpan.seconds(0)...TimeSpan.seconds(86_400), "user.reopen_gap_mean")
+        v.check(u.sessionBodyMean, in: TimeSpan.seconds(0)...TimeSpan.seconds(86_400), "user.session_body_mean")
         v.check(u.sessionTailShare, in: 0...1, "user.session_tail_share")
-        v.check(u.sessionTailMin.seconds, in: 0.001...86_400, "user.session_tail_min", unit: "s")
+        v.check(u.sessionTailMin, in: TimeSpan.seconds(0.001)...TimeSpan.seconds(86_400), "user.session_tail_min")
         v.check(u.sessionTailAlpha, in: 0.1...100, "user.session_tail_alpha")
-        v.check(u.sessionMax.seconds, in: 0...86_400, "user.session_max", unit: "s")
+        v.check(u.sessionMax, in: TimeSpan.seconds(0)...TimeSpan.seconds(86_400), "user.session_max")
         v.check(u.forceQuitProbability, in: 0...1, "user.force_quit_probability")
 
         let d = device
@@ -64,28 +64,28 @@ extension Scenario {
         v.check(d.screenOnW, in: 0...100, "device.screen_on_w")
         v.check(d.chargeW, in: 0...1000, "device.charge_w")
         v.check(d.overnightChargeProbability, in: 0...1, "device.overnight_charge_probability")
-        v.check(d.plugJitterSd.hours, in: 0...12, "device.plug_jitter_sd", unit: "h")
+        v.check(d.plugJitterSd, in: TimeSpan.hours(0)...TimeSpan.hours(12), "device.plug_jitter_sd")
         v.check(d.topUpProbability, in: 0...1, "device.top_up_probability")
-        v.check(d.topUpMean.hours, in: 0...24, "device.top_up_mean", unit: "h")
+        v.check(d.topUpMean, in: TimeSpan.hours(0)...TimeSpan.hours(24), "device.top_up_mean")
         v.check(d.lowBatteryLevel, in: 0...1, "device.low_battery_level")
         v.check(d.lowPowerProbability, in: 0...1, "device.low_power_probability")
         v.check(d.lowPowerOffLevel, in: 0...1, "device.low_power_off_level")
         v.check(d.screenSessionsPerDay, in: 0...10_000, "device.screen_sessions_per_day")
-        v.check(d.screenSessionMedian.seconds, in: 0...86_400, "device.screen_session_median", unit: "s")
+        v.check(d.screenSessionMedian, in: TimeSpan.seconds(0)...TimeSpan.seconds(86_400), "device.screen_session_median")
         v.check(d.screenSessionSigma, in: 0...5, "device.screen_session_sigma")
 
         let n = network
         v.check(n.homeWifiShare, in: 0...1, "network.home_wifi_share")
-        v.check(n.homeFrom.hours, in: 0...24, "network.home_from", unit: "h")
-        v.check(n.homeUntil.hours, in: 0...24, "network.home_until", unit: "h")
+        v.check(n.homeFrom, in: TimeSpan.hours(0)...TimeSpan.hours(24), "network.home_from")
+        v.check(n.homeUntil, in: TimeSpan.hours(0)...TimeSpan.hours(24), "network.home_until")
         v.check(n.workWifiShare, in: 0...1, "network.work_wifi_share")
-        v.check(n.workFrom.hours, in: 0...24, "network.work_from", unit: "h")
-        v.check(n.workUntil.hours, in: 0...24, "network.work_until", unit: "h")
+        v.check(n.workFrom, in: TimeSpan.hours(0)...TimeSpan.hours(24), "network.work_from")
+        v.check(n.workUntil, in: TimeSpan.hours(0)...TimeSpan.hours(24), "network.work_until")
         v.check(n.nr5gShare, in: 0...1, "network.nr5g_share")
         v.check(n.offlineSpellsPerDay, in: 0...1000, "network.offline_spells_per_day")
-        v.check(n.offlineMean.hours, in: 0...24, "network.offline_mean", unit: "h")
+        v.check(n.offlineMean, in: TimeSpan.hours(0)...TimeSpan.hours(24), "network.offline_mean")
         for (value, path) in [(n.latencyMedianWifi, "wifi"), (n.latencyMedianLte, "lte"), (n.latencyMedianNr5g, "nr5g")] {
-            v.check(value.seconds, in: 0...60, "network.latency_median_\(path)", unit: "s")
+            v.check(value, in: TimeSpan.seconds(0)...TimeSpan.seconds(60), "network.latency_median_\(path)")
         }
         v.check(n.latencySigma, in: 0...5, "network.latency_sigma")
         for (value, path) in [(n.bandwidthWifiMbps, "wifi"), (n.bandwidthLteMbps, "lte"), (n.bandwidthNr5gMbps, "nr5g")] {
@@ -98,7 +98,7 @@ extension Scenario {
         v.check(content.itemSizeSigma, in: 0...5, "content.item_size_sigma")
 
         let a = app
-        v.check(a.launch.seconds, in: 0...600, "app.launch", unit: "s")
+        v.check(a.launch, in: TimeSpan.seconds(0)...TimeSpan.seconds(600), "app.launch")
         v.check(a.launchJ, in: 0...1000, "app.launch_j")
         v.check(a.secondRequestProbability, in: 0...1, "app.second_request_probability")
         v.check(a.failureProbability, in: 0...1, "app.failure_probability")
@@ -106,7 +106,7 @@ extension Scenario {
                 note: " (failure and hang are exclusive: their sum is at most 1)")
         v.check(a.payloadFixedKilobytes, in: 0...1_000_000, "app.payload_fixed_kilobytes")
         if a.fullSetItems < 0 { v.fail("app.full_set_items", "\(a.fullSetItems) is out of range: expected at least 0") }
-        v.check(a.lognormalMedian.seconds, in: 0.000_001...3600, "app.lognormal_median", unit: "s")
+        v.check(a.lognormalMedian, in: TimeSpan.seconds(0.000_001)...TimeSpan.seconds(3600), "app.lognormal_median")
         v.check(a.lognormalSigma, in: 0...5, "app.lognormal_sigma")
         v.check(a.lognormalFailureProbability, in: 0...1, "app.lognormal_failure_probability")
 
@@ -116,9 +116,9 @@ extension Scenario {
         let i = platform.iosBgtask
         v.check(i.budgetScale, in: 0...1000, "platform.ios_bgtask.budget_scale")
         v.check(i.budgetCap, in: 0...1000, "platform.ios_bgtask.budget_cap")
-        v.check(i.usageHalfLife.hours, in: 1...(24 * 365), "platform.ios_bgtask.usage_half_life", unit: "h")
-        v.check(i.minSpacing.hours, in: 0...24, "platform.ios_bgtask.min_spacing", unit: "h")
-        v.check(i.runtimeLimit.seconds, in: 1...3600, "platform.ios_bgtask.runtime_limit", unit: "s")
+        v.check(i.usageHalfLife, in: TimeSpan.hours(1)...TimeSpan.hours((24 * 365)), "platform.ios_bgtask.usage_half_life")
+        v.check(i.minSpacing, in: TimeSpan.hours(0)...TimeSpan.hours(24), "platform.ios_bgtask.min_spacing")
+        v.check(i.runtimeLimit, in: TimeSpan.seconds(1)...TimeSpan.seconds(3600), "platform.ios_bgtask.runtime_limit")
         for (value, key) in [(i.penaltyKilled, "penalty_killed"), (i.penaltyExpired, "penalty_expired"),
                              (i.penaltyFailed, "penalty_failed"), (i.penaltyFalseNewData, "penalty_false_new_data")] {
             v.check(value, in: 0...1, "platform.ios_bgtask.\(key)")
@@ -129,11 +129,11 @@ extension Scenario {
         if platform.unrestricted.dailyCap < 0 {
             v.fail("platform.unrestricted.daily_cap", "\(platform.unrestricted.dailyCap) is out of range: expected 0 (no cap) or more")
         }
-        v.check(platform.unrestricted.runtimeLimit.seconds, in: 1...3600, "platform.unrestricted.runtime_limit", unit: "s")
+        v.check(platform.unrestricted.runtimeLimit, in: TimeSpan.seconds(1)...TimeSpan.seconds(3600), "platform.unrestricted.runtime_limit")
 
         let e = energy
-        for (value, key) in [(e.ltePromotion.seconds, "lte_promotion"), (e.lteTail.seconds, "lte_tail"), (e.wifiTail.seconds, "wifi_tail")] {
-            v.check(value, in: 0...600, "energy.\(key)", unit: "s")
+        for (value, key) in [(e.ltePromotion, "lte_promotion"), (e.lteTail, "lte_tail"), (e.wifiTail, "wifi_tail")] {
+            v.check(value, in: TimeSpan.seconds(0)...TimeSpan.minutes(10), "energy.\(key)")
         }
         for (value, key) in [(e.ltePromotionW, "lte_promotion_w"), (e.lteActiveW, "lte_active_w"), (e.lteTailW, "lte_tail_w"),
                              (e.wifiActiveW, "wifi_active_w"), (e.wifiTailW, "wifi_tail_w"), (e.nr5gPowerFactor, "nr5g_power_factor")] {
@@ -141,19 +141,19 @@ extension Scenario {
         }
 
         let f = policies
-        v.check(f.fixed.interval.minutes, in: 1...(60 * 24 * 7), "policies.fixed.interval", unit: "min")
+        v.check(f.fixed.interval, in: TimeSpan.seconds(1)...TimeSpan.minutes((60 * 24 * 7)), "policies.fixed.interval")
         let ad = f.adaptive
-        v.check(ad.minInterval.minutes, in: 1...(60 * 24 * 7), "policies.adaptive.min_interval", unit: "min")
-        v.check(ad.maxInterval.minutes, in: ad.minInterval.minutes...(60 * 24 * 7), "policies.adaptive.max_interval", unit: "min")
-        v.check(ad.initialInterval.minutes, in: 1...(60 * 24 * 7), "policies.adaptive.initial_interval", unit: "min")
-        v.check(ad.increase.minutes, in: 0...(60 * 24), "policies.adaptive.increase", unit: "min")
+        v.check(ad.minInterval, in: TimeSpan.minutes(1)...TimeSpan.minutes((60 * 24 * 7)), "policies.adaptive.min_interval")
+        v.check(ad.maxInterval, in: TimeSpan.minutes(ad.minInterval.minutes)...TimeSpan.minutes((60 * 24 * 7)), "policies.adaptive.max_interval")
+        v.check(ad.initialInterval, in: TimeSpan.minutes(1)...TimeSpan.minutes((60 * 24 * 7)), "policies.adaptive.initial_interval")
+        v.check(ad.increase, in: TimeSpan.minutes(0)...TimeSpan.minutes((60 * 24)), "policies.adaptive.increase")
         v.check(ad.decrease, in: 0.01...1, "policies.adaptive.decrease")
         v.check(ad.failureBackoff, in: 1...100, "policies.adaptive.failure_backoff")
         v.check(ad.killBackoff, in: 1...100, "policies.adaptive.kill_backoff")
-        v.check(ad.habitHalfLife.hours, in: 1...(24 * 365), "policies.adaptive.habit_half_life", unit: "h")
+        v.check(ad.habitHalfLife, in: TimeSpan.hours(1)...TimeSpan.hours((24 * 365)), "policies.adaptive.habit_half_life")
         v.check(ad.habitShare, in: 0...1, "policies.adaptive.habit_share")
-        v.check(ad.lead.minutes, in: 0...(60 * 24), "policies.adaptive.lead", unit: "min")
-        v.check(f.oracle.lead.minutes, in: 0...(60 * 24), "policies.oracle.lead", unit: "min")
+        v.check(ad.lead, in: TimeSpan.minutes(0)...TimeSpan.minutes((60 * 24)), "policies.adaptive.lead")
+        v.check(f.oracle.lead, in: TimeSpan.minutes(0)...TimeSpan.minutes((60 * 24)), "policies.oracle.lead")
         return v.problems
     }
 }
@@ -166,13 +166,16 @@ struct ScenarioValidator {
         problems.append(ScenarioProblem(path: path, message: message))
     }
 
-    /// `unit` names the unit of a duration's bounds (the message gives the value in it).
-    mutating func check(_ value: Double, in range: ClosedRange<Double>, _ path: String,
-                        unit: String? = nil, note: String = "") {
+    mutating func check(_ value: Double, in range: ClosedRange<Double>, _ path: String, note: String = "") {
         if !range.contains(value) {
-            let u = unit.map { " " + $0 } ?? ""
-            let what = unit == nil ? "a number" : "a duration"
-            fail(path, "\(format(value))\(u) is out of range: expected \(what) from \(format(range.lowerBound))\(u) to \(format(range.upperBound))\(u)\(note)")
+            fail(path, "\(format(value)) is out of range: expected a number from \(format(range.lowerBound)) to \(format(range.upperBound))\(note)")
+        }
+    }
+
+    /// Durations are reported in the scenario's own notation ("15m", "1d").
+    mutating func check(_ value: TimeSpan, in range: ClosedRange<TimeSpan>, _ path: String) {
+        if !range.contains(value) {
+            fail(path, "\(value) is out of range: expected a duration from \(range.lowerBound) to \(range.upperBound)")
         }
     }
 

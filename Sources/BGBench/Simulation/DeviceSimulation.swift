@@ -31,7 +31,7 @@ enum SimEvent: UInt8, EventKind {
 }
 
 /// What a device's simulation needs from the run around it.
-struct DeviceRunContext {
+struct DeviceRunContext: Sendable {
     let scenario: Scenario
     let seed: UInt64
     let horizon: SimTime
@@ -210,6 +210,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     /// The next open; its session length is kept aside (a payload is only 16 bits).
     private var nextSession: SimTime = 0
     private var nextForceQuit = false
+    @inline(__always)
     private mutating func scheduleNextOpen() {
         let draw = opens.next()
         nextSession = draw.session
@@ -217,6 +218,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         schedule(.open, at: draw.time)
     }
 
+    @inline(__always)
     private mutating func scheduleNextScreenSession() {
         schedule(.screenOn, at: screen.next(&screenRNG))
     }
@@ -244,6 +246,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 
     // MARK: Handlers
 
+    @inline(__always)
     private mutating func midnight(at t: SimTime) {
         platform.midnight(at: t, opens: opensToday)
         opensToday = 0
@@ -252,6 +255,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         schedule(.midnight, at: t + Clock.day)
     }
 
+    @inline(__always)
     private mutating func setCharging(delta: Int, at t: SimTime) {
         let was = chargeCount > 0
         chargeCount += delta
@@ -263,6 +267,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         apply(policy.stateChanged(view(at: t)), at: t)
     }
 
+    @inline(__always)
     private mutating func open(at t: SimTime, histogram: inout LogHistogram) {
         let length = nextSession, quits = nextForceQuit
         if hasBattery { battery.setScreen(true, at: t) }
@@ -306,6 +311,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     }
 
     /// A pending request falls due: the platform admits or denies it (rule 2).
+    @inline(__always)
     private mutating func request(at t: SimTime) {
         requestPending = false
         if counting(t) { tally.requested += 1 }
@@ -324,11 +330,13 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         }
     }
 
+    @inline(__always)
     private mutating func deny(_ reason: DenialReason, retryAt: SimTime?, at t: SimTime) {
         if counting(t) { tally.denied[Int(reason.rawValue)] += 1 }
         apply(policy.denied(reason, retryAt: retryAt, view(at: t)), at: t)
     }
 
+    @inline(__always)
     private mutating func startRun(at t: SimTime) {
         platform.runStarted(at: t)
         if !ctx.scenario.app.resubmits { submitted = false }
@@ -350,6 +358,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         apply(policy.runStarted(view(at: t)), at: t)
     }
 
+    @inline(__always)
     private mutating func runEnded(at t: SimTime) {
         inFlight = false
         if inFlightStatus == .newData || inFlightStatus == .noData {
@@ -365,6 +374,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 
     // MARK: Policy
 
+    @inline(__always)
     private mutating func view(at t: SimTime) -> DeviceView {
         DeviceView(now: t, batteryLevel: hasBattery ? battery.level : 1, charging: chargeCount > 0,
                    lowPower: hasBattery && battery.lowPower, network: network.at(t),

@@ -27,27 +27,20 @@ public enum Fleet {
     static let wave = 256
 
     /// Simulates every device under `policy` on the scenario's platform.
-    public static func run(scenario: Scenario, policy: any WakePolicy.Type, options: RunOptions,
+    public static func run(scenario: Scenario, policy: PolicyEntry, options: RunOptions,
                            feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetTally {
-        guard let platform = PlatformRegistry.named(scenario.platform.name) else {
-            throw SimulationError.unknownPlatform(scenario.platform.name)
-        }
         let context = DeviceRunContext(
             scenario: scenario, seed: options.seed, horizon: SimTime(options.days) * Clock.day,
             countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed)
-        return run(policy, platform, context: context, options: options, progress: progress)
+        let job = FleetJob(context: context, options: options, progress: progress, platform: scenario.platform.name)
+        guard let tally = policy.simulate(job) else { throw SimulationError.unknownPlatform(scenario.platform.name) }
+        return tally
     }
 
-    /// Opens the two existentials so the device loop is specialised for both types.
-    static func run(_ policy: any WakePolicy.Type, _ platform: any PlatformRules.Type, context: DeviceRunContext,
-                    options: RunOptions, progress: (@Sendable (Int) -> Void)?) -> FleetTally {
-        func withPolicy<P: WakePolicy>(_: P.Type) -> FleetTally {
-            func withPlatform<F: PlatformRules>(_: F.Type) -> FleetTally {
-                runSpecialised(P.self, F.self, context: context, options: options, progress: progress)
-            }
-            return withPlatform(platform)
-        }
-        return withPolicy(policy)
+    /// The same for a policy type (not specialised unless the type is known here).
+    public static func run<P: WakePolicy>(scenario: Scenario, policy: P.Type, options: RunOptions,
+                                          feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetTally {
+        try run(scenario: scenario, policy: PolicyEntry(policy), options: options, feed: feed, progress: progress)
     }
 
     static func runSpecialised<P: WakePolicy, F: PlatformRules>(
@@ -88,6 +81,22 @@ public enum Fleet {
             firstBlock += count
         }
         return total
+    }
+}
+
+/// One fleet simulation waiting for its policy and platform types.
+struct FleetJob: Sendable {
+    let context: DeviceRunContext
+    let options: RunOptions
+    let progress: (@Sendable (Int) -> Void)?
+    let platform: String
+}
+
+/// Runs a job for policy P once the registry supplies the platform type.
+struct PolicyFleet<P: WakePolicy>: PlatformVisitor {
+    let job: FleetJob
+    func visit<F: PlatformRules>(_: F.Type) -> FleetTally {
+        Fleet.runSpecialised(P.self, F.self, context: job.context, options: job.options, progress: job.progress)
     }
 }
 
