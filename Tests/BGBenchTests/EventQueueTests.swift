@@ -14,7 +14,7 @@ private enum TestKind: UInt8, EventKind {
     @Test(arguments: 0..<200)
     func matchesSortedArrayOracle(seed: Int) {
         var rng = RandomStream(seed: UInt64(seed), device: 0, purpose: .policy)
-        var queue = EventQueue<TestKind>()
+        let queue = EventQueue<TestKind>(capacity: 4)
         var oracle: [(time: SimTime, priority: UInt8, seq: Int, payload: UInt16)] = []
         var inserted = 0
         let distinctTimes = 1 + rng.index(below: 20)
@@ -44,7 +44,7 @@ private enum TestKind: UInt8, EventKind {
     }
 
     @Test func tiesRunInPriorityThenInsertionOrder() {
-        var queue = EventQueue<TestKind>()
+        let queue = EventQueue<TestKind>(capacity: 4)
         queue.push(Event(time: 5, kind: .c, payload: 1))
         queue.push(Event(time: 5, kind: .a, payload: 2))
         queue.push(Event(time: 5, kind: .c, payload: 3))
@@ -54,7 +54,7 @@ private enum TestKind: UInt8, EventKind {
     }
 
     @Test func resetRestartsAndKeepsLargeTimes() {
-        var queue = EventQueue<TestKind>()
+        let queue = EventQueue<TestKind>(capacity: 4)
         queue.push(Event(time: 400 * Clock.day, kind: .b, payload: 7))
         queue.reset()
         #expect(queue.isEmpty)

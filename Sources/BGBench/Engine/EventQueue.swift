@@ -24,101 +24,106 @@ public struct Event<Kind: EventKind>: Equatable {
 ///
 /// Each event is one 128-bit key: time (64 bits) | priority (8) | sequence (32) | kind (8)
 /// | payload (16). The sequence is unique, so kind and payload never decide the order; the
-/// whole queue is a flat array of integers and comparisons are single integer compares.
+/// queue is a flat binary heap of integers and every comparison is one integer compare.
 /// Cancellation is by the caller: an event whose payload (a generation) is stale is
 /// discarded when popped rather than searched for.
-public struct EventQueue<Kind: EventKind> {
-    @usableFromInline var heap: ContiguousArray<UInt128> = []
+///
+/// A class with its own buffer: one queue serves device after device on a thread, with
+/// no copy-on-write checks or reallocation in the hot loop.
+public final class EventQueue<Kind: EventKind> {
+    @usableFromInline var heap: UnsafeMutablePointer<UInt128>
+    @usableFromInline var capacity: Int
+    @usableFromInline var size = 0
     @usableFromInline var sequence: UInt32 = 0
 
-    public init() { heap.reserveCapacity(32) }
+    public init(capacity: Int = 64) {
+        self.capacity = max(4, capacity)
+        heap = .allocate(capacity: self.capacity)
+    }
+
+    deinit { heap.deallocate() }
 
     /// The number of events waiting.
-    @inlinable public var count: Int { heap.count }
-    @inlinable public var isEmpty: Bool { heap.isEmpty }
+    @inlinable public var count: Int { size }
+    @inlinable public var isEmpty: Bool { size == 0 }
 
-    /// Empties the queue and restarts the sequence, keeping the storage (no allocation
-    /// when one queue serves device after device).
-    @inlinable public mutating func reset() {
-        heap.removeAll(keepingCapacity: true)
+    /// Empties the queue and restarts the sequence, keeping the storage.
+    @inlinable public func reset() {
+        size = 0
         sequence = 0
     }
 
     /// Adds an event.
     /// - Precondition: time ≥ 0, and fewer than 2³² events inserted since the last reset.
-    /// - Complexity: O(log(count)) comparisons.
-    @inlinable public mutating func push(_ event: Event<Kind>) {
+    /// - Complexity: O(log(count)) comparisons; amortised O(1) growth.
+    @inlinable @inline(__always) public func push(_ event: Event<Kind>) {
         precondition(event.time >= 0, "event time must not be negative")
         let key = UInt128(UInt64(event.time)) << 64
-            | UInt128(event.kind.priority) << 56
-            | UInt128(sequence) << 24
-            | UInt128(event.kind.code) << 16
-            | UInt128(event.payload)
+            | UInt128(UInt64(event.kind.priority) << 56 | UInt64(sequence) << 24
+                      | UInt64(event.kind.code) << 16 | UInt64(event.payload))
         sequence &+= 1
         precondition(sequence != 0, "event sequence overflow")
-        heap.append(key)
-        siftUp(heap.count - 1)
+        if size == capacity { grow() }
+        // Sift up: move parents down until the key's place is found.
+        var i = size
+        size += 1
+        while i > 0 {
+            let parent = (i - 1) >> 1
+            if heap[parent] <= key { break }
+            heap[i] = heap[parent]
+            i = parent
+        }
+        heap[i] = key
+    }
+
+    @usableFromInline func grow() {
+        let bigger = UnsafeMutablePointer<UInt128>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: heap, count: size)
+        heap.deallocate()
+        heap = bigger
+        capacity *= 2
     }
 
     /// The earliest event, without removing it.
     /// - Complexity: O(1).
     @inlinable public var first: Event<Kind>? {
-        heap.isEmpty ? nil : Self.decode(heap[0])
+        size == 0 ? nil : Self.decode(heap[0])
     }
 
     /// Removes and returns the earliest event.
     /// - Complexity: O(log(count)) comparisons.
-    @inlinable public mutating func pop() -> Event<Kind>? {
-        guard let top = heap.first else { return nil }
-        let last = heap.removeLast()
-        if !heap.isEmpty {
-            heap[0] = last
-            siftDown(0)
+    @inlinable @inline(__always) public func pop() -> Event<Kind>? {
+        guard size > 0 else { return nil }
+        let top = heap[0]
+        size -= 1
+        if size > 0 {
+            // Sift the last key down from the root.
+            let key = heap[size]
+            var i = 0
+            while true {
+                var child = 2 * i + 1
+                if child >= size { break }
+                if child + 1 < size && heap[child + 1] < heap[child] { child += 1 }
+                if key <= heap[child] { break }
+                heap[i] = heap[child]
+                i = child
+            }
+            heap[i] = key
         }
         return Self.decode(top)
     }
 
     @inlinable static func decode(_ key: UInt128) -> Event<Kind> {
-        Event(time: SimTime(UInt64(truncatingIfNeeded: key >> 64)),
-              kind: Kind(code: UInt8(truncatingIfNeeded: key >> 16)),
-              payload: UInt16(truncatingIfNeeded: key))
-    }
-
-    @inlinable mutating func siftUp(_ start: Int) {
-        heap.withUnsafeMutableBufferPointer { h in
-            var i = start
-            let key = h[i]
-            while i > 0 {
-                let parent = (i - 1) >> 1
-                if h[parent] <= key { break }
-                h[i] = h[parent]
-                i = parent
-            }
-            h[i] = key
-        }
-    }
-
-    @inlinable mutating func siftDown(_ start: Int) {
-        heap.withUnsafeMutableBufferPointer { h in
-            let n = h.count
-            var i = start
-            let key = h[i]
-            while true {
-                var child = 2 * i + 1
-                if child >= n { break }
-                if child + 1 < n && h[child + 1] < h[child] { child += 1 }
-                if key <= h[child] { break }
-                h[i] = h[child]
-                i = child
-            }
-            h[i] = key
-        }
+        let low = UInt64(truncatingIfNeeded: key)
+        return Event(time: SimTime(UInt64(truncatingIfNeeded: key >> 64)),
+                     kind: Kind(code: UInt8(truncatingIfNeeded: low >> 16)),
+                     payload: UInt16(truncatingIfNeeded: low))
     }
 
     #if BGBENCH_INVARIANTS
-    /// Checks the heap property (debug builds with -D BGBENCH_INVARIANTS).
+    /// Checks the heap property (builds with -D BGBENCH_INVARIANTS).
     public func checkInvariants() {
-        for i in 1..<max(1, heap.count) { precondition(heap[(i - 1) >> 1] <= heap[i]) }
+        for i in 1..<max(1, size) { precondition(heap[(i - 1) >> 1] <= heap[i]) }
     }
     #endif
 }

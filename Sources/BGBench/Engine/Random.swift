@@ -32,8 +32,10 @@ struct SplitMix64 {
 
 /// xoshiro256** (Blackman and Vigna 2018): the project's fast generator for hot paths,
 /// about 2 ns a draw against GSL's 5–26 ns. GSL serves quantiles, fits and statistics.
-public struct RandomStream: RandomNumberGenerator, Sendable {
+public struct RandomStream: RandomNumberGenerator, @unchecked Sendable {
     @usableFromInline var s0: UInt64, s1: UInt64, s2: UInt64, s3: UInt64
+    /// The ziggurat tables (immutable, shared by every stream: hence @unchecked Sendable).
+    @usableFromInline let zig: UnsafeRawPointer
 
     /// The stream of `purpose` for device `device` in a run with seed `seed`.
     public init(seed: UInt64, device: UInt64, purpose: StreamPurpose) {
@@ -46,6 +48,7 @@ public struct RandomStream: RandomNumberGenerator, Sendable {
         mix = SplitMix64(h ^ (purpose.rawValue &* 0x8CB9_2BA7_2F3D_8DD7))
         s0 = mix.next(); s1 = mix.next(); s2 = mix.next(); s3 = mix.next()
         if s0 | s1 | s2 | s3 == 0 { s0 = 1 }
+        zig = Ziggurat.tables
     }
 
     @inlinable @inline(__always)

@@ -93,8 +93,13 @@ struct NetworkState {
     /// The network at t. Calls must come with non-decreasing t. The answer is cached
     /// until the next time it can change (a spell's start or end, a window's edge,
     /// midnight), so most calls are one comparison.
+    @inline(__always)
     mutating func at(_ t: SimTime) -> NetworkKind {
-        if t < validUntil { return cached }
+        t < validUntil ? cached : recompute(t)
+    }
+
+    @inline(never)
+    private mutating func recompute(_ t: SimTime) -> NetworkKind {
         while nextSpell <= t {
             spellEnd = max(spellEnd, nextSpell + SimTime(spellMeanTicks * rng.standardExponential()))
             let gap = drawGap()

@@ -48,7 +48,7 @@ struct DeviceRunContext: Sendable {
 struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private let ctx: DeviceRunContext
     private let traits: DeviceTraits
-    private var queue: EventQueue<SimEvent>
+    private let queue: EventQueue<SimEvent>
     private var policy: Policy
     private var platform: Platform
     private var opens: UserOpens
@@ -91,7 +91,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         let traits = DeviceTraits(scenario: s, rng: &population)
         self.traits = traits
         self.queue = queue
-        self.queue.reset()
+        queue.reset()
 
         // The user's diurnal curves (MODEL.md §3).
         let weights: [Double], weekendShift: SimTime, weekendLevel: Double
@@ -141,9 +141,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             clairvoyance: Policy.self == OraclePolicy.self ? Clairvoyance(opens: opens, feed: feed) : .none))
     }
 
-    /// Runs the device to the horizon, adding stale-open staleness to `histogram`.
-    /// Returns the queue so its storage serves the next device.
-    mutating func run(histogram: inout LogHistogram) -> EventQueue<SimEvent> {
+    /// Runs the device to the horizon, adding the staleness of each open to `histogram`.
+    mutating func run(histogram: inout LogHistogram) {
         let horizon = ctx.horizon
         schedule(.midnight, at: Clock.day)
         scheduleNextOpen()
@@ -175,11 +174,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 screenCount -= 1
                 if screenCount == 0 { battery.setScreen(false, at: t) }
             case .runEnd: runEnded(at: t)
-            case .sessionEnd:
-                foreground = false
-                if event.payload == 1 { forceQuit = true }
-                screenCount -= 1
-                if screenCount == 0 && hasBattery { battery.setScreen(false, at: t) }
+            case .sessionEnd: endSession(at: t, forceQuit: event.payload == 1)
             case .open: open(at: t, histogram: &histogram)
             case .request:
                 if requestPending && event.payload == requestGeneration { request(at: t) }
@@ -194,7 +189,6 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             tally.ticksAtZeroBattery = battery.ticksEmpty
         }
         tally.throttleEvents = platform.throttleEvents
-        return queue
     }
 
     // MARK: Scheduling
@@ -305,9 +299,20 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 cursor.cache(upTo: t)
             }
         }
-        schedule(.sessionEnd, at: t + length, payload: quits ? 1 : 0)
+        if length > 0 { schedule(.sessionEnd, at: t + length, payload: quits ? 1 : 0) }
         scheduleNextOpen()
         apply(policy.opened(view(at: t)), at: t)
+        // A session of no length (R1) ends here, as its event would have right after.
+        if length == 0 { endSession(at: t, forceQuit: quits) }
+    }
+
+    /// The app goes to the background; a swipe-away stops its background work (§3).
+    @inline(__always)
+    private mutating func endSession(at t: SimTime, forceQuit quits: Bool) {
+        foreground = false
+        if quits { forceQuit = true }
+        screenCount -= 1
+        if screenCount == 0 && hasBattery { battery.setScreen(false, at: t) }
     }
 
     /// A pending request falls due: the platform admits or denies it (rule 2).

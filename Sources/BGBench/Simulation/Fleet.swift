@@ -59,7 +59,7 @@ public enum Fleet {
             let next = Atomic<Int>(0)
             let base = firstBlock
             DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
-                var queue = EventQueue<SimEvent>()
+                let queue = EventQueue<SimEvent>()
                 while true {
                     let slot = next.add(1, ordering: .relaxed).oldValue
                     if slot >= count { break }
@@ -67,8 +67,8 @@ public enum Fleet {
                     var tally = FleetTally()
                     let end = min(devices, (block + 1) * blockSize)
                     for device in (block * blockSize)..<end {
-                        var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: consume queue)
-                        queue = simulation.run(histogram: &tally.staleness)
+                        var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: queue)
+                        simulation.run(histogram: &tally.staleness)
                         tally.add(simulation.tally)
                     }
                     results.buffer[slot] = tally
