@@ -35,7 +35,8 @@ struct DeviceTraits {
             initialUsage = median
         case .routine:
             archetype = -1
-            opensPerDay = p.routine.opens.reduce(0) { $0 + $1.probability }
+            // Each routine open is a primary open; reopens follow with p_reopen each.
+            opensPerDay = p.routine.opens.reduce(0) { $0 + $1.probability } / (1 - s.user.pReopen)
             initialUsage = opensPerDay
         }
         chronotype = Clock.ticks(seconds: p.chronotypeSd.seconds * rng.standardNormal())

@@ -69,7 +69,8 @@ public struct AdaptivePolicy: WakePolicy {
     }
 
     public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
-        if let retryAt { return .request(at: retryAt) }
+        // A budget or spacing denial: the next wake worth its token after the reason clears.
+        if let retryAt { return plan(from: retryAt) }
         switch reason {
         case .foreground, .busy: return plan(from: view.now)
         default:

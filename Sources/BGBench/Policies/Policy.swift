@@ -48,6 +48,9 @@ public protocol WakePolicy: SendableMetatype {
     /// One line for `bgbench list`.
     static var summary: String { get }
     init(_ context: PolicyContext)
+    /// Whether the policy is given ``Clairvoyance`` (knowledge of the future): only bounds
+    /// such as `oracle` may say yes, and their results are bounds, not policies.
+    static var isClairvoyant: Bool { get }
     /// The simulation starts (t = 0).
     mutating func start(_ view: DeviceView) -> WakeDecision
     /// The user opened the app (after the open's freshness was scored).
@@ -66,6 +69,7 @@ public protocol WakePolicy: SendableMetatype {
 }
 
 public extension WakePolicy {
+    static var isClairvoyant: Bool { false }
     mutating func start(_ view: DeviceView) -> WakeDecision { .keep }
     mutating func opened(_ view: DeviceView) -> WakeDecision { .keep }
     mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision { .keep }

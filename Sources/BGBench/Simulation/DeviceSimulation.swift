@@ -138,7 +138,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         averageItemBytes = feed.times.isEmpty ? 0 : feed.cumulativeBytes[feed.times.count] / Double(feed.times.count)
         policy = Policy(PolicyContext(
             scenario: s, deviceIndex: index, horizon: ctx.horizon, random: stream(.policy),
-            clairvoyance: Policy.self == OraclePolicy.self ? Clairvoyance(opens: opens, feed: feed) : .none))
+            clairvoyance: Policy.isClairvoyant ? Clairvoyance(opens: opens, feed: feed) : .none))
     }
 
     /// Runs the device to the horizon, adding the staleness of each open to `histogram`.
