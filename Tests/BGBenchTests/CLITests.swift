@@ -343,4 +343,29 @@ private let errorCases: [ErrorCase] = [
         #expect(one.csv == two.csv)
         #expect(one.json == two.json)
     }
+
+    /// Reports/README.md documents every column of summary.csv, with the schema's own
+    /// unit and definition, so the documentation cannot drift from the code.
+    @Test func reportsReadmeDocumentsEveryColumn() throws {
+        let readme = try String(contentsOf: checkout.appendingPathComponent("Reports/README.md"), encoding: .utf8)
+        for column in SummarySchema.header {
+            #expect(readme.contains("`\(column)`"), "Reports/README.md lacks `\(column)`")
+        }
+        for column in SummarySchema.metrics {
+            #expect(readme.contains(column.definition), "Reports/README.md lacks the definition of \(column.name)")
+            #expect(readme.contains("| \(column.unit) |"), "Reports/README.md lacks the unit of \(column.name)")
+        }
+    }
+
+    /// docs/scenario.md documents every field of a scenario by its JSON path (map entries
+    /// as `<name>`, array elements as `[i]`), so the reference cannot miss a new field.
+    @Test func scenarioDocDocumentsEveryField() throws {
+        let doc = try String(contentsOf: checkout.appendingPathComponent("docs/scenario.md"), encoding: .utf8)
+        for path in Schema.shared.leafTypes.keys.sorted() {
+            // An array of numbers is documented as the array.
+            let field = path.hasSuffix("[]") ? String(path.dropLast(2)) : path
+            let shown = field.replacingOccurrences(of: ".*.", with: ".<name>.").replacingOccurrences(of: "[]", with: "[i]")
+            #expect(doc.contains("| `\(shown)` |"), "docs/scenario.md lacks `\(shown)`")
+        }
+    }
 }
