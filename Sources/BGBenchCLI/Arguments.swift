@@ -30,6 +30,7 @@ func tokenize(_ arguments: [String]) -> [Token] {
 
 /// A command-line failure: its message (one line, without the `error: ` prefix) and exit
 /// code, from sysexits.h: 64 usage, 65 bad data, 66 no input, 73 cannot create output.
+/// Messages name the thing that is wrong and say what was expected.
 struct CLIError: Error, Equatable {
     var message: String
     var code: Int32
@@ -39,6 +40,10 @@ struct CLIError: Error, Equatable {
     static func usage(_ message: String) -> CLIError { CLIError(message: message, code: 64) }
     static func data(_ message: String) -> CLIError { CLIError(message: message, code: 65) }
     static func cannotCreate(_ message: String) -> CLIError { CLIError(message: message, code: 73, hint: false) }
+    /// A bare word where `command` takes only options.
+    static func unexpected(_ word: String, command: String) -> CLIError {
+        usage("unexpected argument '\(word)': '\(command)' takes only options")
+    }
 }
 
 /// The options a command accepts, bound from tokens in order. Each option may appear once
@@ -48,8 +53,16 @@ struct OptionParser {
     private var tokens: [Token]
     private var index = 0
     private var seen: Set<String> = []
+    /// The command the options belong to, named in messages (nil for `run`, the default).
+    private let command: String?
 
-    init(_ tokens: [Token]) { self.tokens = tokens }
+    init(_ tokens: [Token], command: String? = nil) {
+        self.tokens = tokens
+        self.command = command
+    }
+
+    /// An option as the user types it: `-h`, `--days`.
+    static func shown(_ name: String) -> String { name.count == 1 ? "-\(name)" : "--\(name)" }
 
     /// Visits every token: `option(name, value)` for options (value: the attached one or
     /// the next bare token; nil for flags or when none follows), `positional` for values.
@@ -64,18 +77,17 @@ struct OptionParser {
                 try positional(text)
             case .option(let name, let attached):
                 guard known.contains(name) else {
-                    let shown = name.count == 1 ? "-\(name)" : "--\(name)"
-                    var message = "unknown option '\(shown)'"
+                    var message = "unknown option '\(Self.shown(name))'" + (command.map { " for '\($0)'" } ?? "")
                     if let close = closest(to: name, in: known.filter { $0.count > 1 }) {
                         message += " (did you mean '--\(close)'?)"
                     }
                     throw CLIError.usage(message)
                 }
                 if !repeatable.contains(name) {
-                    guard seen.insert(name).inserted else { throw CLIError.usage("'--\(name)' given twice") }
+                    guard seen.insert(name).inserted else { throw CLIError.usage("'\(Self.shown(name))' given twice") }
                 }
                 if flags.contains(name) {
-                    if attached != nil { throw CLIError.usage("'--\(name)' takes no value") }
+                    if attached != nil { throw CLIError.usage("'\(Self.shown(name))' takes no value") }
                     try option(name, nil)
                     continue
                 }

@@ -17,7 +17,7 @@ extension Command {
         var quick = false, memory = false
         var repeats = 3
         var threads = 0
-        var parser = OptionParser(tokens)
+        var parser = OptionParser(tokens, command: "bench")
         try parser.parse(
             known: ["quick", "memory", "repeats", "threads"], flags: ["quick", "memory"],
             option: { name, value in
@@ -32,7 +32,7 @@ extension Command {
                                           for: name, in: 0...1024, expected: "an integer from 0 to 1024")
                 }
             },
-            positional: { throw CLIError.usage("unexpected argument '\($0)'") })
+            positional: { throw CLIError.unexpected($0, command: "bench") })
         guard let r1 = Datasets.scenario(named: "r1.json") else {
             throw CLIError.data("cannot find Datasets/scenarios/r1.json: run bgbench bench from the checkout")
         }

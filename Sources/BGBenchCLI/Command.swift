@@ -13,7 +13,8 @@ enum Command {
            bgbench list                 policies, platforms and scenarios
            bgbench scenario [--scenario FILE] [--set PATH=VALUE ...]
                                         print the resolved scenario: every parameter
-           bgbench bench [--quick]      the speed benchmark (device-days/s, events/s, memory)
+           bgbench bench [--quick] [--memory] [--repeats N] [--threads T]
+                                        the speed benchmark (device-days/s, events/s, memory)
            bgbench --help | --version
 
     run options:
@@ -29,7 +30,8 @@ enum Command {
       --warmup-days W          leave the first W days out of every metric (default: 0)
       --out DIR                report folder (default: Reports/latest)
 
-    exit codes: 0 done, 64 usage error, 65 bad scenario data, 73 cannot write reports.
+    exit codes: 0 done, 64 usage error, 65 bad scenario data, 66 cannot read the scenario
+    file, 73 cannot write reports.
 
     """
 
@@ -76,11 +78,11 @@ enum Command {
                 default: showVersion = true
                 }
             },
-            positional: { throw CLIError.usage("unexpected argument '\($0)'") })
+            positional: { throw CLIError.unexpected($0, command: "run") })
         if showHelp { output.write(help); return }
         if showVersion { output.write("bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL \(BuildInfo.gslVersion))\n"); return }
         guard warmup < options.days else {
-            throw CLIError.usage("invalid value '\(warmup)' for '--warmup-days': expected fewer than --days (\(options.days))")
+            throw CLIError.usage("invalid value '\(warmup)' for '--warmup-days': expected an integer from 0 to \(options.days - 1) (fewer than --days)")
         }
         options.warmupDays = warmup
 
@@ -101,10 +103,15 @@ enum Command {
         let known = PolicyRegistry.all.map { $0.name }
         if text == "all" { return known }
         let names = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        if names.contains("all") {
+            throw CLIError.usage("invalid value '\(text)' for '--policy': expected 'all' alone or a list of policy names")
+        }
         var seen: Set<String> = []
         for name in names {
             guard known.contains(name) else {
-                throw CLIError.usage("unknown policy '\(name)' for '--policy': expected one of \((known + ["all"]).joined(separator: ", "))")
+                var message = "unknown policy '\(name)' for '--policy': expected one of \((known + ["all"]).joined(separator: ", "))"
+                if let close = closest(to: name, in: known) { message += " (did you mean '\(close)'?)" }
+                throw CLIError.usage(message)
             }
             guard seen.insert(name).inserted else { throw CLIError.usage("policy '\(name)' given twice in '--policy'") }
         }
@@ -117,10 +124,13 @@ enum Command {
             if overrides.isEmpty { return ScenarioLoader.builtInDefault() }
             return try ScenarioLoader.load(json: "{}", file: "(built-in default)", overrides: overrides)
         } catch let error as ScenarioError {
-            // Every problem on its own line; a bad --set is a usage error, bad data is 65.
+            // Every problem on its own line; a bad --set is a usage error (64), a file that
+            // cannot be read is no input (66: the loader's only problem without a place),
+            // bad data is 65.
             let lines = error.problems.map { String($0.description.dropFirst("error: ".count)) }
             let usage = error.problems.allSatisfy { $0.location == .override }
-            throw CLIError(message: lines.joined(separator: "\nerror: "), code: usage ? 64 : 65)
+            let unreadable = error.problems.allSatisfy { $0.location == .none }
+            throw CLIError(message: lines.joined(separator: "\nerror: "), code: usage ? 64 : unreadable ? 66 : 65)
         }
     }
 
@@ -131,14 +141,14 @@ enum Command {
     static func scenario<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
         var file: String?
         var overrides: [String] = []
-        var parser = OptionParser(tokens)
+        var parser = OptionParser(tokens, command: "scenario")
         try parser.parse(
             known: ["scenario", "set"], flags: [], repeatable: ["set"],
             option: { name, value in
                 if name == "scenario" { file = try required(value, for: name, expected: "a scenario file") }
                 else { overrides.append(try required(value, for: name, expected: "PATH=VALUE")) }
             },
-            positional: { throw CLIError.usage("unexpected argument '\($0)'") })
+            positional: { throw CLIError.unexpected($0, command: "scenario") })
         output.write(try loadScenario(file, overrides: overrides).resolvedJSON)
     }
 
@@ -147,8 +157,9 @@ enum Command {
     static func list<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
         if let token = tokens.first {
             switch token {
-            case .value(let v): throw CLIError.usage("unexpected argument '\(v)'")
-            case .option(let name, _): throw CLIError.usage("unknown option '--\(name)' for 'list'")
+            case .value(let v): throw CLIError.usage("unexpected argument '\(v)': 'list' takes no arguments")
+            case .option(let name, _):
+                throw CLIError.usage("unknown option '\(OptionParser.shown(name))' for 'list'")
             }
         }
         output.write("policies:\n")
