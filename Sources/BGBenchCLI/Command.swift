@@ -122,7 +122,9 @@ enum Command {
         do {
             if let file { return try ScenarioLoader.load(file: file, overrides: overrides) }
             if overrides.isEmpty { return ScenarioLoader.builtInDefault() }
-            return try ScenarioLoader.load(json: "{}", file: "(built-in default)", overrides: overrides)
+            // The built-in defaults with overrides: hashed like the defaults alone.
+            return try ScenarioLoader.load(json: ScenarioLoader.builtInDefault().resolvedJSON,
+                                           file: "(built-in default)", overrides: overrides)
         } catch let error as ScenarioError {
             // Every problem on its own line; a bad --set is a usage error (64), a file that
             // cannot be read is no input (66: the loader's only problem without a place),

@@ -40,6 +40,7 @@ public enum ReportWriter {
         let manifest = RunManifest(
             schemaVersion: schemaVersion, bgbenchVersion: BuildInfo.version, gitCommit: BuildInfo.gitCommit,
             scenarioFile: r.scenario.file ?? "(built-in default)", scenarioSha256: r.scenario.sha256,
+            scenarioOverrides: r.scenario.overrides, resolvedScenarioSha256: r.scenario.resolvedSha256,
             policies: r.policies, seed: r.options.seed, devices: r.options.devices, days: r.options.days,
             warmupDays: r.options.warmupDays, deviceDays: report.deviceDays,
             events: Int(report.events), gsl: BuildInfo.gslVersion,
@@ -82,6 +83,8 @@ struct RunManifest: Encodable {
     var gitCommit: String
     var scenarioFile: String
     var scenarioSha256: String
+    var scenarioOverrides: [String]
+    var resolvedScenarioSha256: String
     var policies: [String]
     var seed: UInt64
     var devices: Int

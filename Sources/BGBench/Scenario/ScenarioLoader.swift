@@ -9,10 +9,17 @@ public struct LoadedScenario: Sendable {
     public var sha256: String
     /// Every parameter of the scenario as JSON: pretty, sorted keys, snake_case.
     public var resolvedJSON: String
+    /// The `path=value` overrides applied over the file, in order.
+    public var overrides: [String]
 
-    public init(scenario: Scenario, file: String?, sha256: String, resolvedJSON: String) {
+    public init(scenario: Scenario, file: String?, sha256: String, resolvedJSON: String, overrides: [String] = []) {
         (self.scenario, self.file, self.sha256, self.resolvedJSON) = (scenario, file, sha256, resolvedJSON)
+        self.overrides = overrides
     }
+
+    /// SHA-256 of `resolvedJSON`: names the effective scenario, whatever file and
+    /// overrides produced it.
+    public var resolvedSha256: String { SHA256.hex(Data(resolvedJSON.utf8)) }
 }
 
 /// Everything the loader found wrong with a scenario; `description` has one line per problem.
@@ -115,7 +122,8 @@ public enum ScenarioLoader {
         guard resolver.problems.isEmpty, let scenario = decoded else {
             throw ScenarioError(problems: resolver.sortedProblems)
         }
-        return LoadedScenario(scenario: scenario, file: file, sha256: SHA256.hex(bytes), resolvedJSON: resolvedJSON(scenario))
+        return LoadedScenario(scenario: scenario, file: file, sha256: SHA256.hex(bytes),
+                              resolvedJSON: resolvedJSON(scenario), overrides: overrides)
     }
 
     /// The OS's reason, short: "no such file", "permission denied", "is a directory".

@@ -186,10 +186,12 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         }
         if hasBattery {
             battery.advance(to: horizon)
-            tally.ticksAtZeroBattery = battery.ticksEmpty
+            tally.ticksAtZeroBattery = battery.ticksEmpty - emptyBeforeCounting
         }
-        tally.throttleEvents = platform.throttleEvents
     }
+
+    /// Time at 0 % before the counted period (MODEL.md §9 warm-up), taken at its start.
+    private var emptyBeforeCounting: SimTime = 0
 
     // MARK: Scheduling
 
@@ -242,6 +244,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 
     @inline(__always)
     private mutating func midnight(at t: SimTime) {
+        if t == ctx.countFrom && hasBattery {
+            battery.advance(to: t)
+            emptyBeforeCounting = battery.ticksEmpty
+        }
         platform.midnight(at: t, opens: opensToday)
         opensToday = 0
         if hasBattery { planCharging(day: Clock.dayIndex(t)) }
@@ -373,7 +379,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 cursor.cache(upTo: inFlightStart)
             }
         }
+        let throttles = platform.throttleEvents
         platform.runEnded(at: t, status: inFlightStatus, broughtContent: inFlightContent)
+        if counting(t) { tally.throttleEvents += platform.throttleEvents - throttles }
         apply(policy.runEnded(inFlightStatus, view(at: t)), at: t)
     }
 
