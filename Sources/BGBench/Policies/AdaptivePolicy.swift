@@ -3,20 +3,26 @@ import Foundation
 /// `adaptive` (MODEL.md §7, the CLI default): a wake interval that widens additively after
 /// noData and narrows multiplicatively after newData (AIMD, as TCP's congestion window
 /// but inverted: new content means "come back sooner"), backs off after failures and
-/// harder after expiries and kills, and pulls each wake to `lead` before an hour in which
-/// the user habitually opens the app. Habits are 24 hour-of-day open counts halved every
-/// `habit_half_life`. State: 24 doubles and a few scalars.
+/// harder after expiries and kills, and pulls each wake to `lead` before a quarter-hour
+/// in which the user habitually opens the app. Habits are 96 quarter-hour open counts
+/// halved every `habit_half_life`; a slot is habitual when its share of opens is at least
+/// `habit_lift` times the average slot's. State: 96 floats and a few scalars.
 public struct AdaptivePolicy: WakePolicy {
     public static let name = "adaptive"
-    public static let summary = "heuristic: AIMD interval on newData/noData, back-off on failures, wakes before habitual hours"
+    public static let summary = "heuristic: AIMD interval on newData/noData, back-off on failures, wakes before habitual quarter-hours"
+
+    /// Habit slots per day and their length.
+    static let slots = 96
+    static let slot = Clock.day / 96
 
     let p: AdaptiveParameters
     let minInterval: SimTime, maxInterval: SimTime, increase: SimTime, lead: SimTime
-    let habitDecay: Double
+    let habitDecay: Float
     var interval: SimTime
-    var habit = InlineArray<24, Double>(repeating: 0)
-    var habitTotal = 0.0
+    var habit = InlineArray<96, Float>(repeating: 0)
+    var habitTotal: Float = 0
     var waitingForState = false
+    var lastRunStart: SimTime = -Clock.day
     let phase: SimTime
 
     public init(_ context: PolicyContext) {
@@ -24,37 +30,43 @@ public struct AdaptivePolicy: WakePolicy {
         minInterval = p.minInterval.ticks; maxInterval = max(p.maxInterval.ticks, minInterval)
         increase = p.increase.ticks; lead = p.lead.ticks
         interval = min(max(p.initialInterval.ticks, minInterval), maxInterval)
-        habitDecay = pow(2, -Double(Clock.day) / Double(max(1, p.habitHalfLife.ticks)))
+        habitDecay = Float(pow(2, -Double(Clock.day) / Double(max(1, p.habitHalfLife.ticks))))
         var rng = context.random
         phase = SimTime(rng.uniform() * Double(interval))
     }
 
-    /// The next wake after t: t + interval, or earlier, `lead` before the first habitual
-    /// hour that starts within the interval.
+    /// The next wake after t. Once habits are known, wakes go only `lead` before habitual
+    /// slots, at least `interval` after the last run started, looking up to
+    /// `max_interval` ahead; without habits (or none in reach), t + interval.
     func plan(from t: SimTime) -> WakeDecision {
-        let latest = t + interval
         if habitTotal >= 1 {
-            var hourStart = t - t % Clock.hour + Clock.hour
-            while hourStart - lead <= latest {
-                let h = Clock.hourOfDay(hourStart)
-                if habit[h] >= p.habitShare * habitTotal && hourStart - lead > t {
-                    return .request(at: hourStart - lead)
-                }
-                hourStart += Clock.hour
+            let threshold = Float(p.habitLift) * habitTotal / Float(Self.slots)
+            // Strictly after t: a request denied at t must not come back at t.
+            let notBefore = max(t + 1, lastRunStart + interval)
+            var start = notBefore + lead - (notBefore + lead) % Self.slot
+            if start - lead < notBefore { start += Self.slot }
+            while start - lead <= t + maxInterval {
+                if habit[Int((start % Clock.day) / Self.slot)] >= threshold { return .request(at: start - lead) }
+                start += Self.slot
             }
         }
-        return .request(at: latest)
+        return .request(at: t + interval)
     }
 
     public mutating func start(_ view: DeviceView) -> WakeDecision { .request(at: phase) }
 
     public mutating func opened(_ view: DeviceView) -> WakeDecision {
-        habit[Clock.hourOfDay(view.now)] += 1
+        habit[Int((view.now % Clock.day) / Self.slot)] += 1
         habitTotal += 1
         // An open clears the force-quit and not-submitted gates.
         guard waitingForState else { return .keep }
         waitingForState = false
         return plan(from: view.now)
+    }
+
+    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
+        lastRunStart = view.now
+        return .keep
     }
 
     public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
@@ -86,7 +98,7 @@ public struct AdaptivePolicy: WakePolicy {
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
-        for h in 0..<24 { habit[h] *= habitDecay }
+        for i in 0..<Self.slots { habit[i] *= habitDecay }
         habitTotal *= habitDecay
         return .keep
     }

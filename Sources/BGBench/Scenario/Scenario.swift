@@ -304,12 +304,13 @@ public struct AdaptiveParameters: Codable, Sendable, Equatable {
     /// Back-off factors on the interval after a failed and after an expired or killed run.
     public var failureBackoff = 2.0
     public var killBackoff = 4.0
-    /// Habit: hour-of-day open counts, halved every `habit_half_life`; an hour whose share
-    /// of opens is at least `habit_share` is habitual, and a wake is pulled to `lead`
-    /// before it when one falls within the current interval.
+    /// Habit: quarter-hour-of-day open counts, halved every `habit_half_life`; a slot
+    /// whose share of opens is at least `habit_lift` times the average slot's (1/96) is
+    /// habitual, and a wake is pulled to `lead` before it when it starts within the
+    /// current interval (bgbench's heuristic; no published default).
     public var habitHalfLife = TimeSpan.days(14)
-    public var habitShare = 0.08
-    public var lead = TimeSpan.minutes(10)
+    public var habitLift = 2.0
+    public var lead = TimeSpan.minutes(5)
 }
 
 public struct OracleParameters: Codable, Sendable, Equatable {

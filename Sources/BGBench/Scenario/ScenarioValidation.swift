@@ -151,7 +151,7 @@ extension Scenario {
         v.check(ad.failureBackoff, in: 1...100, "policies.adaptive.failure_backoff")
         v.check(ad.killBackoff, in: 1...100, "policies.adaptive.kill_backoff")
         v.check(ad.habitHalfLife, in: TimeSpan.hours(1)...TimeSpan.hours((24 * 365)), "policies.adaptive.habit_half_life")
-        v.check(ad.habitShare, in: 0...1, "policies.adaptive.habit_share")
+        v.check(ad.habitLift, in: 0...96, "policies.adaptive.habit_lift")
         v.check(ad.lead, in: TimeSpan.minutes(0)...TimeSpan.minutes((60 * 24)), "policies.adaptive.lead")
         v.check(f.oracle.lead, in: TimeSpan.minutes(0)...TimeSpan.minutes((60 * 24)), "policies.oracle.lead")
         return v.problems

@@ -344,7 +344,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     @inline(__always)
     private mutating func deny(_ reason: DenialReason, retryAt: SimTime?, at t: SimTime) {
         if counting(t) { tally.denied[Int(reason.rawValue)] += 1 }
-        apply(policy.denied(reason, retryAt: retryAt, view(at: t)), at: t)
+        // A retry at the same instant would be denied again, forever: it waits a tick.
+        var decision = policy.denied(reason, retryAt: retryAt, view(at: t))
+        if case .request(let when) = decision, when <= t { decision = .request(at: t + 1) }
+        apply(decision, at: t)
     }
 
     @inline(__always)
