@@ -252,4 +252,40 @@ import Testing
         #expect(tally.denials(.busy) == 1)
         #expect(log.denials.map(\.0) == [Self.h + 5 * Self.s])
     }
+
+    // MARK: Warm-up (MODEL.md §9: left out of every metric)
+
+    /// Throttle events are counted like runs: those of warm-up days are left out. Every run
+    /// hangs and is penalised; with day 0 as warm-up only day 1's six count.
+    @Test func warmupLeavesOutThrottleEvents() {
+        let s = Self.requestsScenario(hang: 1, platform: IOSBGTask.name)
+        let wakes = Self.hourly(days: 2)
+        var tally = DeviceTally()
+        _ = SimulationLog.record {
+            tally = ScheduledWakes.$times.withValue(wakes) {
+                T.simulate(ScheduledWakes.self, LoggedIOSBGTask.self, scenario: s, feed: NewsFeed(times: []),
+                           days: 2, warmupDays: 1)
+            }
+        }
+        #expect(tally.runs == 6)
+        #expect(tally.outcome(.expired) == 6)
+        #expect(tally.throttleEvents == 6, "throttle events of the warm-up day leaked into the metrics")
+    }
+
+    /// Time at 0 % battery is counted from the end of the warm-up: a phone that starts at
+    /// 1 % and never charges is empty within hours of day 0 and for all of day 1, so with
+    /// day 0 as warm-up the counted time is one day (to a tick per battery update).
+    @Test func warmupLeavesOutZeroBatteryTime() {
+        var s = T.cleanScenario(opens: [12 * Self.h])
+        s.device.batteryEnabled = true
+        s.device.initialLevel = 0.01
+        s.device.overnightChargeProbability = 0
+        s.device.topUpProbability = 0
+        let full = T.simulate(NoWakePolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: []), days: 2)
+        #expect(full.ticksAtZeroBattery > Clock.day && full.ticksAtZeroBattery < 2 * Clock.day)
+        let counted = T.simulate(NoWakePolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: []),
+                                 days: 2, warmupDays: 1)
+        #expect(abs(counted.ticksAtZeroBattery - Clock.day) < Clock.millisecond,
+                "zero-battery time \(Clock.seconds(counted.ticksAtZeroBattery)) s, expected one day")
+    }
 }
