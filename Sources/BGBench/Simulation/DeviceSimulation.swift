@@ -71,6 +71,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private var screenCount = 0
     private var chargeCount = 0
     private var opensToday = 0
+    /// Time at 0 % before the warm-up ended, left out of the metric (MODEL.md §9).
+    private var zeroBatteryInWarmup: SimTime = 0
     private var lowPowerGeneration: UInt16 = 0
     // The request life cycle.
     private var requestPending = false
@@ -191,9 +193,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         }
         if hasBattery {
             battery.advance(to: horizon)
-            tally.ticksAtZeroBattery = battery.ticksEmpty
+            tally.ticksAtZeroBattery = battery.ticksEmpty - zeroBatteryInWarmup
         }
-        tally.throttleEvents = platform.throttleEvents
         return queue
     }
 
@@ -245,6 +246,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     // MARK: Handlers
 
     private mutating func midnight(at t: SimTime) {
+        if hasBattery && t == ctx.countFrom {
+            battery.advance(to: t)
+            zeroBatteryInWarmup = battery.ticksEmpty
+        }
         platform.midnight(at: t, opens: opensToday)
         opensToday = 0
         if hasBattery { planCharging(day: Clock.dayIndex(t)) }
@@ -359,7 +364,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 cursor.cache(upTo: inFlightStart)
             }
         }
+        let throttled = platform.throttleEvents
         platform.runEnded(at: t, status: inFlightStatus, broughtContent: inFlightContent)
+        if counting(t) { tally.throttleEvents += platform.throttleEvents - throttled }
         apply(policy.runEnded(inFlightStatus, view(at: t)), at: t)
     }
 
