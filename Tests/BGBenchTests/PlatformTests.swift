@@ -5,7 +5,7 @@ import Testing
 /// `ios-bgtask` rule by rule (MODEL.md §6.4) and `unrestricted` (rule 10), on hand-built
 /// sequences of calls. Expected values are computed here from the rules' own formulas.
 @Suite struct PlatformTests {
-    static let minute = Clock.minute, hour = Clock.hour, day = Clock.day
+    static let second = Clock.second, minute = Clock.minute, hour = Clock.hour, day = Clock.day
 
     /// Floating-point slack for token and multiplier arithmetic (a few ulps of a sum of
     /// a handful of terms; the quantities are of order 1–10).
@@ -109,8 +109,6 @@ import Testing
         }
         #expect(platform.admit(at: start + 15 * Self.minute, gates: GateInputs()) == .run)
     }
-
-    static var second: SimTime { Clock.second }
 
     /// The spacing uses the latest start, not the first.
     @Test func spacingFollowsLatestStart() {

@@ -253,6 +253,32 @@ import Testing
         #expect(log.denials.map(\.0) == [Self.h + 5 * Self.s])
     }
 
+    /// R1 rule 5: an attempt at exactly 00:00 belongs to the new day (midnight runs first),
+    /// so with a cap of one run a day the attempts at 23:00 and at 00:00 both run, and a
+    /// second attempt on day 1 is denied `budget` with a retry at the next midnight.
+    @Test func attemptAtMidnightBelongsToTheNewDay() {
+        var s = T.cleanScenario(opens: [12 * Self.h])
+        s.platform.unrestricted.dailyCap = 1
+        let (tally, log) = Self.run(s, Unrestricted.self, wakes: [23 * Self.h, Clock.day, Clock.day + Self.h], days: 2)
+        #expect(log.runStarts == [23 * Self.h, Clock.day])
+        #expect(log.denials.count == 1)
+        #expect(log.denials.first?.1 == .budget && log.denials.first?.2 == 2 * Clock.day)
+        #expect(tally.runs == 2 && tally.denials(.budget) == 1)
+    }
+
+    /// A run still in flight at the horizon is counted (at its start) and its update never
+    /// lands; nothing at or after the horizon happens.
+    @Test func runInFlightAtHorizon() {
+        let s = T.cleanScenario(opens: [12 * Self.h], runSeconds: 20)
+        let (tally, log) = Self.run(s, Unrestricted.self, wakes: [Clock.day - 10 * Self.s, Clock.day + Self.h],
+                                    items: [13 * Self.h])
+        #expect(tally.runs == 1)
+        #expect(tally.outcome(.newData) == 1)
+        #expect(log.runEnds.isEmpty)
+        #expect(tally.pendingAtHorizon == 1, "the wake after the horizon is still pending")
+        #expect(tally.requested == 2)
+    }
+
     // MARK: Warm-up (MODEL.md §9: left out of every metric)
 
     /// Throttle events are counted like runs: those of warm-up days are left out. Every run

@@ -110,7 +110,7 @@ final class SimulationLog: @unchecked Sendable {
         entries.compactMap { if case .platformAfterRun(_, let m, _) = $0 { m } else { nil } }
     }
 
-    /// The log the current simulation writes to (none outside `withLog`).
+    /// The log the current simulation writes to (none outside `record`).
     @TaskLocal static var current: SimulationLog?
 
     /// Runs `body` with a fresh log and returns the log.
