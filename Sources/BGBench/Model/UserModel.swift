@@ -170,7 +170,13 @@ struct UserOpens {
     private var rng: RandomStream
     private let behaviour: SessionParameters
     private var nextPrimary: SimTime = 0
-    private var pendingReopen: SimTime = Clock.never
+    /// Reopens drawn and not yet served, ascending. Several can wait at once: a primary
+    /// open may fall between an open and its reopen, and its own reopen must not replace
+    /// the earlier one. More than `reopenCapacity` waiting at once takes hundreds of opens
+    /// an hour; the latest is then dropped.
+    private var reopens = InlineArray<16, SimTime>(repeating: Clock.never)
+    private var reopenCount = 0
+    private static let reopenCapacity = 16
     private var busyUntil: SimTime = 0
 
     init(poisson: ProfiledPoisson, routine: RoutineProcess?, rng: RandomStream, behaviour: SessionParameters) {
@@ -186,9 +192,10 @@ struct UserOpens {
     /// The next open; its time is `Clock.never` when there is none.
     mutating func next() -> OpenDraw {
         var time: SimTime
-        if pendingReopen <= nextPrimary {
-            time = pendingReopen
-            pendingReopen = Clock.never
+        if reopenCount > 0 && reopens[0] <= nextPrimary {
+            time = reopens[0]
+            for i in 1..<reopenCount { reopens[i - 1] = reopens[i] }
+            reopenCount -= 1
         } else {
             time = nextPrimary
             nextPrimary = drawPrimary()
@@ -199,7 +206,14 @@ struct UserOpens {
         let forceQuit = rng.bernoulli(behaviour.forceQuitProbability)
         busyUntil = time + session + 1
         if rng.bernoulli(behaviour.pReopen) {
-            pendingReopen = time + session + Clock.ticks(seconds: behaviour.reopenGapMeanSeconds * rng.standardExponential())
+            let reopen = time + session + Clock.ticks(seconds: behaviour.reopenGapMeanSeconds * rng.standardExponential())
+            if reopenCount < Self.reopenCapacity || reopen < reopens[reopenCount - 1] {
+                // Sorted insertion; when full, the latest waiting reopen falls off the end.
+                var i = min(reopenCount, Self.reopenCapacity - 1)
+                while i > 0 && reopens[i - 1] > reopen { reopens[i] = reopens[i - 1]; i -= 1 }
+                reopens[i] = reopen
+                reopenCount = min(reopenCount + 1, Self.reopenCapacity)
+            }
         }
         return OpenDraw(time: time, session: session, forceQuit: forceQuit)
     }

@@ -101,7 +101,7 @@ public struct UserBehaviour: Codable, Sendable, Equatable {
     public var reopenGapMean = TimeSpan.minutes(10)
     /// Session length: exponential body, Pareto tail (MODEL.md §3: mean about 70 s, half
     /// under 30 s, 90 % under 4 min; Böhmer 2011, FALCON 2012). With these defaults the
-    /// mean is 67 s, the median 28 s and 96 % are under 4 min.
+    /// mean is 64 s (67.5 s without the 2 h cap), the median 28 s and 96 % are under 4 min.
     public var sessionBodyMean = TimeSpan.seconds(35)
     public var sessionTailShare = 0.1
     public var sessionTailMin = TimeSpan.seconds(120)
