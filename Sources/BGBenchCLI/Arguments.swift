@@ -1,3 +1,5 @@
+import BGBench
+
 /// One token of the command line, remembering where it stood (argparse's SplitArguments).
 enum Token: Equatable {
     /// `--name` or `--name=value` (value nil for the first form); `-h` is `h`.
@@ -110,19 +112,7 @@ func required(_ value: String?, for option: String, expected: String) throws -> 
 
 /// The known word nearest to `word` within edit distance 2, for "did you mean".
 func closest(to word: String, in candidates: [String]) -> String? {
-    func distance(_ a: [Character], _ b: [Character]) -> Int {
-        var previous = Array(0...b.count)
-        for (i, ca) in a.enumerated() {
-            var current = [i + 1]
-            for (j, cb) in b.enumerated() {
-                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
-    let scored = candidates.map { ($0, distance(Array(word), Array($0))) }.filter { $0.1 <= 2 }
-    return scored.min { $0.1 < $1.1 }?.0
+    Suggestion.closest(to: word, in: candidates)
 }
 
 /// Parses an integer option value within a range, or says what was expected.

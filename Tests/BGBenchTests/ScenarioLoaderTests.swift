@@ -260,8 +260,8 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
     }
 
     @Test func suggestions() {
-        #expect(Resolver.editDistance("kitten", "sitting") == 3)
-        #expect(Resolver.editDistance("", "abc") == 3)
+        #expect(Suggestion.editDistance("kitten", "sitting") == 3)
+        #expect(Suggestion.editDistance("", "abc") == 3)
         #expect(Resolver.suggestion(for: "budget_scal", among: ["budget_cap", "budget_scale"]) == " (did you mean 'budget_scale'?)")
         #expect(Resolver.suggestion(for: "zzz", among: ["budget_cap"]) == "")
     }

@@ -318,25 +318,9 @@ struct Resolver {
         }
     }
 
-    /// " (did you mean 'x'?)" naming the closest key within edit distance 2 (the first on a tie).
+    /// " (did you mean 'x'?)" naming the closest key within edit distance 2, or "".
     static func suggestion(for key: String, among keys: [String]) -> String {
-        let scored = keys.map { (key: $0, distance: editDistance(key, $0)) }.filter { $0.distance <= 2 }
-        guard let best = scored.min(by: { $0.distance < $1.distance }) else { return "" }
-        return " (did you mean '\(best.key)'?)"
-    }
-
-    /// Levenshtein distance over characters.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let b = Array(b)
-        var row = Array(0...b.count)
-        for (i, ca) in a.enumerated() {
-            var next = [i + 1]
-            for (j, cb) in b.enumerated() {
-                next.append(min(row[j + 1] + 1, next[j] + 1, row[j] + (ca == cb ? 0 : 1)))
-            }
-            row = next
-        }
-        return row[b.count]
+        Suggestion.closest(to: key, in: keys).map { " (did you mean '\($0)'?)" } ?? ""
     }
 
     // MARK: Decoding
