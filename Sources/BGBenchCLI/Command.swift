@@ -87,6 +87,11 @@ enum Command {
         options.warmupDays = warmup
 
         let loaded = try loadScenario(scenarioFile, overrides: overrides)
+        // The shared feed is held in memory: 16 bytes an item.
+        let feedItems = loaded.scenario.content.itemsPerDay * Double(options.days)
+        guard feedItems <= 50_000_000 else {
+            throw CLIError.usage("the feed would hold about \(Int(feedItems)) items (content.items_per_day × --days): expected at most 50000000")
+        }
         let request = RunRequest(scenario: loaded, policies: policies, options: options,
                                  commandLine: ["bgbench"] + arguments)
         let report = try Runner.run(request)

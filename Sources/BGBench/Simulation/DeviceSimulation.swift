@@ -75,6 +75,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     // The request life cycle.
     private var requestPending = false
     private var requestGeneration: UInt16 = 0
+    /// When the pending request falls due: with the generation, this tells a live
+    /// request's event from stale ones (a 16-bit generation alone could wrap).
+    private var requestTime: SimTime = 0
     private var inFlight = false
     private var inFlightStart: SimTime = 0
     private var inFlightStatus = RunStatus.noData
@@ -177,7 +180,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             case .sessionEnd: endSession(at: t, forceQuit: event.payload == 1)
             case .open: open(at: t, histogram: &histogram)
             case .request:
-                if requestPending && event.payload == requestGeneration { request(at: t) }
+                if requestPending && event.payload == requestGeneration && t == requestTime { request(at: t) }
             }
         }
         if requestPending && counting(horizon - 1) {
@@ -412,7 +415,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             if requestPending && counting(t) { tally.replaced += 1; tally.requested += 1 }
             requestPending = true
             requestGeneration &+= 1
-            schedule(.request, at: max(when, t), payload: requestGeneration)
+            requestTime = max(when, t)
+            schedule(.request, at: requestTime, payload: requestGeneration)
         }
     }
 }
