@@ -72,6 +72,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private var chargeCount = 0
     private var opensToday = 0
     private var lowPowerGeneration: UInt16 = 0
+    /// Time at 0 % before the counted period (MODEL.md §9 warm-up), taken at its start.
+    private var emptyBeforeCounting: SimTime = 0
     // The request life cycle.
     private var requestPending = false
     private var requestGeneration: UInt16 = 0
@@ -192,9 +194,6 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             tally.ticksAtZeroBattery = battery.ticksEmpty - emptyBeforeCounting
         }
     }
-
-    /// Time at 0 % before the counted period (MODEL.md §9 warm-up), taken at its start.
-    private var emptyBeforeCounting: SimTime = 0
 
     // MARK: Scheduling
 
