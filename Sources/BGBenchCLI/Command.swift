@@ -29,6 +29,10 @@ enum Command {
                                --set policies.fixed.interval=30m (repeatable)
       --warmup-days W          leave the first W days out of every metric (default: 0)
       --out DIR                report folder (default: Reports/latest)
+      --per-device             also write devices.csv: every device's totals
+      --baseline-policy NAME   also write paired.csv: each other policy minus NAME,
+                               device by device, with 95 % intervals
+      --quiet                  no progress line (it is drawn only on a terminal)
 
     exit codes: 0 done, 64 usage error, 65 bad scenario data, 66 cannot read the scenario
     file, 73 cannot write reports.
@@ -47,11 +51,13 @@ enum Command {
         var out = "Reports/latest"
         var warmup = 0
         var showHelp = false, showVersion = false
+        var quiet = false
+        var baseline: String?
         var parser = OptionParser(tokens)
         try parser.parse(
             known: ["policy", "days", "devices", "seed", "threads", "scenario", "set", "warmup-days", "out",
-                    "help", "h", "version"],
-            flags: ["help", "h", "version"], repeatable: ["set"],
+                    "per-device", "baseline-policy", "quiet", "help", "h", "version"],
+            flags: ["help", "h", "version", "per-device", "quiet"], repeatable: ["set"],
             option: { name, value in
                 switch name {
                 case "policy":
@@ -74,6 +80,10 @@ enum Command {
                 case "scenario": scenarioFile = try required(value, for: name, expected: "a scenario file")
                 case "set": overrides.append(try required(value, for: name, expected: "PATH=VALUE"))
                 case "out": out = try required(value, for: name, expected: "a folder")
+                case "per-device": options.keepDevices = true
+                case "quiet": quiet = true
+                case "baseline-policy":
+                    baseline = try required(value, for: name, expected: "a policy name")
                 case "help", "h": showHelp = true
                 default: showVersion = true
                 }
@@ -92,16 +102,29 @@ enum Command {
         guard feedItems <= 50_000_000 else {
             throw CLIError.usage("the feed would hold about \(Int(feedItems)) items (content.items_per_day × --days): expected at most 50000000")
         }
+        if let baseline {
+            guard policies.contains(baseline) else {
+                throw CLIError.usage("invalid value '\(baseline)' for '--baseline-policy': expected one of the policies run (\(policies.joined(separator: ", ")))")
+            }
+            guard policies.count > 1 else {
+                throw CLIError.usage("'--baseline-policy' needs at least one other policy in '--policy'")
+            }
+            options.keepDevices = true
+        }
         let request = RunRequest(scenario: loaded, policies: policies, options: options,
-                                 commandLine: ["bgbench"] + arguments)
-        let report = try Runner.run(request)
+                                 commandLine: ["bgbench"] + arguments, baselinePolicy: baseline)
+        let progress = ProgressLine.make(total: options.deviceDays * policies.count, quiet: quiet)
+        var advance: (@Sendable (Int) -> Void)?
+        if let progress { advance = { progress.advance($0) } }
+        let report = try Runner.run(request, progress: advance)
+        progress?.finish()
         output.write(SummaryTable.render(report))
         do {
             try ReportWriter.write(report, to: out)
         } catch let error as ReportError {
             throw CLIError.cannotCreate(error.description)
         }
-        output.write("reports: \(out)/summary.csv, \(out)/run.json\n")
+        output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv\(options.keepDevices ? ", devices.csv" : "")\(baseline != nil ? ", paired.csv" : ""), scenario.json, run.json)\n")
     }
 
     static func parsePolicies(_ text: String) throws -> [String] {

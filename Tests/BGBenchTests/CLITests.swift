@@ -295,18 +295,35 @@ private let errorCases: [ErrorCase] = [
         let result = bgbench(["--devices", "20", "--days", "3", "--policy", "fixed,none", "--out", out])
         #expect(result.code == 0)
         #expect(result.errors == "")
-        #expect(result.output.hasSuffix("reports: \(out)/summary.csv, \(out)/run.json\n"))
+        #expect(result.output.hasSuffix("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, scenario.json, run.json)\n"))
 
-        let csv = try String(contentsOfFile: out + "/summary.csv", encoding: .utf8)
-        #expect(csv.hasSuffix("\n"))
-        let rows = csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        #expect(rows.count == 3)
+        func table(_ name: String) throws -> [[String]] {
+            let csv = try String(contentsOfFile: out + "/" + name, encoding: .utf8)
+            #expect(csv.hasSuffix("\n"))
+            return csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        }
+        // summary.csv: per policy, the fleet (`all`) and each of the four archetypes.
+        let rows = try table("summary.csv")
+        #expect(rows.count == 1 + 2 * 5)
         #expect(rows[0] == SummarySchema.header)
-        #expect(rows.dropFirst().map { $0[1] } == ["fixed", "none"])
+        #expect(rows.dropFirst().map { $0[1] } == Array(repeating: "fixed", count: 5) + Array(repeating: "none", count: 5))
+        #expect(rows.dropFirst().map { $0[2] } == Array(repeating: ["all", "daily", "heavy", "occasional", "rare"], count: 2).flatMap { $0 })
         for row in rows.dropFirst() {
             #expect(row.count == SummarySchema.header.count)
-            #expect(Array(row[0..<8]) == ["default", row[1], "ios-bgtask", "1", "20", "3", "0", "60"])
+            if row[2] == "all" { #expect(Array(row[0..<9]) == ["default", row[1], "all", "ios-bgtask", "1", "20", "3", "0", "60"]) }
         }
+        for policy in ["fixed", "none"] {
+            let archetypeDevices = rows.filter { $0[1] == policy && $0[2] != "all" }.map { Int($0[5])! }
+            #expect(archetypeDevices.reduce(0, +) == 20, "archetype rows partition the fleet")
+        }
+        // daily.csv: 3 days × 2 policies; hourly.csv: 24 hours × 2 policies.
+        let daily = try table("daily.csv"), hourly = try table("hourly.csv")
+        #expect(daily[0] == SeriesReports.dailyHeader && daily.count == 1 + 3 * 2)
+        #expect(daily.dropFirst().map { $0[2] } == ["0", "1", "2", "0", "1", "2"])
+        #expect(hourly[0] == SeriesReports.hourlyHeader && hourly.count == 1 + 24 * 2)
+        #expect(!FileManager.default.fileExists(atPath: out + "/devices.csv"), "devices.csv only with --per-device")
+        // scenario.json loads back to the scenario that ran.
+        #expect(try ScenarioLoader.load(file: out + "/scenario.json").scenario == Scenario())
 
         let data = try Data(contentsOf: URL(fileURLWithPath: out + "/run.json"))
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -348,8 +365,10 @@ private let errorCases: [ErrorCase] = [
     /// unit and definition, so the documentation cannot drift from the code.
     @Test func reportsReadmeDocumentsEveryColumn() throws {
         let readme = try String(contentsOf: checkout.appendingPathComponent("Reports/README.md"), encoding: .utf8)
-        for column in SummarySchema.header {
-            #expect(readme.contains("`\(column)`"), "Reports/README.md lacks `\(column)`")
+        for column in SummarySchema.header + SeriesReports.dailyHeader + SeriesReports.hourlyHeader
+            + SeriesReports.devicesHeader + SeriesReports.pairedHeader {
+            let base = column.replacingOccurrences(of: "_ci_low", with: "").replacingOccurrences(of: "_ci_high", with: "")
+            #expect(readme.contains("`\(column)`") || readme.contains("`\(base)`"), "Reports/README.md lacks `\(column)`")
         }
         for column in SummarySchema.metrics {
             #expect(readme.contains(column.definition), "Reports/README.md lacks the definition of \(column.name)")

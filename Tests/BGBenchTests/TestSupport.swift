@@ -59,7 +59,10 @@ enum TestSupport {
         let context = DeviceRunContext(scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day,
                                        countFrom: SimTime(warmupDays) * Clock.day, feed: feed)
         var simulation = DeviceSimulation<Policy, Platform>(index: index, context: context, queue: EventQueue())
-        _ = simulation.run(histogram: &histogram)
+        var result = FleetResult(scenario: scenario, days: days, keepDevices: false)
+        simulation.run(into: &result)
+        result.finish()
+        histogram.merge(result.fleet.staleness)
         return simulation.tally
     }
 

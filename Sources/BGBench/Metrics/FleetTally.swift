@@ -11,6 +11,36 @@ public enum Quantity: Int, CaseIterable, Sendable {
 
     public static let count = allCases.count
 
+    /// The column name in devices.csv: snake_case, with the unit for non-counts.
+    public var label: String {
+        switch self {
+        case .opens: "opens"
+        case .freshOpens: "fresh_opens"
+        case .staleness: "staleness_s"
+        case .age: "age_s"
+        case .foregroundWait: "foreground_wait_s"
+        case .foregroundFetches: "foreground_fetches"
+        case .foregroundFailures: "foreground_failures"
+        case .foregroundEnergy: "foreground_energy_j"
+        case .requested: "requested"
+        case .replaced: "replaced"
+        case .pending: "pending_at_horizon"
+        case .runs: "runs"
+        case .denied: "denied"
+        case .deniedForeground, .deniedBarOff, .deniedForceQuit, .deniedLowPower, .deniedLowBattery,
+             .deniedNotSubmitted, .deniedSpacing, .deniedBudget, .deniedBusy:
+            "denied_" + DenialReason(rawValue: UInt8(rawValue - Quantity.deniedForeground.rawValue))!.label
+        case .newData, .noData, .failed, .expired, .killed:
+            RunStatus(rawValue: UInt8(rawValue - Quantity.newData.rawValue))!.label
+        case .throttleEvents: "throttle_events"
+        case .backgroundEnergy: "background_energy_j"
+        case .cellularBytes: "cellular_bytes"
+        case .wifiBytes: "wifi_bytes"
+        case .zeroBattery: "zero_battery_s"
+        case .events: "events"
+        }
+    }
+
     public static func denied(_ reason: DenialReason) -> Quantity {
         Quantity(rawValue: Quantity.deniedForeground.rawValue + Int(reason.rawValue))!
     }
@@ -62,8 +92,10 @@ public struct FleetTally: Sendable {
 
     public init() {}
 
-    public mutating func add(_ device: DeviceTally) {
-        let v = device.values()
+    public mutating func add(_ device: DeviceTally) { add(device.values()) }
+
+    /// Adds one device's values, in ``Quantity`` order.
+    mutating func add(_ v: [Double]) {
         let opens = v[Quantity.opens.rawValue]
         devices += 1
         for i in 0..<Quantity.count {

@@ -86,7 +86,7 @@ public struct PolicyEntry: Sendable {
     public let name: String
     public let summary: String
     public let type: any WakePolicy.Type
-    let simulate: @Sendable (FleetJob) -> FleetTally?
+    let simulate: @Sendable (FleetJob) -> FleetResult?
 
     public init<P: WakePolicy>(_ policy: P.Type) {
         name = P.name

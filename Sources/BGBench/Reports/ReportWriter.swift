@@ -1,7 +1,8 @@
 import Foundation
 
-/// Writes a run's reports into a folder: summary.csv and run.json. Each file is written
-/// whole to a temporary name and renamed into place, so a reader never sees half a file.
+/// Writes a run's reports into a folder (Reports/README.md describes every file). Each
+/// file is written whole to a temporary name and renamed into place, so a reader never
+/// sees half a file; run.json, written last, marks a complete folder.
 public enum ReportWriter {
     /// The version of the report formats (columns and run.json fields).
     public static let schemaVersion = 1
@@ -13,22 +14,37 @@ public enum ReportWriter {
         } catch {
             throw ReportError.cannotWrite(directory, reason: "cannot create the folder")
         }
-        try writeAtomically(summaryCSV(report), to: (directory as NSString).appendingPathComponent("summary.csv"))
-        try writeAtomically(runJSON(report), to: (directory as NSString).appendingPathComponent("run.json"))
+        var files: [(String, String)] = [
+            ("summary.csv", summaryCSV(report)),
+            ("daily.csv", SeriesReports.dailyCSV(report)),
+            ("hourly.csv", SeriesReports.hourlyCSV(report)),
+            ("scenario.json", report.request.scenario.resolvedJSON),
+        ]
+        if report.request.options.keepDevices { files.append(("devices.csv", SeriesReports.devicesCSV(report))) }
+        if let baseline = report.baselinePolicy { files.append(("paired.csv", SeriesReports.pairedCSV(report, baseline: baseline))) }
+        files.append(("run.json", runJSON(report)))
+        for (name, text) in files {
+            try writeAtomically(text, to: (directory as NSString).appendingPathComponent(name))
+        }
     }
 
-    /// summary.csv: a header and one row per policy (SummarySchema).
+    /// summary.csv: a header, then per policy a row for the whole fleet (archetype `all`)
+    /// and one per archetype (SummarySchema).
     public static func summaryCSV(_ report: RunReport) -> String {
         var csv = CSVWriter("")
         csv.row(SummarySchema.header)
         let request = report.request
         let scenario = request.scenario.scenario
         let context = SummaryContext(batteryJoules: scenario.device.batteryWh * 3600)
+        let o = request.options
         for result in report.results {
-            let o = request.options
-            csv.row([scenario.name, result.policy, scenario.platform.name, String(o.seed), String(o.devices),
-                     String(o.days), String(o.warmupDays), String(o.devices * report.countedDays)]
-                    + SummarySchema.fields(result, days: report.countedDays, context: context))
+            let groups = [("all", result.tally)] + zip(result.result.archetypeNames, result.result.archetypes).map { ($0, $1) }
+            for (archetype, tally) in groups {
+                csv.row([scenario.name, result.policy, archetype, scenario.platform.name, String(o.seed),
+                         String(tally.devices), String(o.days), String(o.warmupDays),
+                         String(tally.devices * report.countedDays)]
+                        + SummarySchema.fields(tally, days: report.countedDays, context: context))
+            }
         }
         return csv.output
     }

@@ -1,10 +1,12 @@
 /// The results of one policy over the fleet.
 public struct PolicyResult: Sendable {
     public var policy: String
-    public var tally: FleetTally
+    public var result: FleetResult
     public var wallSeconds: Double
-    public init(policy: String, tally: FleetTally, wallSeconds: Double) {
-        self.policy = policy; self.tally = tally; self.wallSeconds = wallSeconds
+    /// The fleet totals.
+    public var tally: FleetTally { result.fleet }
+    public init(policy: String, result: FleetResult, wallSeconds: Double) {
+        self.policy = policy; self.result = result; self.wallSeconds = wallSeconds
     }
 }
 
@@ -35,7 +37,7 @@ public enum SummarySchema {
         SummaryColumn(name: name, unit: unit, definition: definition, interval: interval) { e, _ in e.perDeviceDay(q) }
     }
 
-    public static let identity = ["scenario", "policy", "platform", "seed", "devices", "days", "warmup_days", "device_days"]
+    public static let identity = ["scenario", "policy", "archetype", "platform", "seed", "devices", "days", "warmup_days", "device_days"]
 
     public static let metrics: [SummaryColumn] = [
         perDay("opens_per_day", "1/device-day", .opens, "app opens (reopens included) per device-day", interval: true),
@@ -76,8 +78,8 @@ public enum SummarySchema {
     }
 
     /// The metric fields of one row.
-    static func fields(_ result: PolicyResult, days: Int, context: SummaryContext) -> [String] {
-        let estimates = FleetEstimates(tally: result.tally, days: days)
+    static func fields(_ tally: FleetTally, days: Int, context: SummaryContext) -> [String] {
+        let estimates = FleetEstimates(tally: tally, days: days)
         return metrics.flatMap { column -> [String] in
             let e = column.compute(estimates, context)
             return column.interval ? [CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)]

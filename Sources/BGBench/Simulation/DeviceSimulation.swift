@@ -47,6 +47,7 @@ struct DeviceRunContext: Sendable {
 /// the loop; the loop allocates nothing.
 struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private let ctx: DeviceRunContext
+    private let index: Int
     private let traits: DeviceTraits
     private let queue: EventQueue<SimEvent>
     private var policy: Policy
@@ -86,9 +87,16 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private var inFlightContent = false
 
     private(set) var tally = DeviceTally()
+    /// This day's series values, and the whole run's by hour of day (24 rows).
+    private var today = SeriesRow(repeating: 0)
+    private var byHour = InlineArray<216, Double>(repeating: 0)
+    /// The end of the current hour and its first index in `byHour`.
+    private var hourEnd = Clock.hour
+    private var hourRow = 0
 
     init(index: Int, context ctx: DeviceRunContext, queue: EventQueue<SimEvent>) {
         self.ctx = ctx
+        self.index = index
         let s = ctx.scenario
         let device = UInt64(index)
         func stream(_ p: StreamPurpose) -> RandomStream { RandomStream(seed: ctx.seed, device: device, purpose: p) }
@@ -146,8 +154,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             clairvoyance: Policy.isClairvoyant ? Clairvoyance(opens: opens, feed: feed) : .none))
     }
 
-    /// Runs the device to the horizon, adding the staleness of each open to `histogram`.
-    mutating func run(histogram: inout LogHistogram) {
+    /// Runs the device to the horizon and adds it to `result`: its totals, its staleness
+    /// at each open, its days and its hours of the day.
+    mutating func run(into result: inout FleetResult) {
         let horizon = ctx.horizon
         schedule(.midnight, at: Clock.day)
         scheduleNextOpen()
@@ -162,7 +171,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             let t = event.time
             tally.events += 1
             switch event.kind {
-            case .midnight: midnight(at: t)
+            case .midnight: midnight(at: t, result: &result)
             case .chargeOn: setCharging(delta: 1, at: t)
             case .chargeOff: setCharging(delta: -1, at: t)
             case .lowPowerOff:
@@ -180,7 +189,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 if screenCount == 0 { battery.setScreen(false, at: t) }
             case .runEnd: runEnded(at: t)
             case .sessionEnd: endSession(at: t, forceQuit: event.payload == 1)
-            case .open: open(at: t, histogram: &histogram)
+            case .open: open(at: t, result: &result)
             case .request:
                 if requestPending && event.payload == requestGeneration && t == requestTime { request(at: t) }
             }
@@ -193,6 +202,28 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             battery.advance(to: horizon)
             tally.ticksAtZeroBattery = battery.ticksEmpty - emptyBeforeCounting
         }
+        flushDay(Clock.dayIndex(horizon - 1), into: &result)
+        for h in 0..<24 {
+            var row = SeriesRow(repeating: 0)
+            for f in 0..<SeriesField.count { row[f] = byHour[h * SeriesField.count + f] }
+            result.hourly.add(row: h, row)
+        }
+        result.add(device: index, archetype: traits.archetype, tally)
+    }
+
+    /// Adds `value` to a series field of the day and of the hour of day of t.
+    @inline(__always)
+    private mutating func record(_ field: SeriesField, _ value: Double, at t: SimTime) {
+        // Events come in time order: move the hour forward instead of dividing.
+        while t >= hourEnd { hourEnd += Clock.hour; hourRow = hourRow == 23 * SeriesField.count ? 0 : hourRow + SeriesField.count }
+        today[field.rawValue] += value
+        byHour[hourRow + field.rawValue] += value
+    }
+
+    /// Adds the day's series values to the daily rows (counted days only) and clears them.
+    private mutating func flushDay(_ day: Int, into result: inout FleetResult) {
+        if counting(SimTime(day) * Clock.day) { result.daily.add(row: day, today) }
+        today = SeriesRow(repeating: 0)
     }
 
     // MARK: Scheduling
@@ -245,7 +276,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     // MARK: Handlers
 
     @inline(__always)
-    private mutating func midnight(at t: SimTime) {
+    private mutating func midnight(at t: SimTime, result: inout FleetResult) {
+        flushDay(Clock.dayIndex(t) - 1, into: &result)
         if t == ctx.countFrom && hasBattery {
             battery.advance(to: t)
             emptyBeforeCounting = battery.ticksEmpty
@@ -270,7 +302,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     }
 
     @inline(__always)
-    private mutating func open(at t: SimTime, histogram: inout LogHistogram) {
+    private mutating func open(at t: SimTime, result: inout FleetResult) {
         let length = nextSession, quits = nextForceQuit
         if hasBattery { battery.setScreen(true, at: t) }
         screenCount += 1
@@ -286,7 +318,12 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             tally.opens += 1
             if stale { tally.stalenessTicks += t - firstMissing } else { tally.freshOpens += 1 }
             tally.ageTicks += t - cacheTime
-            histogram.add(stale ? Clock.seconds(t - firstMissing) : 0)
+            let staleness = stale ? Clock.seconds(t - firstMissing) : 0
+            // Into the archetype's histogram only: the fleet's is their sum (FleetResult).
+            result.archetypes[max(0, traits.archetype)].staleness.add(staleness)
+            record(.opens, 1, at: t)
+            if stale { record(.staleness, staleness, at: t) } else { record(.freshOpens, 1, at: t) }
+            record(.age, Clock.seconds(t - cacheTime), at: t)
         }
         if stale {
             // The app fetches in the foreground and the user waits.
@@ -300,6 +337,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 if counting(t) {
                     tally.foregroundFetches += 1
                     tally.foregroundWaitTicks += fetch.wait
+                    record(.foregroundWait, Clock.seconds(fetch.wait), at: t)
                     tally.foregroundEnergy += fetch.energy
                     if net.isCellular { tally.cellularBytes += fetch.bytes } else { tally.wifiBytes += fetch.bytes }
                 }
@@ -345,7 +383,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 
     @inline(__always)
     private mutating func deny(_ reason: DenialReason, retryAt: SimTime?, at t: SimTime) {
-        if counting(t) { tally.denied[Int(reason.rawValue)] += 1 }
+        if counting(t) {
+            tally.denied[Int(reason.rawValue)] += 1
+            record(.denied, 1, at: t)
+        }
         // A retry at the same instant would be denied again, forever: it waits a tick.
         var decision = policy.denied(reason, retryAt: retryAt, view(at: t))
         if case .request(let when) = decision, when <= t { decision = .request(at: t + 1) }
@@ -364,6 +405,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             tally.runs += 1
             tally.outcomes[Int(run.status.rawValue)] += 1
             tally.backgroundEnergy += run.energy
+            record(.runs, 1, at: t)
+            record(.backgroundEnergy, run.energy, at: t)
+            if run.status == .killed { record(.killed, 1, at: t) }
             if net.isCellular { tally.cellularBytes += run.bytes } else { tally.wifiBytes += run.bytes }
         }
         inFlight = true

@@ -10,9 +10,12 @@ public struct RunOptions: Sendable {
     public var threads: Int
     /// Days left out of every metric at the start (MODEL.md §9).
     public var warmupDays: Int
-    public init(devices: Int = 1000, days: Int = 30, seed: UInt64 = 1, threads: Int = 0, warmupDays: Int = 0) {
+    /// Keep every device's totals (devices.csv, paired differences).
+    public var keepDevices: Bool
+    public init(devices: Int = 1000, days: Int = 30, seed: UInt64 = 1, threads: Int = 0, warmupDays: Int = 0,
+                keepDevices: Bool = false) {
         self.devices = devices; self.days = days; self.seed = seed
-        self.threads = threads; self.warmupDays = warmupDays
+        self.threads = threads; self.warmupDays = warmupDays; self.keepDevices = keepDevices
     }
     public var deviceDays: Int { devices * days }
 }
@@ -24,17 +27,24 @@ public enum Fleet {
     /// Devices per block: fixed, so block sums are the same on any thread count.
     public static let blockSize = 64
     /// Blocks simulated before their tallies are merged: bounds memory for any fleet size.
-    static let wave = 256
+    static let wave = 64
 
-    /// Simulates every device under `policy` on the scenario's platform.
-    public static func run(scenario: Scenario, policy: PolicyEntry, options: RunOptions,
-                           feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetTally {
+    /// Simulates every device under `policy` on the scenario's platform: totals, per
+    /// archetype, daily and hourly series, and per-device rows if `options.keepDevices`.
+    public static func simulate(scenario: Scenario, policy: PolicyEntry, options: RunOptions,
+                                feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetResult {
         let context = DeviceRunContext(
             scenario: scenario, seed: options.seed, horizon: SimTime(options.days) * Clock.day,
             countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed)
         let job = FleetJob(context: context, options: options, progress: progress, platform: scenario.platform.name)
-        guard let tally = policy.simulate(job) else { throw SimulationError.unknownPlatform(scenario.platform.name) }
-        return tally
+        guard let result = policy.simulate(job) else { throw SimulationError.unknownPlatform(scenario.platform.name) }
+        return result
+    }
+
+    /// The fleet totals of `simulate`.
+    public static func run(scenario: Scenario, policy: PolicyEntry, options: RunOptions,
+                           feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetTally {
+        try simulate(scenario: scenario, policy: policy, options: options, feed: feed, progress: progress).fleet
     }
 
     /// The same for a policy type (not specialised unless the type is known here).
@@ -46,16 +56,17 @@ public enum Fleet {
     static func runSpecialised<P: WakePolicy, F: PlatformRules>(
         _: P.Type, _: F.Type, context: DeviceRunContext, options: RunOptions,
         progress: (@Sendable (Int) -> Void)?
-    ) -> FleetTally {
+    ) -> FleetResult {
         let devices = options.devices
         let blocks = (devices + blockSize - 1) / blockSize
         let threads = max(1, options.threads > 0 ? options.threads : System.coreCount)
-        var total = FleetTally()
+        let empty = FleetResult(scenario: context.scenario, days: options.days, keepDevices: options.keepDevices)
+        var total = empty
         var firstBlock = 0
         while firstBlock < blocks {
             let count = min(wave, blocks - firstBlock)
-            let results = Slots(UnsafeMutableBufferPointer<FleetTally>.allocate(capacity: count))
-            results.buffer.initialize(repeating: FleetTally())
+            let results = Slots(UnsafeMutableBufferPointer<FleetResult?>.allocate(capacity: count))
+            results.buffer.initialize(repeating: nil)
             let next = Atomic<Int>(0)
             let base = firstBlock
             DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
@@ -64,22 +75,22 @@ public enum Fleet {
                     let slot = next.add(1, ordering: .relaxed).oldValue
                     if slot >= count { break }
                     let block = base + slot
-                    var tally = FleetTally()
+                    var result = empty
                     let end = min(devices, (block + 1) * blockSize)
                     for device in (block * blockSize)..<end {
                         var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: queue)
-                        simulation.run(histogram: &tally.staleness)
-                        tally.add(simulation.tally)
+                        simulation.run(into: &result)
                     }
-                    results.buffer[slot] = tally
+                    results.buffer[slot] = result
                     progress?((end - block * blockSize) * options.days)
                 }
             }
-            for slot in 0..<count { total.merge(results.buffer[slot]) }
+            for slot in 0..<count { total.merge(results.buffer[slot]!) }
             results.buffer.deinitialize()
             results.buffer.deallocate()
             firstBlock += count
         }
+        total.finish()
         return total
     }
 }
@@ -95,7 +106,7 @@ struct FleetJob: Sendable {
 /// Runs a job for policy P once the registry supplies the platform type.
 struct PolicyFleet<P: WakePolicy>: PlatformVisitor {
     let job: FleetJob
-    func visit<F: PlatformRules>(_: F.Type) -> FleetTally {
+    func visit<F: PlatformRules>(_: F.Type) -> FleetResult {
         Fleet.runSpecialised(P.self, F.self, context: job.context, options: job.options, progress: job.progress)
     }
 }

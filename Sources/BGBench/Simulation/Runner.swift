@@ -8,8 +8,12 @@ public struct RunRequest: Sendable {
     public var options: RunOptions
     /// The command line as typed, for run.json.
     public var commandLine: [String]
-    public init(scenario: LoadedScenario, policies: [String], options: RunOptions, commandLine: [String] = []) {
+    /// A policy every other is compared with, device by device (paired.csv).
+    public var baselinePolicy: String?
+    public init(scenario: LoadedScenario, policies: [String], options: RunOptions, commandLine: [String] = [],
+                baselinePolicy: String? = nil) {
         self.scenario = scenario; self.policies = policies; self.options = options; self.commandLine = commandLine
+        self.baselinePolicy = baselinePolicy
     }
 }
 
@@ -23,6 +27,7 @@ public struct RunReport: Sendable {
     public var deviceDays: Int { request.options.deviceDays * results.count }
     /// Days that count toward metrics (the warm-up left out).
     public var countedDays: Int { request.options.days - request.options.warmupDays }
+    public var baselinePolicy: String? { request.baselinePolicy }
 }
 
 /// Runs every policy of a request over the same fleet: the same device seeds and the same
@@ -37,8 +42,8 @@ public enum Runner {
         for name in request.policies {
             guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
             let policyStart = DispatchTime.now()
-            let tally = try Fleet.run(scenario: scenario, policy: policy, options: options, feed: feed, progress: progress)
-            results.append(PolicyResult(policy: name, tally: tally, wallSeconds: seconds(since: policyStart)))
+            let result = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed, progress: progress)
+            results.append(PolicyResult(policy: name, result: result, wallSeconds: seconds(since: policyStart)))
         }
         let threads = options.threads > 0 ? options.threads : System.coreCount
         return RunReport(request: request, results: results, wallSeconds: seconds(since: start), threads: threads)

@@ -1,0 +1,61 @@
+/// One device's totals, kept when per-device rows are asked for (devices.csv, paired
+/// differences, `bgbench check`).
+public struct DeviceRow: Sendable {
+    public var device: Int
+    /// Index into ``FleetResult/archetypeNames``.
+    public var archetype: Int
+    /// The device's value of each ``Quantity``, in `Quantity` order.
+    public var values: [Double]
+    public subscript(_ q: Quantity) -> Double { values[q.rawValue] }
+}
+
+/// What a set of devices adds up to: the fleet tally, one per archetype, the daily and
+/// hour-of-day series, and optionally every device's row. Built per block of devices and
+/// merged in block order (MODEL.md §2).
+public struct FleetResult: Sendable {
+    public var fleet = FleetTally()
+    /// Archetype names (sorted), or ["routine"] for routine users.
+    public let archetypeNames: [String]
+    public var archetypes: [FleetTally]
+    /// One row per day of the run (warm-up days stay zero).
+    public var daily: SeriesTally
+    /// One row per hour of the day (0–23), over the counted days.
+    public var hourly: SeriesTally
+    /// Per-device rows in device order, when kept.
+    public var devices: [DeviceRow] = []
+    let keepsDevices: Bool
+
+    init(scenario: Scenario, days: Int, keepDevices: Bool) {
+        archetypeNames = scenario.population.model == .routine ? ["routine"] : scenario.population.sortedArchetypeNames
+        archetypes = Array(repeating: FleetTally(), count: archetypeNames.count)
+        daily = SeriesTally(rows: days)
+        hourly = SeriesTally(rows: 24)
+        keepsDevices = keepDevices
+    }
+
+    /// Adds one device's totals.
+    mutating func add(device: Int, archetype: Int, _ tally: DeviceTally) {
+        let values = tally.values()
+        fleet.add(values)
+        archetypes[max(0, archetype)].add(values)
+        daily.countDevice()
+        hourly.countDevice()
+        if keepsDevices { devices.append(DeviceRow(device: device, archetype: max(0, archetype), values: values)) }
+    }
+
+    /// Sets the fleet's staleness histogram to the sum of the archetypes' (devices add
+    /// their opens to their archetype's only). Call once all devices are in.
+    mutating func finish() {
+        var all = LogHistogram()
+        for a in archetypes { all.merge(a.staleness) }
+        fleet.staleness = all
+    }
+
+    mutating func merge(_ other: FleetResult) {
+        fleet.merge(other.fleet)
+        for i in archetypes.indices { archetypes[i].merge(other.archetypes[i]) }
+        daily.merge(other.daily)
+        hourly.merge(other.hourly)
+        devices.append(contentsOf: other.devices)
+    }
+}

@@ -1,0 +1,130 @@
+/// daily.csv, hourly.csv, devices.csv and paired.csv (Reports/README.md has the schema).
+public enum SeriesReports {
+    /// The series columns: name, and how a row's estimate is computed.
+    struct Column: Sendable {
+        let name: String
+        let interval: Bool
+        let estimate: @Sendable (SeriesTally, Int, Double) -> Estimate  // tally, row, per-device-day scale
+    }
+
+    static let seriesColumns: [Column] = [
+        Column(name: "opens_per_day", interval: false) { s, r, k in Estimators.mean(s.moments(row: r, .opens), scale: k) },
+        Column(name: "fresh_open_rate", interval: true) { s, r, _ in Estimators.ratio(s.moments(row: r, .freshOpens)) },
+        Column(name: "staleness_mean_s", interval: true) { s, r, _ in Estimators.ratio(s.moments(row: r, .staleness)) },
+        Column(name: "age_mean_s", interval: false) { s, r, _ in Estimators.ratio(s.moments(row: r, .age)) },
+        Column(name: "foreground_wait_per_open_s", interval: false) { s, r, _ in Estimators.ratio(s.moments(row: r, .foregroundWait)) },
+        Column(name: "runs_per_day", interval: true) { s, r, k in Estimators.mean(s.moments(row: r, .runs), scale: k) },
+        Column(name: "denied_per_day", interval: false) { s, r, k in Estimators.mean(s.moments(row: r, .denied), scale: k) },
+        Column(name: "killed_per_day", interval: false) { s, r, k in Estimators.mean(s.moments(row: r, .killed), scale: k) },
+        Column(name: "background_energy_j_per_day", interval: true) { s, r, k in Estimators.mean(s.moments(row: r, .backgroundEnergy), scale: k) },
+    ]
+
+    static var seriesHeader: [String] {
+        seriesColumns.flatMap { $0.interval ? [$0.name, $0.name + "_ci_low", $0.name + "_ci_high"] : [$0.name] }
+    }
+
+    static func seriesFields(_ tally: SeriesTally, row: Int, scale: Double) -> [String] {
+        seriesColumns.flatMap { c -> [String] in
+            let e = c.estimate(tally, row, scale)
+            return c.interval ? [CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)]
+                              : [CSVNumber.format(e.value)]
+        }
+    }
+
+    public static let dailyHeader = ["scenario", "policy", "day", "devices"] + seriesHeader
+    public static let hourlyHeader = ["scenario", "policy", "hour", "devices"] + seriesHeader
+
+    /// daily.csv: one row per counted day × policy, the learning curves.
+    public static func dailyCSV(_ report: RunReport) -> String {
+        var csv = CSVWriter("")
+        csv.row(dailyHeader)
+        let name = report.request.scenario.scenario.name
+        for r in report.results {
+            let daily = r.result.daily
+            for day in report.request.options.warmupDays..<report.request.options.days {
+                csv.row([name, r.policy, String(day), String(daily.devices)] + seriesFields(daily, row: day, scale: 1))
+            }
+        }
+        return csv.output
+    }
+
+    /// hourly.csv: one row per hour of the day × policy, over the counted days (per-day
+    /// figures are per device and per counted day).
+    public static func hourlyCSV(_ report: RunReport) -> String {
+        var csv = CSVWriter("")
+        csv.row(hourlyHeader)
+        let name = report.request.scenario.scenario.name
+        let scale = 1 / Double(max(1, report.countedDays))
+        for r in report.results {
+            for hour in 0..<24 {
+                csv.row([name, r.policy, String(hour), String(r.result.hourly.devices)]
+                        + seriesFields(r.result.hourly, row: hour, scale: scale))
+            }
+        }
+        return csv.output
+    }
+
+    public static let devicesHeader = ["scenario", "policy", "device", "archetype"] + Quantity.allCases.map { $0.label }
+
+    /// devices.csv: every device's totals over the counted period, one row per device ×
+    /// policy (`--per-device`).
+    public static func devicesCSV(_ report: RunReport) -> String {
+        var csv = CSVWriter("")
+        csv.row(devicesHeader)
+        let name = report.request.scenario.scenario.name
+        for r in report.results {
+            let names = r.result.archetypeNames
+            for d in r.result.devices {
+                csv.row([name, r.policy, String(d.device), names[d.archetype]] + d.values.map { CSVNumber.format($0) })
+            }
+        }
+        return csv.output
+    }
+
+    /// The metrics paired.csv compares: per open (a ratio over the same opens) or per
+    /// device-day.
+    static let pairedMetrics: [(name: String, quantity: Quantity, perOpen: Bool)] = [
+        ("fresh_open_rate", .freshOpens, true),
+        ("staleness_mean_s", .staleness, true),
+        ("age_mean_s", .age, true),
+        ("foreground_wait_per_open_s", .foregroundWait, true),
+        ("runs_per_day", .runs, false),
+        ("denied_per_day", .denied, false),
+        ("killed_per_day", .killed, false),
+        ("background_energy_j_per_day", .backgroundEnergy, false),
+    ]
+
+    public static let pairedHeader = ["scenario", "policy", "baseline", "metric", "devices", "policy_value",
+                                      "baseline_value", "difference", "difference_ci_low", "difference_ci_high"]
+
+    /// paired.csv: for each policy other than the baseline, the device-by-device paired
+    /// difference (policy − baseline) of each headline metric with its 95 % interval.
+    /// Every policy meets the same users (MODEL.md §2), so device i's opens are the same
+    /// under both and the per-device differences carry no between-user noise.
+    public static func pairedCSV(_ report: RunReport, baseline: String) -> String {
+        var csv = CSVWriter("")
+        csv.row(pairedHeader)
+        guard let base = report.results.first(where: { $0.policy == baseline }) else { return csv.output }
+        let name = report.request.scenario.scenario.name
+        let days = Double(max(1, report.countedDays))
+        for r in report.results where r.policy != baseline {
+            let a = r.result.devices, b = base.result.devices
+            for metric in pairedMetrics {
+                var m = Moments(n: Double(a.count), sy: 0, syy: 0, sxy: 0, sx: 0, sxx: 0)
+                var sa = 0.0, sb = 0.0
+                for (da, db) in zip(a, b) {
+                    let d = da[metric.quantity] - db[metric.quantity]
+                    let x = metric.perOpen ? da[.opens] : 1
+                    m.sy += d; m.syy += d * d; m.sxy += d * x; m.sx += x; m.sxx += x * x
+                    sa += da[metric.quantity]; sb += db[metric.quantity]
+                }
+                let e = metric.perOpen ? Estimators.ratio(m) : Estimators.mean(m, scale: 1 / days)
+                let denominator = metric.perOpen ? max(1, m.sx) : m.n * days
+                csv.row([name, r.policy, baseline, metric.name, String(a.count),
+                         CSVNumber.format(sa / denominator), CSVNumber.format(sb / denominator),
+                         CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)])
+            }
+        }
+        return csv.output
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import BGBench
+@testable import BGBenchCLI
+
+/// The report files beyond summary.csv: their contents against the fleet totals, and the
+/// whole folder read by Python's csv module and by pandas (Reports/README.md's loaders).
+@Suite struct ReportsTests {
+    static let devices = 40, days = 6, warmup = 1
+
+    /// One small run of fixed and none with per-device rows and a paired comparison.
+    static let report: RunReport = {
+        let request = RunRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "none", "oracle"],
+            options: RunOptions(devices: devices, days: days, seed: 7, threads: 2, warmupDays: warmup, keepDevices: true),
+            baselinePolicy: "fixed")
+        return try! Runner.run(request)
+    }()
+
+    static func rows(_ csv: String) -> [[String]] {
+        csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    @Test func devicesRowsAddUpToTheFleet() {
+        let rows = Self.rows(SeriesReports.devicesCSV(Self.report))
+        #expect(rows[0] == SeriesReports.devicesHeader)
+        #expect(rows.count == 1 + Self.devices * 3)
+        let opens = SeriesReports.devicesHeader.firstIndex(of: "opens")!
+        let runs = SeriesReports.devicesHeader.firstIndex(of: "runs")!
+        for result in Self.report.results {
+            let mine = rows.dropFirst().filter { $0[1] == result.policy }
+            #expect(mine.map { Int($0[2])! } == Array(0..<Self.devices), "device order")
+            #expect(mine.reduce(0.0) { $0 + Double($1[opens])! } == result.tally[.opens])
+            #expect(mine.reduce(0.0) { $0 + Double($1[runs])! } == result.tally[.runs])
+        }
+        // Common random numbers: device i opens the app the same times under every policy.
+        let byPolicy = Dictionary(grouping: rows.dropFirst(), by: { $0[1] })
+        #expect(byPolicy["fixed"]!.map { $0[opens] } == byPolicy["none"]!.map { $0[opens] })
+    }
+
+    @Test func pairedDifferencesMatchTheSummaries() throws {
+        let rows = Self.rows(SeriesReports.pairedCSV(Self.report, baseline: "fixed"))
+        #expect(rows[0] == SeriesReports.pairedHeader)
+        #expect(rows.count == 1 + 2 * 8, "two policies against the baseline, eight metrics each")
+        func row(_ policy: String, _ metric: String) -> [String] { rows.first { $0[1] == policy && $0[3] == metric }! }
+        let fixed = FleetEstimates(tally: Self.report.results[0].tally, days: Self.days - Self.warmup)
+        let none = FleetEstimates(tally: Self.report.results[1].tally, days: Self.days - Self.warmup)
+        // none makes no runs: its difference in runs/day is exactly minus fixed's.
+        let runs = row("none", "runs_per_day")
+        #expect(abs(Double(runs[7])! + fixed.perDeviceDay(.runs).value) < 1e-12)
+        // The per-open difference is the difference of the two fleet ratios (same opens).
+        let fresh = row("none", "fresh_open_rate")
+        let expected = none.perOpen(.freshOpens).value - fixed.perOpen(.freshOpens).value
+        #expect(abs(Double(fresh[7])! - expected) < 1e-12)
+        #expect(Double(fresh[8])! <= Double(fresh[7])! && Double(fresh[7])! <= Double(fresh[9])!)
+        // A paired interval is narrower than the two unpaired ones side by side.
+        let unpaired = (fixed.perOpen(.freshOpens).high! - fixed.perOpen(.freshOpens).low!)
+        #expect(Double(fresh[9])! - Double(fresh[8])! < unpaired)
+    }
+
+    @Test func dailyRowsAddUpToTheFleet() {
+        let rows = Self.rows(SeriesReports.dailyCSV(Self.report))
+        #expect(rows[0] == SeriesReports.dailyHeader)
+        let opensColumn = SeriesReports.dailyHeader.firstIndex(of: "opens_per_day")!
+        for result in Self.report.results {
+            let mine = rows.dropFirst().filter { $0[1] == result.policy }
+            #expect(mine.map { $0[2] } == (Self.warmup..<Self.days).map(String.init), "counted days only")
+            let opens = mine.reduce(0.0) { $0 + Double($1[opensColumn])! * Double(Self.devices) }
+            #expect(abs(opens - result.tally[.opens]) < 1e-6)
+        }
+        let hourly = Self.rows(SeriesReports.hourlyCSV(Self.report))
+        let hourlyOpens = SeriesReports.hourlyHeader.firstIndex(of: "opens_per_day")!
+        let total = hourly.dropFirst().filter { $0[1] == "fixed" }
+            .reduce(0.0) { $0 + Double($1[hourlyOpens])! * Double(Self.devices * (Self.days - Self.warmup)) }
+        #expect(abs(total - Self.report.results[0].tally[.opens]) < 1e-6)
+    }
+
+    /// Every file loads in Python's csv module and in pandas with the documented columns.
+    @Test func pythonAndPandasReadEveryFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-reports-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try ReportWriter.write(Self.report, to: folder)
+        let expected: [(String, [String])] = [
+            ("summary.csv", SummarySchema.header), ("daily.csv", SeriesReports.dailyHeader),
+            ("hourly.csv", SeriesReports.hourlyHeader), ("devices.csv", SeriesReports.devicesHeader),
+            ("paired.csv", SeriesReports.pairedHeader),
+        ]
+        let script = """
+        import csv, json, sys
+        import pandas as pd
+        folder, expected = sys.argv[1], json.loads(sys.argv[2])
+        for name, header in expected:
+            with open(f"{folder}/{name}", newline="") as f:
+                rows = list(csv.reader(f))
+            assert rows[0] == header, (name, rows[0][:5])
+            assert all(len(r) == len(header) for r in rows), name
+            frame = pd.read_csv(f"{folder}/{name}")
+            assert list(frame.columns) == header, name
+            assert len(frame) == len(rows) - 1, name
+        json.load(open(f"{folder}/run.json"))
+        json.load(open(f"{folder}/scenario.json"))
+        print("ok")
+        """
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: expected.map { [$0.0, $0.1] }), as: UTF8.self)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, folder, json]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        process.waitUntilExit()
+        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0 && out == "ok\n", "python: \(out)")
+    }
+}
