@@ -32,6 +32,8 @@ enum Command {
       --per-device             also write devices.csv: every device's totals
       --baseline-policy NAME   also write paired.csv: each other policy minus NAME,
                                device by device, with 95 % intervals
+      --replications R         run R independent seeds (S, S+1, ...) and write
+                               replications.csv: each metric across the seeds
       --quiet                  no progress line (it is drawn only on a terminal)
 
     exit codes: 0 done, 64 usage error, 65 bad scenario data, 66 cannot read the scenario
@@ -52,11 +54,12 @@ enum Command {
         var warmup = 0
         var showHelp = false, showVersion = false
         var quiet = false
+        var replications = 1
         var baseline: String?
         var parser = OptionParser(tokens)
         try parser.parse(
             known: ["policy", "days", "devices", "seed", "threads", "scenario", "set", "warmup-days", "out",
-                    "per-device", "baseline-policy", "quiet", "help", "h", "version"],
+                    "per-device", "baseline-policy", "replications", "quiet", "help", "h", "version"],
             flags: ["help", "h", "version", "per-device", "quiet"], repeatable: ["set"],
             option: { name, value in
                 switch name {
@@ -80,6 +83,9 @@ enum Command {
                 case "scenario": scenarioFile = try required(value, for: name, expected: "a scenario file")
                 case "set": overrides.append(try required(value, for: name, expected: "PATH=VALUE"))
                 case "out": out = try required(value, for: name, expected: "a folder")
+                case "replications":
+                    replications = try integer(required(value, for: name, expected: "a positive integer"),
+                                               for: name, in: 1...1000, expected: "an integer from 1 to 1000")
                 case "per-device": options.keepDevices = true
                 case "quiet": quiet = true
                 case "baseline-policy":
@@ -112,8 +118,9 @@ enum Command {
             options.keepDevices = true
         }
         let request = RunRequest(scenario: loaded, policies: policies, options: options,
-                                 commandLine: ["bgbench"] + arguments, baselinePolicy: baseline)
-        let progress = ProgressLine.make(total: options.deviceDays * policies.count, quiet: quiet)
+                                 commandLine: ["bgbench"] + arguments, baselinePolicy: baseline,
+                                 replications: replications)
+        let progress = ProgressLine.make(total: options.deviceDays * policies.count * replications, quiet: quiet)
         var advance: (@Sendable (Int) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let report = try Runner.run(request, progress: advance)
@@ -124,7 +131,7 @@ enum Command {
         } catch let error as ReportError {
             throw CLIError.cannotCreate(error.description)
         }
-        output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv\(options.keepDevices ? ", devices.csv" : "")\(baseline != nil ? ", paired.csv" : ""), scenario.json, run.json)\n")
+        output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv\(options.keepDevices ? ", devices.csv" : "")\(baseline != nil ? ", paired.csv" : "")\(replications > 1 ? ", replications.csv" : ""), scenario.json, run.json)\n")
     }
 
     static func parsePolicies(_ text: String) throws -> [String] {

@@ -3,7 +3,7 @@ import BGBench
 /// The summary printed after a run: one line per policy with the headline metrics.
 enum SummaryTable {
     static func render(_ report: RunReport) -> String {
-        let columns: [(String, Int)] = [("policy", 10), ("opens/d", 8), ("fresh %", 8), ("stale s", 9),
+        let columns: [(String, Int)] = [("policy", 12), ("opens/d", 8), ("fresh %", 8), ("stale s", 9),
                                         ("p95 s", 9), ("runs/d", 7), ("denied/d", 9), ("kills", 7),
                                         ("J/d", 8), ("%batt/d", 8)]
         func pad(_ s: String, _ w: Int) -> String { String(repeating: " ", count: max(0, w - s.count)) + s }
@@ -12,8 +12,9 @@ enum SummaryTable {
         for r in report.results {
             let e = FleetEstimates(tally: r.tally, days: report.countedDays)
             let battery = scenario.device.batteryWh * 3600
+            let replicated = report.request.replications > 1
             let values = [
-                r.policy,
+                replicated ? "\(r.policy)@\(r.seed)" : r.policy,
                 fixed(e.perDeviceDay(.opens).value, 2),
                 fixed(100 * e.perOpen(.freshOpens).value, 1),
                 fixed(e.perOpen(.staleness).value, 0),
@@ -28,7 +29,8 @@ enum SummaryTable {
         }
         let o = report.request.options
         let rate = Double(report.deviceDays) / max(report.wallSeconds, 1e-9)
-        lines.append("\(o.devices) devices × \(o.days) days × \(report.results.count) policies, seed \(o.seed): "
+        let seeds = report.request.replications > 1 ? "seeds \(o.seed)–\(o.seed &+ UInt64(report.request.replications - 1))" : "seed \(o.seed)"
+        lines.append("\(o.devices) devices × \(o.days) days × \(report.request.policies.count) policies, \(seeds): "
                      + "\(fixed(report.wallSeconds, 2)) s, \(fixed(rate, 0)) device-days/s on \(report.threads) threads")
         return lines.joined(separator: "\n") + "\n"
     }

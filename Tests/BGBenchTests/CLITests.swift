@@ -319,7 +319,7 @@ private let errorCases: [ErrorCase] = [
         // daily.csv: 3 days × 2 policies; hourly.csv: 24 hours × 2 policies.
         let daily = try table("daily.csv"), hourly = try table("hourly.csv")
         #expect(daily[0] == SeriesReports.dailyHeader && daily.count == 1 + 3 * 2)
-        #expect(daily.dropFirst().map { $0[2] } == ["0", "1", "2", "0", "1", "2"])
+        #expect(daily.dropFirst().map { $0[3] } == ["0", "1", "2", "0", "1", "2"])
         #expect(hourly[0] == SeriesReports.hourlyHeader && hourly.count == 1 + 24 * 2)
         #expect(!FileManager.default.fileExists(atPath: out + "/devices.csv"), "devices.csv only with --per-device")
         // scenario.json loads back to the scenario that ran.

@@ -29,7 +29,8 @@ import Testing
         let runs = SeriesReports.devicesHeader.firstIndex(of: "runs")!
         for result in Self.report.results {
             let mine = rows.dropFirst().filter { $0[1] == result.policy }
-            #expect(mine.map { Int($0[2])! } == Array(0..<Self.devices), "device order")
+            #expect(mine.map { Int($0[3])! } == Array(0..<Self.devices), "device order")
+            #expect(mine.allSatisfy { $0[2] == "7" }, "the seed column")
             #expect(mine.reduce(0.0) { $0 + Double($1[opens])! } == result.tally[.opens])
             #expect(mine.reduce(0.0) { $0 + Double($1[runs])! } == result.tally[.runs])
         }
@@ -42,20 +43,20 @@ import Testing
         let rows = Self.rows(SeriesReports.pairedCSV(Self.report, baseline: "fixed"))
         #expect(rows[0] == SeriesReports.pairedHeader)
         #expect(rows.count == 1 + 2 * 8, "two policies against the baseline, eight metrics each")
-        func row(_ policy: String, _ metric: String) -> [String] { rows.first { $0[1] == policy && $0[3] == metric }! }
+        func row(_ policy: String, _ metric: String) -> [String] { rows.first { $0[1] == policy && $0[4] == metric }! }
         let fixed = FleetEstimates(tally: Self.report.results[0].tally, days: Self.days - Self.warmup)
         let none = FleetEstimates(tally: Self.report.results[1].tally, days: Self.days - Self.warmup)
         // none makes no runs: its difference in runs/day is exactly minus fixed's.
         let runs = row("none", "runs_per_day")
-        #expect(abs(Double(runs[7])! + fixed.perDeviceDay(.runs).value) < 1e-12)
+        #expect(abs(Double(runs[8])! + fixed.perDeviceDay(.runs).value) < 1e-12)
         // The per-open difference is the difference of the two fleet ratios (same opens).
         let fresh = row("none", "fresh_open_rate")
         let expected = none.perOpen(.freshOpens).value - fixed.perOpen(.freshOpens).value
-        #expect(abs(Double(fresh[7])! - expected) < 1e-12)
-        #expect(Double(fresh[8])! <= Double(fresh[7])! && Double(fresh[7])! <= Double(fresh[9])!)
+        #expect(abs(Double(fresh[8])! - expected) < 1e-12)
+        #expect(Double(fresh[9])! <= Double(fresh[8])! && Double(fresh[8])! <= Double(fresh[10])!)
         // A paired interval is narrower than the two unpaired ones side by side.
         let unpaired = (fixed.perOpen(.freshOpens).high! - fixed.perOpen(.freshOpens).low!)
-        #expect(Double(fresh[9])! - Double(fresh[8])! < unpaired)
+        #expect(Double(fresh[10])! - Double(fresh[9])! < unpaired)
     }
 
     @Test func dailyRowsAddUpToTheFleet() {
@@ -64,7 +65,7 @@ import Testing
         let opensColumn = SeriesReports.dailyHeader.firstIndex(of: "opens_per_day")!
         for result in Self.report.results {
             let mine = rows.dropFirst().filter { $0[1] == result.policy }
-            #expect(mine.map { $0[2] } == (Self.warmup..<Self.days).map(String.init), "counted days only")
+            #expect(mine.map { $0[3] } == (Self.warmup..<Self.days).map(String.init), "counted days only")
             let opens = mine.reduce(0.0) { $0 + Double($1[opensColumn])! * Double(Self.devices) }
             #expect(abs(opens - result.tally[.opens]) < 1e-6)
         }
@@ -112,5 +113,24 @@ import Testing
         process.waitUntilExit()
         let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0 && out == "ok\n", "python: \(out)")
+    }
+
+    /// Replications: R seeds, one summary row set per seed, and replications.csv's mean
+    /// and interval across them agree with the per-seed values.
+    @Test func replicationsSummariseAcrossSeeds() throws {
+        let request = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["fixed"],
+                                 options: RunOptions(devices: 30, days: 3, seed: 5, threads: 2), replications: 3)
+        let report = try Runner.run(request)
+        #expect(report.results.map(\.seed) == [5, 6, 7])
+        let rates = report.results.map { FleetEstimates(tally: $0.tally, days: 3).perOpen(.freshOpens).value }
+        #expect(Set(rates).count == 3, "independent seeds give different feeds and users")
+        let rows = Self.rows(SeriesReports.replicationsCSV(report))
+        #expect(rows[0] == SeriesReports.replicationsHeader)
+        let fresh = try #require(rows.first { $0[3] == "fresh_open_rate" })
+        let mean = rates.reduce(0, +) / 3
+        #expect(abs(Double(fresh[5])! - mean) < 1e-12)
+        #expect(Double(fresh[7])! < mean && mean < Double(fresh[8])!)
+        let summary = Self.rows(ReportWriter.summaryCSV(report)).dropFirst().filter { $0[2] == "all" }
+        #expect(summary.map { $0[4] } == ["5", "6", "7"])
     }
 }

@@ -22,6 +22,7 @@ public enum ReportWriter {
         ]
         if report.request.options.keepDevices { files.append(("devices.csv", SeriesReports.devicesCSV(report))) }
         if let baseline = report.baselinePolicy { files.append(("paired.csv", SeriesReports.pairedCSV(report, baseline: baseline))) }
+        if report.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(report))) }
         files.append(("run.json", runJSON(report)))
         for (name, text) in files {
             try writeAtomically(text, to: (directory as NSString).appendingPathComponent(name))
@@ -40,7 +41,7 @@ public enum ReportWriter {
         for result in report.results {
             let groups = [("all", result.tally)] + zip(result.result.archetypeNames, result.result.archetypes).map { ($0, $1) }
             for (archetype, tally) in groups {
-                csv.row([scenario.name, result.policy, archetype, scenario.platform.name, String(o.seed),
+                csv.row([scenario.name, result.policy, archetype, scenario.platform.name, String(result.seed),
                          String(tally.devices), String(o.days), String(o.warmupDays),
                          String(tally.devices * report.countedDays)]
                         + SummarySchema.fields(tally, days: report.countedDays, context: context))
@@ -57,7 +58,7 @@ public enum ReportWriter {
             schemaVersion: schemaVersion, bgbenchVersion: BuildInfo.version, gitCommit: BuildInfo.gitCommit,
             scenarioFile: r.scenario.file ?? "(built-in default)", scenarioSha256: r.scenario.sha256,
             scenarioOverrides: r.scenario.overrides, resolvedScenarioSha256: r.scenario.resolvedSha256,
-            policies: r.policies, seed: r.options.seed, devices: r.options.devices, days: r.options.days,
+            policies: r.policies, seed: r.options.seed, replications: r.replications, devices: r.options.devices, days: r.options.days,
             warmupDays: r.options.warmupDays, deviceDays: report.deviceDays,
             events: Int(report.events), gsl: BuildInfo.gslVersion,
             execution: .init(commandLine: r.commandLine, threads: report.threads,
@@ -103,6 +104,7 @@ struct RunManifest: Encodable {
     var resolvedScenarioSha256: String
     var policies: [String]
     var seed: UInt64
+    var replications: Int
     var devices: Int
     var days: Int
     var warmupDays: Int

@@ -31,8 +31,8 @@ public enum SeriesReports {
         }
     }
 
-    public static let dailyHeader = ["scenario", "policy", "day", "devices"] + seriesHeader
-    public static let hourlyHeader = ["scenario", "policy", "hour", "devices"] + seriesHeader
+    public static let dailyHeader = ["scenario", "policy", "seed", "day", "devices"] + seriesHeader
+    public static let hourlyHeader = ["scenario", "policy", "seed", "hour", "devices"] + seriesHeader
 
     /// daily.csv: one row per counted day × policy, the learning curves.
     public static func dailyCSV(_ report: RunReport) -> String {
@@ -42,7 +42,7 @@ public enum SeriesReports {
         for r in report.results {
             let daily = r.result.daily
             for day in report.request.options.warmupDays..<report.request.options.days {
-                csv.row([name, r.policy, String(day), String(daily.devices)] + seriesFields(daily, row: day, scale: 1))
+                csv.row([name, r.policy, String(r.seed), String(day), String(daily.devices)] + seriesFields(daily, row: day, scale: 1))
             }
         }
         return csv.output
@@ -57,14 +57,14 @@ public enum SeriesReports {
         let scale = 1 / Double(max(1, report.countedDays))
         for r in report.results {
             for hour in 0..<24 {
-                csv.row([name, r.policy, String(hour), String(r.result.hourly.devices)]
+                csv.row([name, r.policy, String(r.seed), String(hour), String(r.result.hourly.devices)]
                         + seriesFields(r.result.hourly, row: hour, scale: scale))
             }
         }
         return csv.output
     }
 
-    public static let devicesHeader = ["scenario", "policy", "device", "archetype"] + Quantity.allCases.map { $0.label }
+    public static let devicesHeader = ["scenario", "policy", "seed", "device", "archetype"] + Quantity.allCases.map { $0.label }
 
     /// devices.csv: every device's totals over the counted period, one row per device ×
     /// policy (`--per-device`).
@@ -75,7 +75,7 @@ public enum SeriesReports {
         for r in report.results {
             let names = r.result.archetypeNames
             for d in r.result.devices {
-                csv.row([name, r.policy, String(d.device), names[d.archetype]] + d.values.map { CSVNumber.format($0) })
+                csv.row([name, r.policy, String(r.seed), String(d.device), names[d.archetype]] + d.values.map { CSVNumber.format($0) })
             }
         }
         return csv.output
@@ -94,7 +94,7 @@ public enum SeriesReports {
         ("background_energy_j_per_day", .backgroundEnergy, false),
     ]
 
-    public static let pairedHeader = ["scenario", "policy", "baseline", "metric", "devices", "policy_value",
+    public static let pairedHeader = ["scenario", "policy", "baseline", "seed", "metric", "devices", "policy_value",
                                       "baseline_value", "difference", "difference_ci_low", "difference_ci_high"]
 
     /// paired.csv: for each policy other than the baseline, the device-by-device paired
@@ -104,10 +104,10 @@ public enum SeriesReports {
     public static func pairedCSV(_ report: RunReport, baseline: String) -> String {
         var csv = CSVWriter("")
         csv.row(pairedHeader)
-        guard let base = report.results.first(where: { $0.policy == baseline }) else { return csv.output }
         let name = report.request.scenario.scenario.name
         let days = Double(max(1, report.countedDays))
         for r in report.results where r.policy != baseline {
+            guard let base = report.results.first(where: { $0.policy == baseline && $0.seed == r.seed }) else { continue }
             let a = r.result.devices, b = base.result.devices
             for metric in pairedMetrics {
                 var m = Moments(n: Double(a.count), sy: 0, syy: 0, sxy: 0, sx: 0, sxx: 0)
@@ -120,9 +120,42 @@ public enum SeriesReports {
                 }
                 let e = metric.perOpen ? Estimators.ratio(m) : Estimators.mean(m, scale: 1 / days)
                 let denominator = metric.perOpen ? max(1, m.sx) : m.n * days
-                csv.row([name, r.policy, baseline, metric.name, String(a.count),
+                csv.row([name, r.policy, baseline, String(r.seed), metric.name, String(a.count),
                          CSVNumber.format(sa / denominator), CSVNumber.format(sb / denominator),
                          CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)])
+            }
+        }
+        return csv.output
+    }
+
+    public static let replicationsHeader = ["scenario", "policy", "archetype", "metric", "replications", "mean",
+                                            "sd", "ci_low", "ci_high", "mean_device_ci_half_width"]
+
+    /// replications.csv (`--replications R`, R ≥ 2): every summary metric of the fleet
+    /// (archetype `all`) across the R independent seeds: mean, standard deviation, a
+    /// Student-t interval with R − 1 degrees of freedom, and beside it the mean half-width
+    /// of the per-device intervals. All devices of a run share one feed, so the interval
+    /// across replications is the honest one for a fleet-level figure (MODEL.md §10).
+    public static func replicationsCSV(_ report: RunReport) -> String {
+        var csv = CSVWriter("")
+        csv.row(replicationsHeader)
+        let scenario = report.request.scenario.scenario
+        let context = SummaryContext(batteryJoules: scenario.device.batteryWh * 3600)
+        for policy in report.request.policies {
+            let runs = report.results.filter { $0.policy == policy }
+            let estimates = runs.map { FleetEstimates(tally: $0.tally, days: report.countedDays) }
+            for column in SummarySchema.metrics {
+                let values = estimates.map { column.compute($0, context) }
+                let finite = values.filter { $0.value.isFinite }
+                let n = Double(finite.count)
+                var m = Moments(n: n, sy: 0, syy: 0, sxy: 0, sx: 0, sxx: 0)
+                for v in finite { m.sy += v.value; m.syy += v.value * v.value }
+                let e = Estimators.mean(m)
+                let sd = n > 1 ? (max(0, (m.syy - m.sy * m.sy / n) / (n - 1))).squareRoot() : Double.nan
+                let halves = finite.compactMap { v in v.high.map { ($0 - v.low!) / 2 } }
+                let half = halves.isEmpty ? Double.nan : halves.reduce(0, +) / Double(halves.count)
+                csv.row([scenario.name, policy, "all", column.name, String(finite.count), CSVNumber.format(e.value),
+                         CSVNumber.format(sd), CSVNumber.format(e.low), CSVNumber.format(e.high), CSVNumber.format(half)])
             }
         }
         return csv.output

@@ -1,12 +1,14 @@
 /// The results of one policy over the fleet.
 public struct PolicyResult: Sendable {
     public var policy: String
+    /// The seed of this replication.
+    public var seed: UInt64
     public var result: FleetResult
     public var wallSeconds: Double
     /// The fleet totals.
     public var tally: FleetTally { result.fleet }
-    public init(policy: String, result: FleetResult, wallSeconds: Double) {
-        self.policy = policy; self.result = result; self.wallSeconds = wallSeconds
+    public init(policy: String, seed: UInt64, result: FleetResult, wallSeconds: Double) {
+        self.policy = policy; self.seed = seed; self.result = result; self.wallSeconds = wallSeconds
     }
 }
 

@@ -10,11 +10,16 @@ public struct RunRequest: Sendable {
     public var commandLine: [String]
     /// A policy every other is compared with, device by device (paired.csv).
     public var baselinePolicy: String?
+    /// Independent replications: seeds `options.seed`, `options.seed + 1`, ...
+    public var replications: Int
     public init(scenario: LoadedScenario, policies: [String], options: RunOptions, commandLine: [String] = [],
-                baselinePolicy: String? = nil) {
+                baselinePolicy: String? = nil, replications: Int = 1) {
         self.scenario = scenario; self.policies = policies; self.options = options; self.commandLine = commandLine
-        self.baselinePolicy = baselinePolicy
+        self.baselinePolicy = baselinePolicy; self.replications = replications
     }
+
+    /// The seeds of the replications, in order.
+    public var seeds: [UInt64] { (0..<UInt64(max(1, replications))).map { options.seed &+ $0 } }
 }
 
 /// The outcome of a run: one result per policy, and how long it took.
@@ -34,18 +39,22 @@ public struct RunReport: Sendable {
 /// feed, so every policy meets the same users (common random numbers, MODEL.md §2).
 public enum Runner {
     public static func run(_ request: RunRequest, progress: (@Sendable (Int) -> Void)? = nil) throws -> RunReport {
-        let options = request.options
         let scenario = request.scenario.scenario
-        let feed = NewsFeed(content: scenario.content, days: options.days, seed: options.seed)
         let start = DispatchTime.now()
         var results: [PolicyResult] = []
-        for name in request.policies {
-            guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
-            let policyStart = DispatchTime.now()
-            let result = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed, progress: progress)
-            results.append(PolicyResult(policy: name, result: result, wallSeconds: seconds(since: policyStart)))
+        for seed in request.seeds {
+            var options = request.options
+            options.seed = seed
+            // One feed per replication, shared by every policy (same content for all).
+            let feed = NewsFeed(content: scenario.content, days: options.days, seed: seed)
+            for name in request.policies {
+                guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
+                let policyStart = DispatchTime.now()
+                let result = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed, progress: progress)
+                results.append(PolicyResult(policy: name, seed: seed, result: result, wallSeconds: seconds(since: policyStart)))
+            }
         }
-        let threads = options.threads > 0 ? options.threads : System.coreCount
+        let threads = request.options.threads > 0 ? request.options.threads : System.coreCount
         return RunReport(request: request, results: results, wallSeconds: seconds(since: start), threads: threads)
     }
 
