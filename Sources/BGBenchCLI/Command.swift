@@ -3,13 +3,17 @@ import Foundation
 
 /// bgbench's commands.
 enum Command {
-    static let names = ["run", "list", "scenario", "bench", "help"]
+    static let names = ["run", "sweep", "list", "scenario", "bench", "help"]
 
     static let help = """
     bgbench: simulate background app refresh on a fleet of virtual phones and score
     freshness at each open against energy, timeout kills and throttling.
 
     usage: bgbench [run] [options]      simulate, print a summary, write reports
+           bgbench sweep --set PATH=V1,V2,... [--set ...] [run options]
+                                        the cartesian grid of the values, every point
+                                        on the same seed, into one summary.csv with a
+                                        column per parameter and a Pareto column
            bgbench list                 policies, platforms and scenarios
            bgbench scenario [--scenario FILE] [--set PATH=VALUE ...]
                                         print the resolved scenario: every parameter
@@ -46,48 +50,21 @@ enum Command {
     static func run<Out: TextOutputStream, Err: TextOutputStream>(
         _ tokens: [Token], arguments: [String], output: inout Out, errors: inout Err
     ) throws {
-        var policies = ["adaptive"]
-        var options = RunOptions()
-        var scenarioFile: String?
-        var overrides: [String] = []
-        var out = "Reports/latest"
-        var warmup = 0
+        var common = RunArguments()
         var showHelp = false, showVersion = false
-        var quiet = false
         var replications = 1
         var baseline: String?
         var parser = OptionParser(tokens)
         try parser.parse(
-            known: ["policy", "days", "devices", "seed", "threads", "scenario", "set", "warmup-days", "out",
-                    "per-device", "baseline-policy", "replications", "quiet", "help", "h", "version"],
-            flags: ["help", "h", "version", "per-device", "quiet"], repeatable: ["set"],
+            known: RunArguments.known + ["per-device", "baseline-policy", "replications", "help", "h", "version"],
+            flags: RunArguments.flags.union(["help", "h", "version", "per-device"]), repeatable: ["set"],
             option: { name, value in
+                if try common.take(name, value) { return }
                 switch name {
-                case "policy":
-                    policies = try parsePolicies(required(value, for: name, expected: "a policy name"))
-                case "days":
-                    options.days = try integer(required(value, for: name, expected: "a positive integer"),
-                                               for: name, in: 1...36500, expected: "an integer from 1 to 36500")
-                case "devices":
-                    options.devices = try integer(required(value, for: name, expected: "a positive integer"),
-                                                  for: name, in: 1...100_000_000, expected: "an integer from 1 to 100000000")
-                case "seed":
-                    options.seed = try integer(required(value, for: name, expected: "a non-negative integer"),
-                                               for: name, in: 0...UInt64.max, expected: "an integer from 0 to 18446744073709551615")
-                case "threads":
-                    options.threads = try integer(required(value, for: name, expected: "a non-negative integer"),
-                                                  for: name, in: 0...1024, expected: "an integer from 0 to 1024")
-                case "warmup-days":
-                    warmup = try integer(required(value, for: name, expected: "a non-negative integer"),
-                                         for: name, in: 0...36499, expected: "an integer from 0 to 36499")
-                case "scenario": scenarioFile = try required(value, for: name, expected: "a scenario file")
-                case "set": overrides.append(try required(value, for: name, expected: "PATH=VALUE"))
-                case "out": out = try required(value, for: name, expected: "a folder")
                 case "replications":
                     replications = try integer(required(value, for: name, expected: "a positive integer"),
                                                for: name, in: 1...1000, expected: "an integer from 1 to 1000")
-                case "per-device": options.keepDevices = true
-                case "quiet": quiet = true
+                case "per-device": common.options.keepDevices = true
                 case "baseline-policy":
                     baseline = try required(value, for: name, expected: "a policy name")
                 case "help", "h": showHelp = true
@@ -97,10 +74,10 @@ enum Command {
             positional: { throw CLIError.unexpected($0, command: "run") })
         if showHelp { output.write(help); return }
         if showVersion { output.write("bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL \(BuildInfo.gslVersion))\n"); return }
-        guard warmup < options.days else {
-            throw CLIError.usage("invalid value '\(warmup)' for '--warmup-days': expected an integer from 0 to \(options.days - 1) (fewer than --days)")
-        }
-        options.warmupDays = warmup
+        try common.finish()
+        var options = common.options
+        let policies = common.policies, out = common.out, quiet = common.quiet
+        let scenarioFile = common.scenarioFile, overrides = common.overrides
 
         let loaded = try loadScenario(scenarioFile, overrides: overrides)
         // The shared feed is held in memory: 16 bytes an item.

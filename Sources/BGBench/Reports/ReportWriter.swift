@@ -8,12 +8,6 @@ public enum ReportWriter {
     public static let schemaVersion = 1
 
     public static func write(_ report: RunReport, to directory: String) throws {
-        let fm = FileManager.default
-        do {
-            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ReportError.cannotWrite(directory, reason: "cannot create the folder")
-        }
         var files: [(String, String)] = [
             ("summary.csv", summaryCSV(report)),
             ("daily.csv", SeriesReports.dailyCSV(report)),
@@ -24,30 +18,47 @@ public enum ReportWriter {
         if let baseline = report.baselinePolicy { files.append(("paired.csv", SeriesReports.pairedCSV(report, baseline: baseline))) }
         if report.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(report))) }
         files.append(("run.json", runJSON(report)))
+        try writeFolder(directory, files: files)
+    }
+
+    /// Creates the folder if needed and writes each (name, text) file atomically, in order.
+    public static func writeFolder(_ directory: String, files: [(String, String)]) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ReportError.cannotWrite(directory, reason: "cannot create the folder")
+        }
         for (name, text) in files {
             try writeAtomically(text, to: (directory as NSString).appendingPathComponent(name))
         }
     }
 
-    /// summary.csv: a header, then per policy a row for the whole fleet (archetype `all`)
-    /// and one per archetype (SummarySchema).
+    /// summary.csv: a header, then per seed and policy a row for the whole fleet
+    /// (archetype `all`) and one per archetype (SummarySchema).
     public static func summaryCSV(_ report: RunReport) -> String {
         var csv = CSVWriter("")
         csv.row(SummarySchema.header)
+        for row in summaryRows(report) { csv.row(row) }
+        return csv.output
+    }
+
+    /// summary.csv's rows as fields, without the header.
+    public static func summaryRows(_ report: RunReport) -> [[String]] {
         let request = report.request
         let scenario = request.scenario.scenario
         let context = SummaryContext(batteryJoules: scenario.device.batteryWh * 3600)
         let o = request.options
+        var rows: [[String]] = []
         for result in report.results {
             let groups = [("all", result.tally)] + zip(result.result.archetypeNames, result.result.archetypes).map { ($0, $1) }
             for (archetype, tally) in groups {
-                csv.row([scenario.name, result.policy, archetype, scenario.platform.name, String(result.seed),
-                         String(tally.devices), String(o.days), String(o.warmupDays),
-                         String(tally.devices * report.countedDays)]
-                        + SummarySchema.fields(tally, days: report.countedDays, context: context))
+                rows.append([scenario.name, result.policy, archetype, scenario.platform.name, String(result.seed),
+                             String(tally.devices), String(o.days), String(o.warmupDays),
+                             String(tally.devices * report.countedDays)]
+                            + SummarySchema.fields(tally, days: report.countedDays, context: context))
             }
         }
-        return csv.output
+        return rows
     }
 
     /// run.json: what ran and how fast. Everything but the `execution` object is the same
