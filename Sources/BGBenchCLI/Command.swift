@@ -3,7 +3,7 @@ import Foundation
 
 /// bgbench's commands.
 enum Command {
-    static let names = ["run", "sweep", "list", "scenario", "bench", "help"]
+    static let names = ["run", "sweep", "plot", "list", "scenario", "bench", "help"]
 
     static let help = """
     bgbench: simulate background app refresh on a fleet of virtual phones and score
@@ -14,6 +14,8 @@ enum Command {
                                         the cartesian grid of the values, every point
                                         on the same seed, into one summary.csv with a
                                         column per parameter and a Pareto column
+           bgbench plot DIR             draw a report folder as PNG files (python3,
+                                        matplotlib, pandas)
            bgbench list                 policies, platforms and scenarios
            bgbench scenario [--scenario FILE] [--set PATH=VALUE ...]
                                         print the resolved scenario: every parameter
@@ -41,7 +43,7 @@ enum Command {
       --quiet                  no progress line (it is drawn only on a terminal)
 
     exit codes: 0 done, 64 usage error, 65 bad scenario data, 66 cannot read the scenario
-    file, 73 cannot write reports.
+    file or report folder, 69 plot's Python packages missing, 73 cannot write reports.
 
     """
 
@@ -187,16 +189,17 @@ enum Command {
     }
 }
 
-/// Finds the project's Datasets folder: under the working directory, or above the
-/// executable (which is built into <checkout>/.build/...).
+/// Finds the project's files (Datasets, Reports/plot.py): under the working directory,
+/// or above the executable (which is built into <checkout>/.build/...).
 enum Datasets {
-    static func folder() -> URL? {
+    static func checkoutFile(_ relative: String) -> String? {
         var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
         var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 { candidates.append(dir); dir = dir.deletingLastPathComponent() }
-        return candidates.map { $0.appendingPathComponent("Datasets/scenarios") }
-            .first { FileManager.default.fileExists(atPath: $0.path) }
+        return candidates.map { $0.appendingPathComponent(relative).path }.first { FileManager.default.fileExists(atPath: $0) }
     }
+
+    static func folder() -> URL? { checkoutFile("Datasets/scenarios").map { URL(fileURLWithPath: $0) } }
 
     /// The scenario files with their descriptions, sorted by name.
     static func scenarios() -> [(String, String)] {

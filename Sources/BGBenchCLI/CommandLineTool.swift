@@ -30,6 +30,7 @@ public enum CommandLineTool {
             case "bench": try Command.bench(tokens, output: &output)
             case "scenario": try Command.scenario(tokens, output: &output)
             case "sweep": try Command.sweep(tokens, arguments: arguments, output: &output)
+            case "plot": try Command.plot(tokens, output: &output)
             case "help": output.write(Command.help)
             default: try Command.run(tokens, arguments: arguments, output: &output, errors: &errors)
             }

@@ -133,4 +133,23 @@ import Testing
         let summary = Self.rows(ReportWriter.summaryCSV(report)).dropFirst().filter { $0[2] == "all" }
         #expect(summary.map { $0[4] } == ["5", "6", "7"])
     }
+
+    /// `bgbench plot` draws the three PNG files of a report folder, each a real image.
+    @Test func plotDrawsPNGFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-plot-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try ReportWriter.write(Self.report, to: folder)
+        var output = "", errors = ""
+        let code = CommandLineTool.run(arguments: ["plot", folder], output: &output, errors: &errors)
+        #expect(code == 0, "\(errors)")
+        for name in ["frontier.png", "daily.png", "hourly.png"] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
+            #expect(data.count > 10_000, "\(name) is \(data.count) bytes")
+            #expect(data.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "\(name) is a PNG")
+        }
+        #expect(output.split(separator: "\n").count == 3)
+        var e2 = ""
+        #expect(CommandLineTool.run(arguments: ["plot", folder + "/nothing"], output: &output, errors: &e2) == 66)
+        #expect(e2 == "error: no summary.csv in '\(folder)/nothing': expected a bgbench report folder\nsee 'bgbench --help'\n")
+    }
 }

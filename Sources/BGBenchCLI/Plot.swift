@@ -1,0 +1,50 @@
+import BGBench
+import Foundation
+
+/// `bgbench plot DIR`: runs Reports/plot.py on a report folder when python3 with
+/// matplotlib and pandas is there, and otherwise says exactly how to install them.
+extension Command {
+    static func plot<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
+        var folder: String?
+        var parser = OptionParser(tokens)
+        try parser.parse(
+            known: [], flags: [],
+            option: { _, _ in },
+            positional: { value in
+                guard folder == nil else { throw CLIError.unexpected(value, command: "plot") }
+                folder = value
+            })
+        guard let folder else { throw CLIError.usage("'plot' needs a report folder, e.g. bgbench plot Reports/latest") }
+        guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("summary.csv")) else {
+            throw CLIError(message: "no summary.csv in '\(folder)': expected a bgbench report folder", code: 66)
+        }
+        guard let script = Datasets.checkoutFile("Reports/plot.py") else {
+            throw CLIError(message: "cannot find Reports/plot.py: run bgbench plot from the checkout", code: 69, hint: false)
+        }
+        guard run(["python3", "-c", "import matplotlib, pandas"]).status == 0 else {
+            throw CLIError(message: "bgbench plot needs python3 with matplotlib and pandas: install them with "
+                           + "'python3 -m pip install matplotlib pandas' (or 'apt-get install python3-matplotlib python3-pandas')",
+                           code: 69, hint: false)
+        }
+        let result = run(["python3", script, folder])
+        guard result.status == 0 else {
+            throw CLIError(message: "plot.py failed: \(result.output.trimmingCharacters(in: .whitespacesAndNewlines))",
+                           code: 70, hint: false)
+        }
+        output.write(result.output)
+    }
+
+    /// Runs a program through /usr/bin/env; its status and combined output.
+    static func run(_ arguments: [String]) -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        do { try process.run() } catch { return (127, "\(error)") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
