@@ -36,6 +36,8 @@ enum Command {
       --warmup-days W          leave the first W days out of every metric (default: 0)
       --out DIR                report folder (default: Reports/latest)
       --per-device             also write devices.csv: every device's totals
+      --trace-devices K        also write events.csv: every event of the first K
+                               devices with its reason code (1...1000)
       --baseline-policy NAME   also write paired.csv: each other policy minus NAME,
                                device by device, with 95 % intervals
       --replications R         run R independent seeds (S, S+1, ...) and write
@@ -58,7 +60,7 @@ enum Command {
         var baseline: String?
         var parser = OptionParser(tokens)
         try parser.parse(
-            known: RunArguments.known + ["per-device", "baseline-policy", "replications", "help", "h", "version"],
+            known: RunArguments.known + ["per-device", "trace-devices", "baseline-policy", "replications", "help", "h", "version"],
             flags: RunArguments.flags.union(["help", "h", "version", "per-device"]), repeatable: ["set"],
             option: { name, value in
                 if try common.take(name, value) { return }
@@ -67,6 +69,9 @@ enum Command {
                     replications = try integer(required(value, for: name, expected: "a positive integer"),
                                                for: name, in: 1...1000, expected: "an integer from 1 to 1000")
                 case "per-device": common.options.keepDevices = true
+                case "trace-devices":
+                    common.options.traceDevices = try integer(required(value, for: name, expected: "a positive integer"),
+                                                              for: name, in: 1...1000, expected: "an integer from 1 to 1000")
                 case "baseline-policy":
                     baseline = try required(value, for: name, expected: "a policy name")
                 case "help", "h": showHelp = true
@@ -110,7 +115,7 @@ enum Command {
         } catch let error as ReportError {
             throw CLIError.cannotCreate(error.description)
         }
-        output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv\(options.keepDevices ? ", devices.csv" : "")\(baseline != nil ? ", paired.csv" : "")\(replications > 1 ? ", replications.csv" : ""), scenario.json, run.json)\n")
+        output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv\(options.keepDevices ? ", devices.csv" : "")\(options.traceDevices > 0 ? ", events.csv" : "")\(baseline != nil ? ", paired.csv" : "")\(replications > 1 ? ", replications.csv" : ""), scenario.json, run.json)\n")
     }
 
     static func parsePolicies(_ text: String) throws -> [String] {

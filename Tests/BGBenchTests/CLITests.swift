@@ -295,7 +295,7 @@ private let errorCases: [ErrorCase] = [
         let result = bgbench(["--devices", "20", "--days", "3", "--policy", "fixed,none", "--out", out])
         #expect(result.code == 0)
         #expect(result.errors == "")
-        #expect(result.output.hasSuffix("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, scenario.json, run.json)\n"))
+        #expect(result.output.hasSuffix("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv, scenario.json, run.json)\n"))
 
         func table(_ name: String) throws -> [[String]] {
             let csv = try String(contentsOfFile: out + "/" + name, encoding: .utf8)

@@ -152,4 +152,49 @@ import Testing
         #expect(CommandLineTool.run(arguments: ["plot", folder + "/nothing"], output: &output, errors: &e2) == 66)
         #expect(e2 == "error: no summary.csv in '\(folder)/nothing': expected a bgbench report folder\nsee 'bgbench --help'\n")
     }
+
+    static func r1Report(offset: TimeSpan, trace: Int = 0) throws -> RunReport {
+        var loaded = try ScenarioLoader.load(file: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Datasets/scenarios/r1.json").path)
+        loaded.scenario.population.utcOffsets = [UTCOffsetShare(offset: offset, share: 1)]
+        return try Runner.run(RunRequest(scenario: loaded, policies: ["fixed"],
+                                         options: RunOptions(devices: 20, days: 4, seed: 3, threads: 2, traceDevices: trace)))
+    }
+
+    /// server.csv: on R1 every run sends one request and every stale open one foreground
+    /// fetch, so the minutes add up to runs + fetches; an offset of +1 h moves the whole
+    /// profile one hour earlier in UTC, exactly.
+    @Test func serverLoadCountsEveryRequestAndAppliesOffsets() throws {
+        let utc = try Self.r1Report(offset: .hours(0))
+        let load = utc.results[0].result.serverLoad
+        let total = (0..<ServerLoad.minutesPerDay).reduce(0.0) { $0 + load.minute($1).mean } * 4
+        let tally = utc.results[0].tally
+        #expect(abs(total - (tally[.runs] + tally[.foregroundFetches])) < 1e-6)
+        let east = try Self.r1Report(offset: .hours(1)).results[0].result.serverLoad
+        for minute in 0..<(ServerLoad.minutesPerDay - 60) {
+            #expect(east.minute(minute).mean == load.minute(minute + 60).mean)
+            #expect(east.minute(minute).peak == load.minute(minute + 60).peak)
+        }
+        let rows = Self.rows(SeriesReports.serverCSV(utc))
+        #expect(rows[0] == SeriesReports.serverHeader && rows.count == 1 + 1440)
+        #expect(rows[1][4] == "00:00" && rows[1440][4] == "23:59")
+    }
+
+    /// events.csv logs the traced devices only, with a reason on every denial and a
+    /// status on every completion, and as many runs and opens as the device's tally.
+    @Test func eventLogOfTracedDevices() throws {
+        let report = try Self.r1Report(offset: .hours(0), trace: 2)
+        let trace = report.results[0].result.trace
+        #expect(Set(trace.map(\.device)) == [0, 1])
+        let byEvent = Dictionary(grouping: trace.filter { $0.device == 0 }, by: \.event)
+        // R1: 48 attempts a day, 12 run, 36 denied for the daily cap; 4 days.
+        #expect(byEvent["started"]?.count == 48)
+        #expect(byEvent["denied"]?.count == 144)
+        #expect(byEvent["denied"]!.allSatisfy { $0.detail == "budget" && $0.value != nil })
+        #expect((byEvent["completed"]?.count ?? 0) + (byEvent["killed"]?.count ?? 0) == 48)
+        #expect(byEvent["requested"]!.count == 48 + 144 + 1, "every attempt, plus the one pending at the horizon")
+        #expect(zip(trace, trace.dropFirst()).allSatisfy { $0.device != $1.device || $0.time <= $1.time })
+        let rows = Self.rows(SeriesReports.eventsCSV(report))
+        #expect(rows[0] == SeriesReports.eventsHeader && rows.count == 1 + trace.count)
+    }
 }

@@ -58,7 +58,8 @@ enum TestSupport {
     ) -> DeviceTally {
         let context = DeviceRunContext(scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day,
                                        countFrom: SimTime(warmupDays) * Clock.day, feed: feed)
-        var simulation = DeviceSimulation<Policy, Platform>(index: index, context: context, queue: EventQueue())
+        var simulation = DeviceSimulation<Policy, Platform>(index: index, context: context, queue: EventQueue(),
+                                                             load: ServerLoadSink(days: days, firstDay: warmupDays))
         var result = FleetResult(scenario: scenario, days: days, keepDevices: false)
         simulation.run(into: &result)
         result.finish()

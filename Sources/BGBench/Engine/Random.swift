@@ -14,6 +14,7 @@ public enum StreamPurpose: UInt64, Sendable {
     case lowPower = 8       // whether the user turns Low Power Mode on
     case feed = 9           // the shared content feed (device index ignored)
     case foreground = 10    // foreground fetches at stale opens
+    case utcOffset = 11     // the device's time zone (fleet server load only)
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): used only to expand seeds into generator states.

@@ -23,9 +23,14 @@ public struct FleetResult: Sendable {
     public var hourly: SeriesTally
     /// Per-device rows in device order, when kept.
     public var devices: [DeviceRow] = []
+    /// The event log of the traced devices, in device order.
+    public var trace: [TraceRow] = []
+    /// Network requests per minute of the UTC day (filled at the end of a fleet run).
+    public var serverLoad: ServerLoad
     let keepsDevices: Bool
 
     init(scenario: Scenario, days: Int, keepDevices: Bool) {
+        serverLoad = ServerLoad(days: 0, firstDay: 0)
         archetypeNames = scenario.population.model == .routine ? ["routine"] : scenario.population.sortedArchetypeNames
         archetypes = Array(repeating: FleetTally(), count: archetypeNames.count)
         daily = SeriesTally(rows: days)
@@ -57,5 +62,6 @@ public struct FleetResult: Sendable {
         daily.merge(other.daily)
         hourly.merge(other.hourly)
         devices.append(contentsOf: other.devices)
+        trace.append(contentsOf: other.trace)
     }
 }

@@ -14,6 +14,8 @@ struct RunExecution {
     var duration: SimTime
     var energy: Double
     var bytes: Double
+    /// Network requests sent to the server (for its load).
+    var requests: Int32
     /// Whether the fetch succeeded, so the cache holds everything published up to the start.
     var updatesCache: Bool { status == .newData || status == .noData }
 }
@@ -93,13 +95,15 @@ struct AppTask {
         let contentStatus: RunStatus = (newItems > 0 || app.status == .alwaysNewData) ? .newData : .noData
         if network == .offline {
             // The requests fail at once (MODEL.md §6.4 rule 6).
-            return RunExecution(status: .failed, duration: Clock.ticks(seconds: launchSeconds), energy: launch, bytes: 0)
+            return RunExecution(status: .failed, duration: Clock.ticks(seconds: launchSeconds), energy: launch, bytes: 0, requests: 0)
         }
         let requests = rng.bernoulli(app.secondRequestProbability) ? 2 : 1
         var active = 0.0, bytes = 0.0
         var status = contentStatus
         var hung = false
+        var sent: Int32 = 0
         for r in 0..<requests {
+            sent += 1
             let payload = r == 0 ? payloadBytes(missingBytes: newBytes, itemBytes: itemBytes) : app.payloadFixedKilobytes * 1000
             let u = rng.uniform()
             active += latencySeconds(on: network)
@@ -116,7 +120,7 @@ struct AppTask {
             status = app.handlesExpiration ? .expired : .killed
         }
         return RunExecution(status: status, duration: duration,
-                            energy: launch + energy.radio(activeSeconds: active, on: network), bytes: bytes)
+                            energy: launch + energy.radio(activeSeconds: active, on: network), bytes: bytes, requests: sent)
     }
 
     /// R1's run (MODEL.md §10 rules 6 and 8): d ~ lognormal; killed past the limit (energy
@@ -134,7 +138,7 @@ struct AppTask {
             status = (newItems > 0 || app.status == .alwaysNewData) ? .newData : .noData
         }
         return RunExecution(status: status, duration: Clock.ticks(seconds: d),
-                            energy: app.launchJ + energy.radio(activeSeconds: d, on: network), bytes: 0)
+                            energy: app.launchJ + energy.radio(activeSeconds: d, on: network), bytes: 0, requests: 1)
     }
 
     /// A foreground fetch at a stale open: one request for what the cache misses.

@@ -16,6 +16,8 @@ struct DeviceTraits {
     var homeWifi: Bool
     var workWifi: Bool
     var cellular5G: Bool
+    /// Device-local time = UTC + this (only for the fleet's server load).
+    var utcOffset: SimTime = 0
 
     init(scenario s: Scenario, rng: inout RandomStream) {
         let p = s.population
@@ -47,6 +49,17 @@ struct DeviceTraits {
         homeWifi = rng.bernoulli(s.network.homeWifiShare)
         workWifi = rng.bernoulli(s.network.workWifiShare)
         cellular5G = rng.bernoulli(s.network.nr5gShare)
+    }
+
+    /// Draws the time zone from its own stream, so adding zones changes no other draw.
+    mutating func drawUTCOffset(_ zones: [UTCOffsetShare], rng: inout RandomStream) {
+        let total = zones.reduce(0) { $0 + $1.share }
+        var pick = rng.uniform() * total
+        for zone in zones {
+            pick -= zone.share
+            if pick < 0 { utcOffset = zone.offset.ticks; return }
+        }
+        utcOffset = zones.last?.offset.ticks ?? 0
     }
 }
 

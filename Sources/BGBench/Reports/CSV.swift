@@ -24,6 +24,18 @@ public enum CSVNumber {
         if x == x.rounded() && abs(x) < 1e15 { return String(Int64(x)) }
         return String(x)
     }
+
+    /// A time in ticks as exact decimal seconds, at most six decimals ("12941.273289").
+    public static func seconds(_ ticks: SimTime) -> String {
+        let sign = ticks < 0 ? "-" : ""
+        let m = ticks.magnitude
+        let whole = m / 1_000_000, fraction = m % 1_000_000
+        guard fraction > 0 else { return sign + String(whole) }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 6 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return sign + String(whole) + "." + digits
+    }
 }
 
 import Foundation

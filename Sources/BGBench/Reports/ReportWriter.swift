@@ -12,9 +12,11 @@ public enum ReportWriter {
             ("summary.csv", summaryCSV(report)),
             ("daily.csv", SeriesReports.dailyCSV(report)),
             ("hourly.csv", SeriesReports.hourlyCSV(report)),
+            ("server.csv", SeriesReports.serverCSV(report)),
             ("scenario.json", report.request.scenario.resolvedJSON),
         ]
         if report.request.options.keepDevices { files.append(("devices.csv", SeriesReports.devicesCSV(report))) }
+        if report.request.options.traceDevices > 0 { files.append(("events.csv", SeriesReports.eventsCSV(report))) }
         if let baseline = report.baselinePolicy { files.append(("paired.csv", SeriesReports.pairedCSV(report, baseline: baseline))) }
         if report.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(report))) }
         files.append(("run.json", runJSON(report)))

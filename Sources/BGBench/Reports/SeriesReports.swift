@@ -160,4 +160,42 @@ public enum SeriesReports {
         }
         return csv.output
     }
+
+    public static let serverHeader = ["scenario", "policy", "seed", "minute", "utc_time", "requests_mean", "requests_peak"]
+
+    /// server.csv: the fleet's network requests (background runs' requests and foreground
+    /// fetches) per minute of the UTC day, device UTC offsets applied: the mean over the
+    /// counted days and the peak day's count.
+    public static func serverCSV(_ report: RunReport) -> String {
+        var csv = CSVWriter("")
+        csv.row(serverHeader)
+        let name = report.request.scenario.scenario.name
+        for r in report.results {
+            for m in 0..<ServerLoad.minutesPerDay {
+                let (mean, peak) = r.result.serverLoad.minute(m)
+                let clock = (m / 60 < 10 ? "0" : "") + String(m / 60) + ":" + (m % 60 < 10 ? "0" : "") + String(m % 60)
+                csv.row([name, r.policy, String(r.seed), String(m), clock, CSVNumber.format(mean), String(peak)])
+            }
+        }
+        return csv.output
+    }
+
+    public static let eventsHeader = ["scenario", "policy", "seed", "device", "time_s", "day", "event", "detail", "value"]
+
+    /// events.csv (`--trace-devices K`): every decision and outcome of the first K devices,
+    /// in time order per device, each with its reason code or status.
+    public static func eventsCSV(_ report: RunReport) -> String {
+        var csv = CSVWriter("")
+        csv.row(eventsHeader)
+        let name = report.request.scenario.scenario.name
+        for r in report.results {
+            for e in r.result.trace {
+                // Times and durations are whole microseconds: printed exactly.
+                let value = e.value.map { $0 == $0.rounded() ? CSVNumber.format($0) : CSVNumber.seconds(Clock.ticks(seconds: $0)) } ?? ""
+                csv.row([name, r.policy, String(r.seed), String(e.device), CSVNumber.seconds(e.time),
+                         String(Clock.dayIndex(e.time)), e.event, e.detail, value])
+            }
+        }
+        return csv.output
+    }
 }

@@ -68,6 +68,16 @@ public struct Population: Codable, Sendable, Equatable {
     public var barOffShare = 0.15
     /// Share of devices on iOS 12 or lower, which use Background Fetch (MODEL.md §6.3: 0).
     public var legacyIosShare = 0.0
+    /// Device time zones, as shares of the fleet (MODEL.md §2: they only matter for the
+    /// fleet's server load, server.csv). Default: everyone at UTC+0.
+    public var utcOffsets: [UTCOffsetShare] = [UTCOffsetShare(offset: .hours(0), share: 1)]
+}
+
+/// A share of the fleet living at one UTC offset (device-local time = UTC + offset).
+public struct UTCOffsetShare: Codable, Sendable, Equatable {
+    public var offset: TimeSpan
+    public var share: Double
+    public init(offset: TimeSpan, share: Double) { self.offset = offset; self.share = share }
 }
 
 public enum UserModelKind: String, Codable, Sendable, CaseIterable { case archetypes, routine }

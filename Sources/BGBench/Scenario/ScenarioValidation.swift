@@ -42,6 +42,14 @@ extension Scenario {
         v.check(p.legacyIosShare, in: 0...0, "population.legacy_ios_share",
                 note: " (ios-fetch, for iOS 12 and lower, is not implemented yet)")
 
+        for (i, zone) in p.utcOffsets.enumerated() {
+            v.check(zone.offset, in: TimeSpan.hours(-14)...TimeSpan.hours(14), "population.utc_offsets[\(i)].offset")
+            v.check(zone.share, in: 0...1, "population.utc_offsets[\(i)].share")
+        }
+        if p.utcOffsets.isEmpty || !(p.utcOffsets.reduce(0) { $0 + $1.share } > 0) {
+            v.fail("population.utc_offsets", "expected at least one offset with a positive share")
+        }
+
         let u = user
         v.check(u.bedtimeMean, in: TimeSpan.hours(0)...TimeSpan.hours(48), "user.bedtime_mean")
         v.check(u.bedtimeSd, in: TimeSpan.hours(0)...TimeSpan.hours(12), "user.bedtime_sd")

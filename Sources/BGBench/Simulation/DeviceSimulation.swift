@@ -38,6 +38,8 @@ struct DeviceRunContext: Sendable {
     /// Metrics count events at or after this time (MODEL.md §9 warm-up).
     let countFrom: SimTime
     let feed: NewsFeed
+    /// Devices below this index log every event (events.csv).
+    var traceDevices = 0
 }
 
 /// One device as a small discrete-event simulation (MODEL.md §2): the user's opens, phone
@@ -50,6 +52,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private let index: Int
     private let traits: DeviceTraits
     private let queue: EventQueue<SimEvent>
+    private let load: ServerLoadSink
+    /// The event log, for traced devices only (nil otherwise: one branch per event).
+    private var trace: [TraceRow]?
     private var policy: Policy
     private var platform: Platform
     private var opens: UserOpens
@@ -94,16 +99,20 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private var hourEnd = Clock.hour
     private var hourRow = 0
 
-    init(index: Int, context ctx: DeviceRunContext, queue: EventQueue<SimEvent>) {
+    init(index: Int, context ctx: DeviceRunContext, queue: EventQueue<SimEvent>, load: ServerLoadSink) {
         self.ctx = ctx
         self.index = index
         let s = ctx.scenario
         let device = UInt64(index)
         func stream(_ p: StreamPurpose) -> RandomStream { RandomStream(seed: ctx.seed, device: device, purpose: p) }
         var population = stream(.population)
-        let traits = DeviceTraits(scenario: s, rng: &population)
+        var traits = DeviceTraits(scenario: s, rng: &population)
+        var zoneStream = stream(.utcOffset)
+        traits.drawUTCOffset(s.population.utcOffsets, rng: &zoneStream)
         self.traits = traits
         self.queue = queue
+        self.load = load
+        trace = index < ctx.traceDevices ? [] : nil
         queue.reset()
 
         // The user's diurnal curves (MODEL.md §3).
@@ -209,6 +218,13 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             result.hourly.add(row: h, row)
         }
         result.add(device: index, archetype: traits.archetype, tally)
+        if let trace { result.trace.append(contentsOf: trace) }
+    }
+
+    /// Logs an event of a traced device.
+    @inline(__always)
+    private mutating func log(_ event: String, _ detail: String, _ value: Double? = nil, at t: SimTime) {
+        if trace != nil { trace!.append(TraceRow(device: index, time: t, event: event, detail: detail, value: value)) }
     }
 
     /// Adds `value` to a series field of the day and of the hour of day of t.
@@ -324,6 +340,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             record(.opens, 1, at: t)
             if stale { record(.staleness, staleness, at: t) } else { record(.freshOpens, 1, at: t) }
             record(.age, Clock.seconds(t - cacheTime), at: t)
+            log("open", stale ? "stale" : "fresh", staleness, at: t)
         }
         if stale {
             // The app fetches in the foreground and the user waits.
@@ -338,6 +355,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                     tally.foregroundFetches += 1
                     tally.foregroundWaitTicks += fetch.wait
                     record(.foregroundWait, Clock.seconds(fetch.wait), at: t)
+                    load.load.add(1, atUTC: t - traits.utcOffset)
                     tally.foregroundEnergy += fetch.energy
                     if net.isCellular { tally.cellularBytes += fetch.bytes } else { tally.wifiBytes += fetch.bytes }
                 }
@@ -387,6 +405,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             tally.denied[Int(reason.rawValue)] += 1
             record(.denied, 1, at: t)
         }
+        log("denied", reason.label, retryAt.map { Clock.seconds($0) }, at: t)
         // A retry at the same instant would be denied again, forever: it waits a tick.
         var decision = policy.denied(reason, retryAt: retryAt, view(at: t))
         if case .request(let when) = decision, when <= t { decision = .request(at: t + 1) }
@@ -408,8 +427,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             record(.runs, 1, at: t)
             record(.backgroundEnergy, run.energy, at: t)
             if run.status == .killed { record(.killed, 1, at: t) }
+            load.load.add(run.requests, atUTC: t - traits.utcOffset)
             if net.isCellular { tally.cellularBytes += run.bytes } else { tally.wifiBytes += run.bytes }
         }
+        log("started", net.label, Double(missing.count), at: t)
         inFlight = true
         inFlightStart = t
         inFlightStatus = run.status
@@ -421,6 +442,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     @inline(__always)
     private mutating func runEnded(at t: SimTime) {
         inFlight = false
+        log(inFlightStatus == .expired || inFlightStatus == .killed ? inFlightStatus.label : "completed",
+            inFlightStatus.label, Clock.seconds(t - inFlightStart), at: t)
         if inFlightStatus == .newData || inFlightStatus == .noData {
             // The update holds everything published up to the run's start (R1 rule 7).
             if inFlightStart > cacheTime {
@@ -450,12 +473,17 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         case .keep: return
         case .cancel:
             if requestPending {
+                log("withdrawn", "policy", at: t)
                 requestPending = false
                 requestGeneration &+= 1
                 if counting(t) { tally.replaced += 1; tally.requested += 1 }
             }
         case .request(let when):
-            if requestPending && counting(t) { tally.replaced += 1; tally.requested += 1 }
+            if requestPending {
+                log("replaced", "policy", at: t)
+                if counting(t) { tally.replaced += 1; tally.requested += 1 }
+            }
+            log("requested", "policy", Clock.seconds(max(when, t)), at: t)
             requestPending = true
             requestGeneration &+= 1
             requestTime = max(when, t)

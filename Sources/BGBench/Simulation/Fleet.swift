@@ -12,10 +12,13 @@ public struct RunOptions: Sendable {
     public var warmupDays: Int
     /// Keep every device's totals (devices.csv, paired differences).
     public var keepDevices: Bool
+    /// Log every event of the first this many devices (events.csv).
+    public var traceDevices: Int
     public init(devices: Int = 1000, days: Int = 30, seed: UInt64 = 1, threads: Int = 0, warmupDays: Int = 0,
-                keepDevices: Bool = false) {
+                keepDevices: Bool = false, traceDevices: Int = 0) {
         self.devices = devices; self.days = days; self.seed = seed
         self.threads = threads; self.warmupDays = warmupDays; self.keepDevices = keepDevices
+        self.traceDevices = traceDevices
     }
     public var deviceDays: Int { devices * days }
 }
@@ -35,7 +38,7 @@ public enum Fleet {
                                 feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetResult {
         let context = DeviceRunContext(
             scenario: scenario, seed: options.seed, horizon: SimTime(options.days) * Clock.day,
-            countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed)
+            countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed, traceDevices: options.traceDevices)
         let job = FleetJob(context: context, options: options, progress: progress, platform: scenario.platform.name)
         guard let result = policy.simulate(job) else { throw SimulationError.unknownPlatform(scenario.platform.name) }
         return result
@@ -63,14 +66,18 @@ public enum Fleet {
         let empty = FleetResult(scenario: context.scenario, days: options.days, keepDevices: options.keepDevices)
         var total = empty
         var firstBlock = 0
+        // Server load per worker (integer counts: merging in any order gives the same).
+        let workers = min(threads, blocks)
+        let loads = (0..<workers).map { _ in ServerLoadSink(days: options.days, firstDay: options.warmupDays) }
         while firstBlock < blocks {
             let count = min(wave, blocks - firstBlock)
             let results = Slots(UnsafeMutableBufferPointer<FleetResult?>.allocate(capacity: count))
             results.buffer.initialize(repeating: nil)
             let next = Atomic<Int>(0)
             let base = firstBlock
-            DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
+            DispatchQueue.concurrentPerform(iterations: min(threads, count)) { worker in
                 let queue = EventQueue<SimEvent>()
+                let load = loads[worker]
                 while true {
                     let slot = next.add(1, ordering: .relaxed).oldValue
                     if slot >= count { break }
@@ -78,7 +85,7 @@ public enum Fleet {
                     var result = empty
                     let end = min(devices, (block + 1) * blockSize)
                     for device in (block * blockSize)..<end {
-                        var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: queue)
+                        var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: queue, load: load)
                         simulation.run(into: &result)
                     }
                     results.buffer[slot] = result
@@ -91,6 +98,8 @@ public enum Fleet {
             firstBlock += count
         }
         total.finish()
+        total.serverLoad = ServerLoad(days: options.days, firstDay: options.warmupDays)
+        for sink in loads { total.serverLoad.merge(sink.load) }
         return total
     }
 }
@@ -109,6 +118,12 @@ struct PolicyFleet<P: WakePolicy>: PlatformVisitor {
     func visit<F: PlatformRules>(_: F.Type) -> FleetResult {
         Fleet.runSpecialised(P.self, F.self, context: job.context, options: job.options, progress: job.progress)
     }
+}
+
+/// One worker's server-load counts (only its own thread writes them).
+final class ServerLoadSink: @unchecked Sendable {
+    var load: ServerLoad
+    init(days: Int, firstDay: Int) { load = ServerLoad(days: days, firstDay: firstDay) }
 }
 
 /// Per-block result slots: each worker writes only the slots of the blocks it claimed,

@@ -1,0 +1,55 @@
+/// The fleet's load on the app's server (MODEL.md §2, §9): network requests (background
+/// runs' requests and foreground fetches) per minute of the UTC day, counted per day so
+/// that both the mean over days and the peak day are known. Integer counts, so adding
+/// them in any order gives the same totals (one per worker thread, merged at the end).
+public struct ServerLoad: Sendable {
+    public static let minutesPerDay = 1440
+    public let days: Int
+    /// The first counted day (warm-up days are left out).
+    public let firstDay: Int
+    public private(set) var counts: [Int32]
+
+    public init(days: Int, firstDay: Int) {
+        self.days = days
+        self.firstDay = firstDay
+        counts = Array(repeating: 0, count: max(0, days - firstDay) * Self.minutesPerDay)
+    }
+
+    /// Counts `requests` made at UTC time t (ticks since day 0, 00:00 UTC).
+    @inline(__always)
+    mutating func add(_ requests: Int32, atUTC t: SimTime) {
+        guard t >= 0 else { return }
+        let day = Clock.dayIndex(t)
+        guard day >= firstDay && day < days else { return }
+        counts[(day - firstDay) * Self.minutesPerDay + Int((t % Clock.day) / Clock.minute)] += requests
+    }
+
+    mutating func merge(_ other: ServerLoad) {
+        for i in counts.indices { counts[i] += other.counts[i] }
+    }
+
+    /// Requests in minute m of the UTC day: the mean over the counted days and the peak.
+    public func minute(_ m: Int) -> (mean: Double, peak: Int32) {
+        let countedDays = days - firstDay
+        guard countedDays > 0 else { return (0, 0) }
+        var total = 0.0, peak: Int32 = 0
+        for d in 0..<countedDays {
+            let c = counts[d * Self.minutesPerDay + m]
+            total += Double(c)
+            peak = max(peak, c)
+        }
+        return (total / Double(countedDays), peak)
+    }
+}
+
+/// One line of the event log of a traced device (events.csv, `--trace-devices K`).
+public struct TraceRow: Sendable, Equatable {
+    public var device: Int
+    public var time: SimTime
+    /// requested, replaced, denied, started, completed, open, session_end, charging, midnight.
+    public var event: String
+    /// The reason code, status, or kind (denial reason, run status, fresh/stale, network).
+    public var detail: String
+    /// A number that goes with it (retry time in s, run duration in s, staleness in s, ...).
+    public var value: Double?
+}
