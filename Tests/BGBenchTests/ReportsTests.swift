@@ -80,11 +80,17 @@ import Testing
     @Test func pythonAndPandasReadEveryFile() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-reports-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try ReportWriter.write(Self.report, to: folder)
+        // Every optional file too: devices, paired, events, replications.
+        let request = RunRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "none"],
+            options: RunOptions(devices: 20, days: 3, seed: 7, threads: 2, keepDevices: true, traceDevices: 2),
+            baselinePolicy: "fixed", replications: 2)
+        try ReportWriter.write(try Runner.run(request), to: folder)
         let expected: [(String, [String])] = [
             ("summary.csv", SummarySchema.header), ("daily.csv", SeriesReports.dailyHeader),
             ("hourly.csv", SeriesReports.hourlyHeader), ("devices.csv", SeriesReports.devicesHeader),
-            ("paired.csv", SeriesReports.pairedHeader),
+            ("paired.csv", SeriesReports.pairedHeader), ("server.csv", SeriesReports.serverHeader),
+            ("events.csv", SeriesReports.eventsHeader), ("replications.csv", SeriesReports.replicationsHeader),
         ]
         let script = """
         import csv, json, sys
