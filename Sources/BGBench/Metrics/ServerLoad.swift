@@ -15,17 +15,9 @@ public struct ServerLoad: Sendable {
         counts = Array(repeating: 0, count: max(0, days - firstDay) * Self.minutesPerDay)
     }
 
-    /// Counts `requests` made at UTC time t (ticks since day 0, 00:00 UTC).
-    @inline(__always)
-    mutating func add(_ requests: Int32, atUTC t: SimTime) {
-        guard t >= 0 else { return }
-        let day = Clock.dayIndex(t)
-        guard day >= firstDay && day < days else { return }
-        counts[(day - firstDay) * Self.minutesPerDay + Int((t % Clock.day) / Clock.minute)] += requests
-    }
-
-    mutating func merge(_ other: ServerLoad) {
-        for i in counts.indices { counts[i] += other.counts[i] }
+    /// Adds per-minute counts laid out like `counts` (one worker's).
+    mutating func add(_ other: UnsafeBufferPointer<Int32>) {
+        for i in counts.indices { counts[i] += other[i] }
     }
 
     /// Requests in minute m of the UTC day: the mean over the counted days and the peak.

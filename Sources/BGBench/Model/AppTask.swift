@@ -3,7 +3,15 @@ import Foundation
 /// How a background run ended (MODEL.md §6, §6.4 rule 3).
 public enum RunStatus: UInt8, Sendable, CaseIterable {
     case newData, noData, failed, expired, killed
-    public var label: String { ["new_data", "no_data", "failed", "expired", "killed"][Int(rawValue)] }
+    public var label: String {
+        switch self {
+        case .newData: "new_data"
+        case .noData: "no_data"
+        case .failed: "failed"
+        case .expired: "expired"
+        case .killed: "killed"
+        }
+    }
 }
 
 /// One background run's course, decided when it starts (its counts and energy are booked

@@ -71,7 +71,14 @@ extension Population {
 /// The network a device is on.
 public enum NetworkKind: UInt8, Sendable, CaseIterable {
     case offline, wifi, lte, nr5g
-    public var label: String { ["offline", "wifi", "lte", "5g"][Int(rawValue)] }
+    public var label: String {
+        switch self {
+        case .offline: "offline"
+        case .wifi: "wifi"
+        case .lte: "lte"
+        case .nr5g: "5g"
+        }
+    }
     public var isCellular: Bool { self == .lte || self == .nr5g }
 }
 

@@ -5,8 +5,17 @@ public enum DenialReason: UInt8, Sendable, CaseIterable {
     /// A run of the task is still in flight: bgbench launches one run of a task at a time.
     case busy
     public var label: String {
-        ["foreground", "bar_off", "force_quit", "low_power", "low_battery", "not_submitted",
-         "spacing", "budget", "busy"][Int(rawValue)]
+        switch self {
+        case .foreground: "foreground"
+        case .barOff: "bar_off"
+        case .forceQuit: "force_quit"
+        case .lowPower: "low_power"
+        case .lowBattery: "low_battery"
+        case .notSubmitted: "not_submitted"
+        case .spacing: "spacing"
+        case .budget: "budget"
+        case .busy: "busy"
+        }
     }
 }
 

@@ -53,8 +53,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private let traits: DeviceTraits
     private let queue: EventQueue<SimEvent>
     private let load: ServerLoadSink
-    /// The event log, for traced devices only (nil otherwise: one branch per event).
+    /// The event log, for traced devices only (nil otherwise).
     private var trace: [TraceRow]?
+    private let tracing: Bool
     private var policy: Policy
     private var platform: Platform
     private var opens: UserOpens
@@ -112,7 +113,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         self.traits = traits
         self.queue = queue
         self.load = load
-        trace = index < ctx.traceDevices ? [] : nil
+        tracing = index < ctx.traceDevices
+        trace = tracing ? [] : nil
         queue.reset()
 
         // The user's diurnal curves (MODEL.md §3).
@@ -221,10 +223,11 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         if let trace { result.trace.append(contentsOf: trace) }
     }
 
-    /// Logs an event of a traced device.
-    @inline(__always)
+    /// Logs an event of a traced device (callers check `tracing` first, so untraced
+    /// devices build no strings).
     private mutating func log(_ event: String, _ detail: String, _ value: Double? = nil, at t: SimTime) {
-        if trace != nil { trace!.append(TraceRow(device: index, time: t, event: event, detail: detail, value: value)) }
+        let row = TraceRow(device: index, time: t, event: event, detail: detail, value: value)
+        trace?.append(row)
     }
 
     /// Adds `value` to a series field of the day and of the hour of day of t.
@@ -340,7 +343,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             record(.opens, 1, at: t)
             if stale { record(.staleness, staleness, at: t) } else { record(.freshOpens, 1, at: t) }
             record(.age, Clock.seconds(t - cacheTime), at: t)
-            log("open", stale ? "stale" : "fresh", staleness, at: t)
+            if tracing {
+                log("open", stale ? "stale" : "fresh", staleness, at: t)
+            }
         }
         if stale {
             // The app fetches in the foreground and the user waits.
@@ -355,7 +360,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                     tally.foregroundFetches += 1
                     tally.foregroundWaitTicks += fetch.wait
                     record(.foregroundWait, Clock.seconds(fetch.wait), at: t)
-                    load.load.add(1, atUTC: t - traits.utcOffset)
+                    load.add(1, atUTC: t - traits.utcOffset)
                     tally.foregroundEnergy += fetch.energy
                     if net.isCellular { tally.cellularBytes += fetch.bytes } else { tally.wifiBytes += fetch.bytes }
                 }
@@ -405,7 +410,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             tally.denied[Int(reason.rawValue)] += 1
             record(.denied, 1, at: t)
         }
-        log("denied", reason.label, retryAt.map { Clock.seconds($0) }, at: t)
+        if tracing {
+            log("denied", reason.label, retryAt.map { Clock.seconds($0) }, at: t)
+        }
         // A retry at the same instant would be denied again, forever: it waits a tick.
         var decision = policy.denied(reason, retryAt: retryAt, view(at: t))
         if case .request(let when) = decision, when <= t { decision = .request(at: t + 1) }
@@ -427,10 +434,12 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             record(.runs, 1, at: t)
             record(.backgroundEnergy, run.energy, at: t)
             if run.status == .killed { record(.killed, 1, at: t) }
-            load.load.add(run.requests, atUTC: t - traits.utcOffset)
+            load.add(run.requests, atUTC: t - traits.utcOffset)
             if net.isCellular { tally.cellularBytes += run.bytes } else { tally.wifiBytes += run.bytes }
         }
-        log("started", net.label, Double(missing.count), at: t)
+        if tracing {
+            log("started", net.label, Double(missing.count), at: t)
+        }
         inFlight = true
         inFlightStart = t
         inFlightStatus = run.status
@@ -442,8 +451,11 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     @inline(__always)
     private mutating func runEnded(at t: SimTime) {
         inFlight = false
-        log(inFlightStatus == .expired || inFlightStatus == .killed ? inFlightStatus.label : "completed",
-            inFlightStatus.label, Clock.seconds(t - inFlightStart), at: t)
+        let status = inFlightStatus, start = inFlightStart
+        if tracing {
+            log(status == .expired ? "expired" : status == .killed ? "killed" : "completed",
+                status.label, Clock.seconds(t - start), at: t)
+        }
         if inFlightStatus == .newData || inFlightStatus == .noData {
             // The update holds everything published up to the run's start (R1 rule 7).
             if inFlightStart > cacheTime {
@@ -473,17 +485,23 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         case .keep: return
         case .cancel:
             if requestPending {
-                log("withdrawn", "policy", at: t)
+                if tracing {
+                    log("withdrawn", "policy", at: t)
+                }
                 requestPending = false
                 requestGeneration &+= 1
                 if counting(t) { tally.replaced += 1; tally.requested += 1 }
             }
         case .request(let when):
             if requestPending {
-                log("replaced", "policy", at: t)
+                if tracing {
+                    log("replaced", "policy", at: t)
+                }
                 if counting(t) { tally.replaced += 1; tally.requested += 1 }
             }
-            log("requested", "policy", Clock.seconds(max(when, t)), at: t)
+            if tracing {
+                log("requested", "policy", Clock.seconds(max(when, t)), at: t)
+            }
             requestPending = true
             requestGeneration &+= 1
             requestTime = max(when, t)

@@ -99,7 +99,7 @@ public enum Fleet {
         }
         total.finish()
         total.serverLoad = ServerLoad(days: options.days, firstDay: options.warmupDays)
-        for sink in loads { total.serverLoad.merge(sink.load) }
+        for sink in loads { total.serverLoad.add(UnsafeBufferPointer(start: sink.counts, count: sink.minutes)) }
         return total
     }
 }
@@ -121,9 +121,27 @@ struct PolicyFleet<P: WakePolicy>: PlatformVisitor {
 }
 
 /// One worker's server-load counts (only its own thread writes them).
+/// Its own buffer, so a count is one add (no copy-on-write check on a shared array).
 final class ServerLoadSink: @unchecked Sendable {
-    var load: ServerLoad
-    init(days: Int, firstDay: Int) { load = ServerLoad(days: days, firstDay: firstDay) }
+    let firstTick: SimTime
+    let minutes: Int
+    let counts: UnsafeMutablePointer<Int32>
+
+    init(days: Int, firstDay: Int) {
+        firstTick = SimTime(firstDay) * Clock.day
+        minutes = max(0, days - firstDay) * ServerLoad.minutesPerDay
+        counts = .allocate(capacity: max(1, minutes))
+        counts.initialize(repeating: 0, count: max(1, minutes))
+    }
+
+    deinit { counts.deallocate() }
+
+    /// Counts `requests` made at UTC time t, if t falls in the counted days.
+    @inline(__always)
+    func add(_ requests: Int32, atUTC t: SimTime) {
+        let i = Int((t - firstTick) / Clock.minute)
+        if t >= firstTick && i < minutes { counts[i] += requests }
+    }
 }
 
 /// Per-block result slots: each worker writes only the slots of the blocks it claimed,
