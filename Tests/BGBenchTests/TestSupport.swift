@@ -58,8 +58,9 @@ enum TestSupport {
     ) -> DeviceTally {
         let context = DeviceRunContext(scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day,
                                        countFrom: SimTime(warmupDays) * Clock.day, feed: feed)
-        var simulation = DeviceSimulation<Policy, Platform>(index: index, context: context, queue: EventQueue(),
-                                                             load: ServerLoadSink(days: days, firstDay: warmupDays))
+        let load = ServerLoadSink(days: days, firstDay: warmupDays)
+        var simulation = DeviceSimulation<Policy, Platform>(index: index, context: context, queue: EventQueue(), load: load)
+        defer { load.flush() }
         var result = FleetResult(scenario: scenario, days: days, keepDevices: false)
         simulation.run(into: &result)
         result.finish()
