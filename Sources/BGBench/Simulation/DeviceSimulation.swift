@@ -93,8 +93,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private var inFlightContent = false
 
     private(set) var tally = DeviceTally()
-    /// This day's series values, and the whole run's by hour of day (24 rows).
-    private var today = SeriesRow(repeating: 0)
+    /// The series totals at the start of the day, and the whole run's by hour of day.
+    private var dayStart = SeriesRow(repeating: 0)
     private var byHour = InlineArray<216, Double>(repeating: 0)
     /// The end of the current hour and its first index in `byHour`.
     private var hourEnd = Clock.hour
@@ -235,14 +235,35 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private mutating func record(_ field: SeriesField, _ value: Double, at t: SimTime) {
         // Events come in time order: move the hour forward instead of dividing.
         while t >= hourEnd { hourEnd += Clock.hour; hourRow = hourRow == 23 * SeriesField.count ? 0 : hourRow + SeriesField.count }
-        today[field.rawValue] += value
         byHour[hourRow + field.rawValue] += value
+    }
+
+    /// The device's totals so far of the series fields.
+    private func seriesTotals() -> SeriesRow {
+        var row = SeriesRow(repeating: 0)
+        row[SeriesField.opens.rawValue] = Double(tally.opens)
+        row[SeriesField.freshOpens.rawValue] = Double(tally.freshOpens)
+        row[SeriesField.staleness.rawValue] = Clock.seconds(tally.stalenessTicks)
+        row[SeriesField.age.rawValue] = Clock.seconds(tally.ageTicks)
+        row[SeriesField.foregroundWait.rawValue] = Clock.seconds(tally.foregroundWaitTicks)
+        row[SeriesField.runs.rawValue] = Double(tally.runs)
+        row[SeriesField.denied.rawValue] = Double(tally.deniedTotal)
+        row[SeriesField.killed.rawValue] = Double(tally.outcome(.killed))
+        row[SeriesField.backgroundEnergy.rawValue] = tally.backgroundEnergy
+        return row
     }
 
     /// Adds the day's series values to the daily rows (counted days only) and clears them.
     private mutating func flushDay(_ day: Int, into result: inout FleetResult) {
-        if counting(SimTime(day) * Clock.day) { result.daily.add(row: day, today) }
-        today = SeriesRow(repeating: 0)
+        // The day's row is what the device's totals gained since the last flush: no
+        // per-event bookkeeping for the daily series.
+        let now = seriesTotals()
+        if counting(SimTime(day) * Clock.day) {
+            var row = SeriesRow(repeating: 0)
+            for f in 0..<SeriesField.count { row[f] = now[f] - dayStart[f] }
+            result.daily.add(row: day, row)
+        }
+        dayStart = now
     }
 
     // MARK: Scheduling
