@@ -289,7 +289,7 @@ public enum RunComparison {
     ///   the sample variance over N.
     static func linearised(_ t: DeviceTable, policy: String, archetype: String,
                            source: CheckMetric.Source) throws(RunFolderError) -> (estimate: Double, u: [Double], n: Int)? {
-        let rows = try t.rows(policy: policy)
+        let rows = t.rows(policy: policy)
         let inDomain = rows.map { archetype == "all" || t.archetype($0) == archetype }
         let n = inDomain.filter { $0 }.count
         let count = Double(rows.count)
@@ -297,7 +297,7 @@ public enum RunComparison {
         case .quantile:
             return nil
         case .perOpen(let column):
-            let y = try t.values(column, rows), x = try t.values("opens", rows)
+            let y = try t.values(column, policy: policy), x = try t.values("opens", policy: policy)
             var sx = 0.0, sy = 0.0
             for i in rows.indices where inDomain[i] { sx += x[i]; sy += y[i] }
             guard sx > 0 else { return nil }
@@ -305,7 +305,7 @@ public enum RunComparison {
             return (r, rows.indices.map { inDomain[$0] ? count * (y[$0] - r * x[$0]) / sx : 0 }, n)
         case .perDevice(let column):
             guard n > 0 else { return nil }
-            let y = try t.values(column, rows)
+            let y = try t.values(column, policy: policy)
             var sy = 0.0
             for i in rows.indices where inDomain[i] { sy += y[i] }
             let mean = sy / Double(n)
@@ -325,7 +325,7 @@ public enum RunComparison {
                         source: CheckMetric.Source) throws(RunFolderError) -> Double? {
         guard let lb = try linearised(b, policy: policy, archetype: archetype, source: source),
               let lc = try linearised(c, policy: policy, archetype: archetype, source: source) else { return nil }
-        guard lb.u.count == lc.u.count, try b.deviceIDs(policy: policy) == c.deviceIDs(policy: policy) else {
+        guard lb.u.count == lc.u.count, b.deviceIDs(policy: policy) == c.deviceIDs(policy: policy) else {
             throw .invalid("'\(c.path)' lists other devices than '\(b.path)' for policy \(policy)")
         }
         let n = Double(lb.u.count)
@@ -461,11 +461,14 @@ struct SummaryRows {
     }
 }
 
-/// devices.csv by policy, rows in device order, columns parsed on demand.
-struct DeviceTable {
+/// devices.csv by policy, rows in device order, columns parsed on demand and kept (a
+/// check asks for each column once per archetype row).
+final class DeviceTable {
     let table: CSVTable
     let path: String
-    let policyColumn: Int, deviceColumn: Int, archetypeColumn: Int
+    let deviceColumn: Int, archetypeColumn: Int
+    private var rowsByPolicy: [String: [Int]] = [:]
+    private var parsed: [String: [Double]] = [:]
 
     init(_ table: CSVTable, path: String) throws(RunFolderError) {
         self.table = table
@@ -473,30 +476,31 @@ struct DeviceTable {
         guard let p = table.index(of: "policy"), let d = table.index(of: "device"), let a = table.index(of: "archetype") else {
             throw .invalid("'\(path)' lacks the policy, device or archetype column")
         }
-        (policyColumn, deviceColumn, archetypeColumn) = (p, d, a)
+        (deviceColumn, archetypeColumn) = (d, a)
+        var byPolicy: [String: [(Int, Int)]] = [:]
+        for (i, row) in table.rows.enumerated() {
+            guard let device = Int(row[d]) else {
+                throw .invalid("'\(path)' line \(table.lines[i]): device is not an integer")
+            }
+            byPolicy[row[p], default: []].append((device, i))
+        }
+        rowsByPolicy = byPolicy.mapValues { $0.sorted { $0.0 < $1.0 }.map { $0.1 } }
     }
 
     /// The row indices of a policy, by device.
-    func rows(policy: String) throws(RunFolderError) -> [Int] {
-        var out: [(Int, Int)] = []
-        for (i, row) in table.rows.enumerated() where row[policyColumn] == policy {
-            guard let device = Int(row[deviceColumn]) else {
-                throw .invalid("'\(path)' line \(table.lines[i]): device is not an integer")
-            }
-            out.append((device, i))
-        }
-        return out.sorted { $0.0 < $1.0 }.map { $0.1 }
-    }
+    func rows(policy: String) -> [Int] { rowsByPolicy[policy] ?? [] }
 
-    func deviceIDs(policy: String) throws(RunFolderError) -> [String] {
-        try rows(policy: policy).map { table.rows[$0][deviceColumn] }
-    }
+    func deviceIDs(policy: String) -> [String] { rows(policy: policy).map { table.rows[$0][deviceColumn] } }
 
     func archetype(_ row: Int) -> String { table.rows[row][archetypeColumn] }
 
-    func values(_ column: String, _ rows: [Int]) throws(RunFolderError) -> [Double] {
+    /// A column's values over a policy's rows, in device order.
+    func values(_ column: String, policy: String) throws(RunFolderError) -> [Double] {
+        let key = policy + "\u{0}" + column
+        if let done = parsed[key] { return done }
         guard let j = table.index(of: column) else { throw .invalid("'\(path)' has no column \(column)") }
         var out: [Double] = []
+        let rows = rows(policy: policy)
         out.reserveCapacity(rows.count)
         for r in rows {
             guard let v = Double(table.rows[r][j]) else {
@@ -504,6 +508,7 @@ struct DeviceTable {
             }
             out.append(v)
         }
+        parsed[key] = out
         return out
     }
 }
