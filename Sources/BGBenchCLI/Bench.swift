@@ -17,13 +17,16 @@ extension Command {
         var quick = false, memory = false
         var repeats = 3
         var threads = 0
+        var baselineFile: String?, csvFile: String?
         var parser = OptionParser(tokens, command: "bench")
         try parser.parse(
-            known: ["quick", "memory", "repeats", "threads"], flags: ["quick", "memory"],
+            known: ["quick", "memory", "repeats", "threads", "baseline", "csv"], flags: ["quick", "memory"],
             option: { name, value in
                 switch name {
                 case "quick": quick = true
                 case "memory": memory = true
+                case "baseline": baselineFile = try required(value, for: name, expected: "a bench CSV file")
+                case "csv": csvFile = try required(value, for: name, expected: "a file")
                 case "repeats":
                     repeats = try integer(required(value, for: name, expected: "a positive integer"),
                                           for: name, in: 1...100, expected: "an integer from 1 to 100")
@@ -33,6 +36,7 @@ extension Command {
                 }
             },
             positional: { throw CLIError.unexpected($0, command: "bench") })
+        let baseline = try baselineFile.map(BenchBaseline.load)
         guard let r1 = Datasets.scenario(named: "r1.json") else {
             throw CLIError.data("cannot find Datasets/scenarios/r1.json: run bgbench bench from the checkout")
         }
@@ -42,6 +46,10 @@ extension Command {
             Workload(name: "default/fixed", scenarioFile: nil, policy: "fixed", devices: 4_000 / scale, days: 365),
             Workload(name: "default/adaptive", scenarioFile: nil, policy: "adaptive", devices: 4_000 / scale, days: 365),
         ]
+        // The statistical policy, where this build has it.
+        if PolicyRegistry.named("nhpp") != nil {
+            workloads.append(Workload(name: "default/nhpp", scenarioFile: nil, policy: "nhpp", devices: 4_000 / scale, days: 365))
+        }
         if memory {
             workloads = [Workload(name: "r1/fixed memory", scenarioFile: r1, policy: "fixed", devices: 100_000, days: 365)]
             repeats = 1
@@ -73,6 +81,12 @@ extension Command {
             csv.row(fields + [String(usedThreads)])
         }
         output.write("\n" + csv.output)
+        if let csvFile { try write(csv.output, to: csvFile) }
+        if let baseline, let baselineFile {
+            let lines = BenchBaseline.compare(baseline: baseline, current: try BenchBaseline.parse(csv.output, path: "(this run)"))
+            output.write(BenchBaseline.render(lines, path: baselineFile))
+            try BenchBaseline.verdict(lines, path: baselineFile)
+        }
     }
 
     /// The process's peak resident memory so far, in MB (getrusage's ru_maxrss is in KiB).

@@ -3,7 +3,7 @@ import Foundation
 
 /// bgbench's commands.
 enum Command {
-    static let names = ["run", "sweep", "plot", "list", "scenario", "bench", "help"]
+    static let names = ["run", "sweep", "plot", "list", "scenario", "bench", "check", "help"]
 
     static let help = """
     bgbench: simulate background app refresh on a fleet of virtual phones and score
@@ -19,8 +19,15 @@ enum Command {
            bgbench list                 policies, platforms and scenarios
            bgbench scenario [--scenario FILE] [--set PATH=VALUE ...]
                                         print the resolved scenario: every parameter
-           bgbench bench [--quick] [--memory] [--repeats N] [--threads T]
-                                        the speed benchmark (device-days/s, events/s, memory)
+           bgbench bench [--quick] [--memory] [--repeats N] [--threads T] [--csv FILE]
+                         [--baseline FILE]
+                                        the speed benchmark (device-days/s, events/s, memory);
+                                        exit 1 below 85 % of a --baseline CSV's device-days/s
+           bgbench check --baseline FILE_OR_DIR --current DIR [--tolerance METRIC=PCT ...]
+                         [--junit FILE] [--exact] [--update]
+                                        compare a run's reports with a baseline's (CI): exit 1
+                                        on a significant regression, or any difference with
+                                        --exact; --update makes the current run the baseline
            bgbench --help | --version
 
     run options:
@@ -44,8 +51,20 @@ enum Command {
                                replications.csv: each metric across the seeds
       --quiet                  no progress line (it is drawn only on a terminal)
 
+    check options (README.md, "In CI"):
+      --baseline FILE_OR_DIR   the baseline: a report folder (or a file in one), or a
+                               folder of report folders, matched with --current's by name
+      --current DIR            the report folder (or folder of them) to check
+      --tolerance METRIC=PCT   a change of METRIC (a summary.csv column) within PCT % of
+                               the baseline is no change (default: 1; repeatable)
+      --junit FILE             also write JUnit XML, a test case per metric
+      --exact                  any difference in any number fails (needs the same seed)
+      --update                 copy the current run's report files over the baseline
+
     exit codes: 0 done, 64 usage error, 65 bad scenario data, 66 cannot read the scenario
     file or report folder, 69 plot's Python packages missing, 73 cannot write reports.
+    check and bench --baseline: 1 a regression, a difference (--exact) or a slowdown; 65 a
+    baseline that does not match or parse; 66 a missing report folder or file.
 
     """
 

@@ -28,6 +28,7 @@ public enum CommandLineTool {
             switch command {
             case "list": try Command.list(tokens, output: &output)
             case "bench": try Command.bench(tokens, output: &output)
+            case "check": try Command.check(tokens, output: &output)
             case "scenario": try Command.scenario(tokens, output: &output)
             case "sweep": try Command.sweep(tokens, arguments: arguments, output: &output)
             case "plot": try Command.plot(tokens, output: &output)

@@ -87,7 +87,7 @@ public enum ReportWriter {
     }
 
     /// Writes to a temporary file beside the target, then renames it into place.
-    static func writeAtomically(_ text: String, to path: String) throws {
+    public static func writeAtomically(_ text: String, to path: String) throws {
         let temporary = path + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
             throw ReportError.cannotWrite(path, reason: "cannot create the file")

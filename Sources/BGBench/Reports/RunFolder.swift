@@ -1,0 +1,252 @@
+import Foundation
+
+/// A CSV file read back per RFC 4180: fields separated by commas, records by LF or CRLF;
+/// a field in double quotes may hold commas, quotes (doubled) and line breaks. The first
+/// record is the header; every other record must have as many fields.
+public struct CSVTable: Sendable, Equatable {
+    public var header: [String]
+    public var rows: [[String]]
+    /// The line each row starts on (the header is line 1), for messages.
+    public var lines: [Int]
+
+    public init(header: [String], rows: [[String]], lines: [Int]) {
+        self.header = header; self.rows = rows; self.lines = lines
+    }
+
+    /// The position of a column, or nil.
+    public func index(of column: String) -> Int? { header.firstIndex(of: column) }
+
+    public init(parsing text: String) throws(CSVParseError) {
+        let bytes = Array(text.utf8)
+        var records: [[String]] = []
+        var starts: [Int] = []
+        var record: [String] = []
+        var field: [UInt8] = []
+        var line = 1, recordLine = 1
+        var i = 0
+        var quoted = false        // inside a quoted field
+        var wasQuoted = false     // the current field was quoted (and its closing quote seen)
+        var atFieldStart = true
+        func endField() {
+            record.append(String(decoding: field, as: UTF8.self))
+            field.removeAll(keepingCapacity: true)
+            wasQuoted = false
+            atFieldStart = true
+        }
+        while i < bytes.count {
+            let b = bytes[i]
+            if quoted {
+                if b == UInt8(ascii: "\"") {
+                    if i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "\"") {
+                        field.append(b); i += 2; continue
+                    }
+                    quoted = false; wasQuoted = true; i += 1; continue
+                }
+                if b == UInt8(ascii: "\n") { line += 1 }
+                field.append(b); i += 1; continue
+            }
+            switch b {
+            case UInt8(ascii: ","):
+                endField()
+                i += 1
+            case UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                endField()
+                records.append(record); starts.append(recordLine)
+                record.removeAll()
+                i += (b == UInt8(ascii: "\r") && i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "\n")) ? 2 : 1
+                line += 1
+                recordLine = line
+            case UInt8(ascii: "\""):
+                guard atFieldStart else {
+                    throw CSVParseError(line: line, message: wasQuoted ? "text after a closing quote" : "a quote inside an unquoted field")
+                }
+                quoted = true; atFieldStart = false; i += 1
+            default:
+                if wasQuoted { throw CSVParseError(line: line, message: "text after a closing quote") }
+                field.append(b); atFieldStart = false; i += 1
+            }
+        }
+        if quoted { throw CSVParseError(line: recordLine, message: "a quoted field is not closed") }
+        // The last record, when the text does not end with a line break.
+        if !atFieldStart || !record.isEmpty || wasQuoted {
+            endField()
+            records.append(record); starts.append(recordLine)
+        }
+        guard let first = records.first, first != [""] else { throw CSVParseError(line: 1, message: "no header") }
+        for (r, n) in zip(records.dropFirst(), starts.dropFirst()) where r.count != first.count {
+            throw CSVParseError(line: n, message: "\(r.count) fields where the header has \(first.count)")
+        }
+        header = first
+        rows = Array(records.dropFirst())
+        lines = Array(starts.dropFirst())
+    }
+}
+
+/// Why a CSV text does not parse, and on which line.
+public struct CSVParseError: Error, Equatable, Sendable {
+    public var line: Int
+    public var message: String
+}
+
+/// A report folder read back (Reports/README.md): run.json's identity fields, summary.csv,
+/// and the other CSV files that are present. `bgbench check` compares two of these.
+public struct RunFolder: Sendable {
+    /// The CSV files a report folder may hold besides summary.csv, in the order `check
+    /// --exact` compares them.
+    public static let optionalTables = ["devices.csv", "daily.csv", "hourly.csv", "paired.csv"]
+    /// Every file `bgbench run` writes; run.json last, as it marks a complete folder.
+    public static let reportFiles = ["summary.csv", "daily.csv", "hourly.csv", "devices.csv", "paired.csv",
+                                     "scenario.json", "run.json"]
+
+    public let path: String
+    public let schemaVersion: Int
+    public let resolvedScenarioSha256: String
+    /// The seed as written (it may exceed 2^53, so it is kept as text).
+    public let seed: String
+    public let devices: Int
+    public let days: Int
+    public let warmupDays: Int
+    public let policies: [String]
+    public let summary: CSVTable
+    /// run.json as parsed.
+    let runJSON: JSONValue
+
+    /// The path of one of the folder's files.
+    public func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+
+    public func has(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name)) }
+
+    /// Reads a report folder. `role` ("baseline", "current") names it in messages.
+    public init(path: String, role: String) throws(RunFolderError) {
+        self.path = path
+        let runPath = (path as NSString).appendingPathComponent("run.json")
+        guard FileManager.default.fileExists(atPath: runPath) else {
+            throw .missing("no run.json in \(role) '\(path)': not a complete report folder")
+        }
+        let text = try Self.read(runPath)
+        let document: JSONDocument
+        do {
+            document = try JSONParser.parse(text)
+        } catch {
+            throw .invalid("'\(runPath)' line \(error.position.line), column \(error.position.column): \(error.message)")
+        }
+        runJSON = document.root
+        guard let object = document.root.object else { throw .invalid("'\(runPath)': expected a JSON object") }
+        func number(_ key: String) throws(RunFolderError) -> String {
+            guard case .number(_, let text)? = object[key] else { throw .invalid("'\(runPath)' lacks \(key)") }
+            return text
+        }
+        func integer(_ key: String) throws(RunFolderError) -> Int {
+            guard let value = Int(try number(key)) else { throw .invalid("'\(runPath)': \(key) is not an integer") }
+            return value
+        }
+        schemaVersion = try integer("schema_version")
+        guard case .string(let sha)? = object["resolved_scenario_sha256"] else {
+            throw .invalid("'\(runPath)' lacks resolved_scenario_sha256")
+        }
+        resolvedScenarioSha256 = sha
+        seed = try number("seed")
+        devices = try integer("devices")
+        days = try integer("days")
+        warmupDays = try integer("warmup_days")
+        guard let list = object["policies"]?.array else { throw .invalid("'\(runPath)' lacks policies") }
+        policies = list.map { if case .string(let s) = $0 { s } else { $0.text } }
+
+        let summaryPath = (path as NSString).appendingPathComponent("summary.csv")
+        guard FileManager.default.fileExists(atPath: summaryPath) else {
+            throw .missing("no summary.csv in \(role) '\(path)'")
+        }
+        summary = try Self.table(at: summaryPath)
+    }
+
+    /// One of the folder's CSV files, parsed; nil when the folder has none.
+    public func table(_ name: String) throws(RunFolderError) -> CSVTable? {
+        guard has(name) else { return nil }
+        return try Self.table(at: file(name))
+    }
+
+    static func table(at path: String) throws(RunFolderError) -> CSVTable {
+        do {
+            return try CSVTable(parsing: read(path))
+        } catch let error as CSVParseError {
+            throw .invalid("'\(path)' line \(error.line): \(error.message)")
+        } catch let error as RunFolderError {
+            throw error
+        } catch {
+            throw .invalid("'\(path)': \(error)")
+        }
+    }
+
+    static func read(_ path: String) throws(RunFolderError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .missing("cannot read '\(path)'") }
+        guard let text = String(data: data, encoding: .utf8) else { throw .invalid("'\(path)': not UTF-8 text") }
+        return text
+    }
+
+    /// The first difference between two folders' run.json, leaving out `ignoring` (top-level
+    /// keys): the JSON path and both values as JSON text ("(none)" for a missing key).
+    public static func firstRunJSONDifference(_ a: RunFolder, _ b: RunFolder,
+                                              ignoring: Set<String>) -> (path: String, baseline: String, current: String)? {
+        func strip(_ v: JSONValue) -> JSONValue {
+            guard var o = v.object else { return v }
+            for key in ignoring { o[key] = nil }
+            return .object(o)
+        }
+        return firstDifference(strip(a.runJSON), strip(b.runJSON), path: "")
+    }
+
+    /// Depth first, object keys in sorted order; numbers compare by their text.
+    static func firstDifference(_ a: JSONValue, _ b: JSONValue, path: String) -> (path: String, baseline: String, current: String)? {
+        switch (a, b) {
+        case (.object(let x), .object(let y)):
+            for key in Set(x.keys).union(y.keys).sorted() {
+                let sub = JSONPathText.key(path, key)
+                guard let xv = x[key] else { return (sub, "(none)", y[key]!.text) }
+                guard let yv = y[key] else { return (sub, xv.text, "(none)") }
+                if let d = firstDifference(xv, yv, path: sub) { return d }
+            }
+            return nil
+        case (.array(let x), .array(let y)):
+            for (i, (xv, yv)) in zip(x, y).enumerated() {
+                if let d = firstDifference(xv, yv, path: JSONPathText.index(path, i)) { return d }
+            }
+            return x.count == y.count ? nil : (path, a.text, b.text)
+        default:
+            return a == b ? nil : (path.isEmpty ? "(root)" : path, a.text, b.text)
+        }
+    }
+
+    /// What a `--baseline` or `--current` argument names: a report folder (a file in one
+    /// names its folder), or a folder of report folders (each subfolder with a run.json,
+    /// by name). Returns (name, folder) pairs; the name is "" for a single folder.
+    public static func locate(_ path: String, role: String) throws(RunFolderError) -> [(name: String, path: String)] {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .missing("cannot read \(role) '\(path)': no such file or folder")
+        }
+        let folder = isDirectory.boolValue ? path : (path as NSString).deletingLastPathComponent
+        let shown = folder.isEmpty ? "." : folder
+        if fm.fileExists(atPath: (shown as NSString).appendingPathComponent("run.json")) { return [("", shown)] }
+        let names = ((try? fm.contentsOfDirectory(atPath: shown)) ?? []).sorted().filter { name in
+            var dir: ObjCBool = false
+            let sub = (shown as NSString).appendingPathComponent(name)
+            return fm.fileExists(atPath: sub, isDirectory: &dir) && dir.boolValue
+                && fm.fileExists(atPath: (sub as NSString).appendingPathComponent("run.json"))
+        }
+        guard !names.isEmpty else { throw .missing("no run.json in \(role) '\(shown)': not a complete report folder") }
+        return names.map { ($0, (shown as NSString).appendingPathComponent($0)) }
+    }
+}
+
+/// A report folder that cannot be read (`missing`: sysexits 66) or does not hold what a
+/// report folder holds (`invalid`: 65). The message names the file.
+public enum RunFolderError: Error, Equatable, Sendable, CustomStringConvertible {
+    case missing(String)
+    case invalid(String)
+    public var description: String {
+        switch self {
+        case .missing(let m), .invalid(let m): m
+        }
+    }
+}

@@ -1,0 +1,330 @@
+import BGBench
+import Foundation
+
+/// `bgbench check`: compares a run's report folder with a baseline's, for CI (README "In
+/// CI"). Exit codes: 0 nothing regressed, 1 a regression (or, with `--exact`, any
+/// difference), 64 usage, 65 a baseline that does not match or a folder that does not
+/// parse, 66 a folder or file that is missing, 73 the JUnit file cannot be written.
+extension Command {
+    static func check<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
+        var baseline: String?, current: String?, junit: String?
+        var tolerances: [String: Double] = [:]
+        var update = false, exact = false
+        var parser = OptionParser(tokens, command: "check")
+        try parser.parse(
+            known: ["baseline", "current", "tolerance", "junit", "update", "exact"],
+            flags: ["update", "exact"], repeatable: ["tolerance"],
+            option: { name, value in
+                switch name {
+                case "baseline": baseline = try required(value, for: name, expected: "a report folder")
+                case "current": current = try required(value, for: name, expected: "a report folder")
+                case "junit": junit = try required(value, for: name, expected: "a file")
+                case "update": update = true
+                case "exact": exact = true
+                default:
+                    let (metric, percent) = try parseTolerance(required(value, for: name, expected: "METRIC=PCT"))
+                    guard tolerances.updateValue(percent, forKey: metric) == nil else {
+                        throw CLIError.usage("'--tolerance' given twice for \(metric)")
+                    }
+                }
+            },
+            positional: { throw CLIError.unexpected($0, command: "check") })
+        guard let baseline else { throw CLIError.usage("missing option '--baseline' for 'check': expected a report folder") }
+        guard let current else { throw CLIError.usage("missing option '--current' for 'check': expected a report folder") }
+        for (set, other, name) in [(update, exact, "--exact"), (update, !tolerances.isEmpty, "--tolerance"),
+                                   (update, junit != nil, "--junit")] where set && other {
+            throw CLIError.usage("'--update' cannot be combined with '\(name)'")
+        }
+        if exact && !tolerances.isEmpty { throw CLIError.usage("'--exact' cannot be combined with '--tolerance'") }
+        if FileManager.default.fileExists(atPath: baseline), canonical(baseline) == canonical(current) {
+            throw CLIError.usage("'--baseline' and '--current' name the same folder")
+        }
+
+        if update { return try updateBaseline(baseline, from: current, output: &output) }
+
+        let pairs = try matchedRuns(baseline: baseline, current: current, output: &output)
+        var problems: [String] = []
+        for (b, c) in pairs {
+            let found = RunComparison.mismatches(b, c, exact: exact)
+            if !found.isEmpty {
+                problems.append("baseline '\(b.path)' does not match current '\(c.path)': \(found.joined(separator: ", ")); "
+                                + "compare runs of one configuration\(exact ? " and seed" : ""), or replace the baseline with 'bgbench check --update'")
+            }
+        }
+        guard problems.isEmpty else { throw CLIError(message: problems.joined(separator: "\nerror: "), code: 65, hint: false) }
+
+        if exact { return try checkExact(pairs, junit: junit, output: &output) }
+
+        var comparisons: [MetricComparison] = []
+        var suites: [(name: String, range: Range<Int>)] = []
+        for (b, c) in pairs {
+            let found = try folderCall { try RunComparison.compare(baseline: b, current: c, tolerances: tolerances) }
+            let scenario = found.first?.scenario ?? ""
+            output.write("baseline '\(b.path)', current '\(c.path)': scenario \(scenario), policies \(b.policies.joined(separator: ",")), "
+                         + "\(b.devices) devices × \(b.days) days\(b.warmupDays > 0 ? " (\(b.warmupDays) warm-up)" : ""), ")
+            if RunComparison.pairs(b, c) {
+                output.write("seed \(b.seed) in both: paired t-tests, device by device\n")
+            } else {
+                output.write("seeds \(b.seed) and \(c.seed): independent replications, Welch t-tests\n")
+            }
+            suites.append((scenario, comparisons.count..<comparisons.count + found.count))
+            comparisons += found
+        }
+        let family = RunComparison.decide(&comparisons)
+        output.write(CheckTable.render(comparisons))
+        var counts: [Verdict: Int] = [:]
+        for m in comparisons { counts[m.verdict, default: 0] += 1 }
+        output.write("\(comparisons.count) comparisons: " + Verdict.allCases.map { v in
+            let n = counts[v] ?? 0
+            return "\(n) \(v.rawValue)\(n != 1 && (v == .regression || v == .improvement) ? "s" : "")"
+        }.joined(separator: ", ")
+                     + "; significant: Holm–Bonferroni over \(family) tests, family-wise 5 %\n")
+        if let junit {
+            try write(JUnitReport.statistical(comparisons, suites: suites), to: junit)
+        }
+        let regressions = counts[.regression] ?? 0
+        if regressions > 0 {
+            throw CLIError(message: "\(regressions) regression\(regressions == 1 ? "" : "s") against the baseline (listed above)",
+                           code: 1, hint: false)
+        }
+    }
+
+    /// `--tolerance METRIC=PCT`: a metric of summary.csv and a percentage (a trailing `%`
+    /// is allowed).
+    static func parseTolerance(_ text: String) throws -> (String, Double) {
+        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 else {
+            throw CLIError.usage("invalid value '\(text)' for '--tolerance': expected METRIC=PCT, e.g. fresh_open_rate=2")
+        }
+        guard CheckMetrics.named(parts[0]) != nil else {
+            var message = "unknown metric '\(parts[0])' for '--tolerance': expected a metric column of summary.csv"
+            if let close = closest(to: parts[0], in: CheckMetrics.table.map(\.name)) { message += " (did you mean '\(close)'?)" }
+            throw CLIError.usage(message)
+        }
+        let number = parts[1].hasSuffix("%") ? String(parts[1].dropLast()) : parts[1]
+        guard let percent = Double(number), percent.isFinite, percent >= 0 else {
+            throw CLIError.usage("invalid value '\(text)' for '--tolerance': expected a percentage of 0 or more after '='")
+        }
+        return (parts[0], percent)
+    }
+
+    static func canonical(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// Runs a library call that reads report folders, mapping its errors to exit codes:
+    /// 66 missing, 65 not what a report folder holds.
+    static func folderCall<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch RunFolderError.missing(let m) {
+            throw CLIError(message: m, code: 66, hint: false)
+        } catch RunFolderError.invalid(let m) {
+            throw CLIError(message: m, code: 65, hint: false)
+        }
+    }
+
+    /// The baseline's runs and the current folder's of the same names, loaded. Both are
+    /// report folders, or both folders of report folders (matched by subfolder name).
+    static func matchedRuns<Out: TextOutputStream>(baseline: String, current: String,
+                                                   output: inout Out) throws -> [(RunFolder, RunFolder)] {
+        let b = try folderCall { try RunFolder.locate(baseline, role: "baseline") }
+        let c = try folderCall { try RunFolder.locate(current, role: "current") }
+        if (b.first?.name == "") != (c.first?.name == "") {
+            let kind = { (runs: [(name: String, path: String)]) in runs.first?.name == "" ? "a report folder" : "a folder of report folders" }
+            throw CLIError(message: "baseline '\(baseline)' is \(kind(b)) but current '\(current)' is \(kind(c))", code: 65, hint: false)
+        }
+        var pairs: [(RunFolder, RunFolder)] = []
+        for run in b {
+            guard let other = c.first(where: { $0.name == run.name }) else {
+                throw CLIError(message: "current '\(current)' has no report folder '\(run.name)', which the baseline has", code: 66, hint: false)
+            }
+            let folders = try folderCall {
+                (try RunFolder(path: run.path, role: "baseline"), try RunFolder(path: other.path, role: "current"))
+            }
+            pairs.append(folders)
+        }
+        let extra = c.map { $0.name }.filter { name in !b.contains { $0.name == name } }
+        if !extra.isEmpty { output.write("not in the baseline, not compared: \(extra.joined(separator: ", "))\n") }
+        return pairs
+    }
+
+    /// `--exact`: every number of every CSV the baseline has, and run.json but for
+    /// `RunComparison.exactIgnoredKeys`, must be the same.
+    static func checkExact<Out: TextOutputStream>(_ pairs: [(RunFolder, RunFolder)], junit: String?,
+                                                  output: inout Out) throws {
+        var failures: [String] = []
+        var suites: [JUnitReport.Suite] = []
+        for (b, c) in pairs {
+            let (differences, compared) = try folderCall { try RunComparison.exactDifferences(baseline: b, current: c) }
+            let ignored = RunComparison.exactIgnoredKeys.sorted().joined(separator: ", ")
+            if differences.isEmpty {
+                output.write("'\(c.path)' is identical to baseline '\(b.path)': \(compared.joined(separator: ", ")) (run.json without \(ignored))\n")
+            } else {
+                output.write("'\(c.path)' differs from baseline '\(b.path)': \(differences.map(\.file).joined(separator: ", "))\n")
+            }
+            failures += differences.map(\.message)
+            suites.append(JUnitReport.Suite(name: "bgbench check --exact \(c.path)", cases: compared.map { file in
+                JUnitReport.Case(classname: "exact", name: file, failure: differences.first { $0.file == file }?.message, note: nil)
+            }))
+        }
+        if let junit { try write(JUnitReport.render(suites), to: junit) }
+        guard failures.isEmpty else { throw CLIError(message: failures.joined(separator: "\nerror: "), code: 1, hint: false) }
+    }
+
+    /// `--update`: copies the current run's report files over the baseline (a folder of
+    /// report folders: each), removes report files the current run lacks, run.json last.
+    static func updateBaseline<Out: TextOutputStream>(_ baseline: String, from current: String, output: inout Out) throws {
+        let runs = try folderCall { try RunFolder.locate(current, role: "current") }
+        var target = baseline
+        var isDirectory: ObjCBool = false
+        let fm = FileManager.default
+        if fm.fileExists(atPath: baseline, isDirectory: &isDirectory), !isDirectory.boolValue {
+            target = (baseline as NSString).deletingLastPathComponent
+        }
+        let single = runs.first?.name == ""
+        let hasRun = fm.fileExists(atPath: (target as NSString).appendingPathComponent("run.json"))
+        if fm.fileExists(atPath: target), !single, hasRun {
+            throw CLIError(message: "baseline '\(target)' is a report folder but current '\(current)' is a folder of report folders", code: 65, hint: false)
+        }
+        for run in runs {
+            _ = try folderCall { try RunFolder(path: run.path, role: "current") }  // a complete, readable folder
+            let folder = run.name.isEmpty ? target : (target as NSString).appendingPathComponent(run.name)
+            do {
+                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError.cannotCreate("cannot write '\(folder)': cannot create the folder")
+            }
+            var copied: [String] = [], removed: [String] = []
+            for name in RunFolder.reportFiles {
+                let source = (run.path as NSString).appendingPathComponent(name)
+                let destination = (folder as NSString).appendingPathComponent(name)
+                if fm.fileExists(atPath: source) {
+                    guard let data = fm.contents(atPath: source), let text = String(data: data, encoding: .utf8) else {
+                        throw CLIError(message: "cannot read '\(source)'", code: 66, hint: false)
+                    }
+                    try write(text, to: destination)
+                    copied.append(name)
+                } else if fm.fileExists(atPath: destination) {
+                    do { try fm.removeItem(atPath: destination) } catch {
+                        throw CLIError.cannotCreate("cannot remove '\(destination)'")
+                    }
+                    removed.append(name)
+                }
+            }
+            output.write("updated baseline '\(folder)' from '\(run.path)': copied \(copied.joined(separator: ", "))"
+                         + (removed.isEmpty ? "" : "; removed \(removed.joined(separator: ", "))") + "\n")
+        }
+    }
+}
+
+/// The table of what moved: every comparison beyond its tolerance, regressions first.
+enum CheckTable {
+    static let order: [Verdict] = [.regression, .improvement, .untested, .unchanged, .neutral]
+
+    static func render(_ comparisons: [MetricComparison]) -> String {
+        let moved = comparisons.enumerated().filter { $0.element.beyondTolerance }
+            .sorted { (order.firstIndex(of: $0.element.verdict)!, $0.offset) < (order.firstIndex(of: $1.element.verdict)!, $1.offset) }
+            .map(\.element)
+        guard !moved.isEmpty else { return "nothing moved beyond its tolerance\n" }
+        let header = ["scenario", "policy", "archetype", "metric", "baseline", "current", "change %", "tol %", "p", "verdict"]
+        let rows = moved.map { m in
+            [m.scenario, m.policy, m.archetype, m.metric, number(m.baseline), number(m.current), change(m.changePercent),
+             number(m.tolerancePercent), p(m.pValue), m.verdict.rawValue]
+        }
+        let widths = header.indices.map { j in ([header] + rows).map { $0[j].count }.max()! }
+        let right: Set<Int> = [4, 5, 6, 7, 8]
+        return ([header] + rows).map { row in
+            row.enumerated().map { j, text in
+                let pad = String(repeating: " ", count: widths[j] - text.count)
+                return right.contains(j) ? pad + text : text + pad
+            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }.joined(separator: "\n") + "\n"
+    }
+
+    static func number(_ x: Double?) -> String {
+        guard let x else { return "-" }
+        return String(format: "%.6g", x)
+    }
+
+    static func change(_ x: Double?) -> String {
+        guard let x else { return "-" }
+        if x.isInfinite { return x > 0 ? "+inf" : "-inf" }
+        return String(format: "%+.2f", x)
+    }
+
+    static func p(_ x: Double?) -> String {
+        guard let x else { return "-" }
+        return x < 1e-4 ? String(format: "%.1e", x) : String(format: "%.4f", x)
+    }
+}
+
+/// JUnit XML (the format of Ant's junit task that CI servers read): one <testsuite> per
+/// compared run, one <testcase> per scenario × policy × archetype × metric, a regression as
+/// <failure>; counts on each suite and on the root.
+enum JUnitReport {
+    struct Case { var classname: String; var name: String; var failure: String?; var note: String? }
+    struct Suite { var name: String; var cases: [Case] }
+
+    static func statistical(_ comparisons: [MetricComparison], suites: [(name: String, range: Range<Int>)]) -> String {
+        render(suites.map { suite in
+            Suite(name: "bgbench check \(suite.name)", cases: comparisons[suite.range].map { m in
+                let text = describe(m)
+                return Case(classname: "\(m.scenario).\(m.policy).\(m.archetype)", name: m.metric,
+                            failure: m.verdict == .regression ? text : nil, note: m.verdict == .regression ? nil : text)
+            })
+        })
+    }
+
+    /// "regression: 0.337 → 0.301 (-10.65 %, tolerance 1 %), p = 1.2e-08 (paired t)".
+    static func describe(_ m: MetricComparison) -> String {
+        "\(m.verdict.rawValue): \(CheckTable.number(m.baseline)) → \(CheckTable.number(m.current)) "
+            + "(\(CheckTable.change(m.changePercent)) %, tolerance \(CheckTable.number(m.tolerancePercent)) %), "
+            + "p = \(CheckTable.p(m.pValue))" + (m.test.map { " (\($0.rawValue))" } ?? "")
+    }
+
+    static func render(_ suites: [Suite]) -> String {
+        let tests = suites.reduce(0) { $0 + $1.cases.count }
+        let failures = suites.reduce(0) { $0 + $1.cases.filter { $0.failure != nil }.count }
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"bgbench check\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
+        for suite in suites {
+            let f = suite.cases.filter { $0.failure != nil }.count
+            xml += "  <testsuite name=\"\(escape(suite.name))\" tests=\"\(suite.cases.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"0\" time=\"0\">\n"
+            for c in suite.cases {
+                xml += "    <testcase classname=\"\(escape(c.classname))\" name=\"\(escape(c.name))\" time=\"0\""
+                if let failure = c.failure {
+                    xml += ">\n      <failure message=\"\(escape(failure))\" type=\"regression\">\(escape(failure))</failure>\n    </testcase>\n"
+                } else if let note = c.note {
+                    xml += "><system-out>\(escape(note))</system-out></testcase>\n"
+                } else {
+                    xml += "/>\n"
+                }
+            }
+            xml += "  </testsuite>\n"
+        }
+        return xml + "</testsuites>\n"
+    }
+
+    /// Text for XML 1.0 attributes and content: the five predefined entities, and
+    /// characters XML 1.0 cannot hold (controls other than tab, LF, CR) as U+FFFD.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\t": out += "&#9;"
+            case "\n": out += "&#10;"
+            case "\r": out += "&#13;"
+            case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
+                out += "\u{FFFD}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
