@@ -103,6 +103,12 @@ public enum PolicyRegistry {
         PolicyEntry(NoWakePolicy.self),
         PolicyEntry(FixedPolicy.self),
         PolicyEntry(AdaptivePolicy.self),
+        PolicyEntry(UsagePolicy.self),
+        PolicyEntry(HistogramPolicy.self),
+        PolicyEntry(NHPPPolicy.self),
+        PolicyEntry(BayesPolicy.self),
+        PolicyEntry(KDEPolicy.self),
+        PolicyEntry(LogisticPolicy.self),
         PolicyEntry(OraclePolicy.self),
     ]
 

@@ -296,6 +296,12 @@ public struct EnergyModel: Codable, Sendable, Equatable {
 public struct PolicyParameters: Codable, Sendable, Equatable {
     public var fixed = FixedParameters()
     public var adaptive = AdaptiveParameters()
+    public var usage = UsageParameters()
+    public var histogram = HistogramParameters()
+    public var nhpp = NHPPParameters()
+    public var bayes = BayesParameters()
+    public var kde = KDEParameters()
+    public var logistic = LogisticParameters()
     public var oracle = OracleParameters()
 }
 
@@ -326,4 +332,130 @@ public struct AdaptiveParameters: Codable, Sendable, Equatable {
 public struct OracleParameters: Codable, Sendable, Equatable {
     /// How long before an open the clairvoyant policy asks for its wake.
     public var lead = TimeSpan.seconds(60)
+}
+
+// The learning policies (usage, histogram, nhpp, bayes, kde, logistic) share three rules
+// with parameters of the same names (docs/policies.md, "Rules the learning policies
+// share"): the next wake comes at least `min_gap` after the last run started; after a
+// `failed` run the policy waits `failure_backoff`, after an expired or killed run
+// `kill_backoff`, doubled for each further failure in a row (at most a day). Every value
+// below is bgbench's own assumption unless a source is named.
+
+public struct UsageParameters: Codable, Sendable, Equatable {
+    /// Half-life of the hour-of-day open counts and of the opens-per-day average: the
+    /// platform's own usage half-life (MODEL.md §6.4 rule 4: 7 d), as iOS's predictor
+    /// would weigh recent use.
+    public var halfLife = TimeSpan.days(7)
+    /// Wakes a day K = round(`wakes_scale` · ln(1 + u)), at most `wakes_cap`, u = opens a
+    /// day: the budget formula of MODEL.md §6.3 (2.5, cap 12), so more opens bring more
+    /// wakes and the policy asks for about what ios-bgtask grants.
+    public var wakesScale = 2.5
+    public var wakesCap = 12
+    /// An hour is a candidate only if P(an open in it) is at least this (assumption).
+    public var minProbability = 0.2
+    /// How long before a chosen hour to wake (assumption: a few minutes, as iOS launches
+    /// an app shortly before its predicted use).
+    public var lead = TimeSpan.minutes(10)
+    public var failureBackoff = TimeSpan.minutes(30)
+    public var killBackoff = TimeSpan.hours(2)
+}
+
+public struct HistogramParameters: Codable, Sendable, Equatable {
+    /// Half-life of the 168 hour-of-week open counts: each bin sees one sample a week, so
+    /// four weeks keep about six samples per bin (assumption).
+    public var halfLife = TimeSpan.days(28)
+    /// P(an open in the `window` from the start of an hour) is 1 − exp(−expected opens in
+    /// it); whole hours (assumption: one bin).
+    public var window = TimeSpan.hours(1)
+    /// Wake before an hour where that probability reaches `threshold` (assumption).
+    public var threshold = 0.3
+    public var lead = TimeSpan.minutes(5)
+    public var minGap = TimeSpan.hours(2)
+    public var failureBackoff = TimeSpan.minutes(30)
+    public var killBackoff = TimeSpan.hours(2)
+}
+
+public struct NHPPParameters: Codable, Sendable, Equatable {
+    /// Half-life of the hour-of-week counts and exposures the fit reads (as `histogram`).
+    public var halfLife = TimeSpan.days(28)
+    /// Fourier pairs of the time of day in log λ (assumption: 5 place the routine user's
+    /// three daily peaks within a quarter-hour; 4 put the 12:30 one 15 min late).
+    public var harmonics = 5
+    /// Prior precision of every coefficient but the intercept (ridge pseudo-observations):
+    /// keeps the fit finite when most hours have no opens (assumption).
+    public var ridge = 1.0
+    /// Refit every this many days (one warm-started IRLS step; the first fit iterates to
+    /// convergence). Weekly keeps the cost within 3× `fixed` (docs/policies.md).
+    public var refitDays = 7
+    /// Mean time between content items, 1/μ, for the chance that a wake's fetch is still
+    /// fresh at the next open: MODEL.md §5's 48 items a day.
+    public var itemInterval = TimeSpan.minutes(30)
+    /// A wake must save at least this much expected staleness per joule it costs, in
+    /// seconds per joule (assumption: one minute per joule; an LTE wake of about 13.6 J
+    /// must save about 14 min).
+    public var minSavingPerJoule = 60.0
+    public var lead = TimeSpan.minutes(1)
+    public var minGap = TimeSpan.hours(2)
+    public var failureBackoff = TimeSpan.minutes(30)
+    public var killBackoff = TimeSpan.hours(2)
+}
+
+public struct BayesParameters: Codable, Sendable, Equatable {
+    /// Half-life of the hour-of-week counts and exposures (the posterior's data).
+    public var halfLife = TimeSpan.days(28)
+    /// Gamma prior on each bin's rate (opens per hour): shape `prior_shape`, rate
+    /// `prior_weeks` (pseudo-weeks of exposure). Prior mean 0.04 opens an hour; the small
+    /// shape keeps Thompson sampling from waking often at hours never seen busy: after 3
+    /// weeks without an open an hour passes a 0.3 threshold in 0.3 % of draws (assumption).
+    public var priorShape = 0.02
+    public var priorWeeks = 0.5
+    /// Wake before an hour whose sampled P(an open in it) reaches this (as `histogram`).
+    public var threshold = 0.3
+    /// How far ahead a plan samples; beyond it, midnight plans again.
+    public var lookAhead = TimeSpan.hours(24)
+    public var lead = TimeSpan.minutes(5)
+    public var minGap = TimeSpan.hours(2)
+    public var failureBackoff = TimeSpan.minutes(30)
+    public var killBackoff = TimeSpan.hours(2)
+}
+
+public struct KDEParameters: Codable, Sendable, Equatable {
+    /// Half-life of the kernel density's weights (assumption, as `histogram`).
+    public var halfLife = TimeSpan.days(28)
+    /// Circular standard deviation of the von Mises kernel, κ = 1/σ² in radians
+    /// (assumption: wider than the 15 min grid, narrower than a routine's spacing).
+    public var bandwidth = TimeSpan.minutes(20)
+    /// Mean time between content items, 1/μ (MODEL.md §5: 48 a day).
+    public var itemInterval = TimeSpan.minutes(30)
+    /// Wake where the chance that the next open finds this wake's fetch still fresh
+    /// reaches `min_fresh` (assumption).
+    public var minFresh = 0.1
+    public var lead = TimeSpan.minutes(1)
+    public var minGap = TimeSpan.hours(2)
+    public var failureBackoff = TimeSpan.minutes(30)
+    public var killBackoff = TimeSpan.hours(2)
+}
+
+public struct LogisticParameters: Codable, Sendable, Equatable {
+    /// Half-life of the reservoir's class totals (the weights of its rows).
+    public var halfLife = TimeSpan.days(28)
+    /// Fourier pairs of the time of day (as `nhpp`).
+    public var harmonics = 5
+    /// The label: an open within the next `window`: 30 min, 1, 1.5, 2, 3, 4 or 6 h (the
+    /// windows tile the day and are centred on quarter-hours).
+    public var window = TimeSpan.minutes(30)
+    /// Rows kept (half with an open, half without), each reweighted by its class total;
+    /// the fit's cost grows with it (assumption: 64 keeps a weekly refit cheap).
+    public var reservoir = 64
+    /// Prior precision of every coefficient but the intercept (as `nhpp`).
+    public var ridge = 1.0
+    /// Refit every this many days, one warm-started IRLS step (as `nhpp`).
+    public var refitDays = 7
+    /// Wake where P(an open within the window) reaches this (assumption: a daily user's
+    /// busiest half-hour is about 0.2; 0.1 lets such users wake in their busy hours).
+    public var threshold = 0.1
+    public var lead = TimeSpan.minutes(5)
+    public var minGap = TimeSpan.hours(2)
+    public var failureBackoff = TimeSpan.minutes(30)
+    public var killBackoff = TimeSpan.hours(2)
 }

@@ -161,6 +161,50 @@ extension Scenario {
         v.check(ad.habitHalfLife, in: TimeSpan.hours(1)...TimeSpan.hours((24 * 365)), "policies.adaptive.habit_half_life")
         v.check(ad.habitLift, in: 0...96, "policies.adaptive.habit_lift")
         v.check(ad.lead, in: TimeSpan.minutes(0)...TimeSpan.minutes((60 * 24)), "policies.adaptive.lead")
+        v.checkLearning(f.usage.halfLife, lead: f.usage.lead, minGap: nil, failureBackoff: f.usage.failureBackoff,
+                        killBackoff: f.usage.killBackoff, "policies.usage")
+        v.check(f.usage.wakesScale, in: 0...100, "policies.usage.wakes_scale")
+        v.check(f.usage.wakesCap, in: 0...24, "policies.usage.wakes_cap")
+        v.check(f.usage.minProbability, in: 0...1, "policies.usage.min_probability")
+        let h = f.histogram
+        v.checkLearning(h.halfLife, lead: h.lead, minGap: h.minGap, failureBackoff: h.failureBackoff,
+                        killBackoff: h.killBackoff, "policies.histogram")
+        v.check(h.window, in: TimeSpan.hours(1)...TimeSpan.hours(24), "policies.histogram.window")
+        v.check(h.threshold, in: 0.001...0.999, "policies.histogram.threshold")
+        let nh = f.nhpp
+        v.checkLearning(nh.halfLife, lead: nh.lead, minGap: nh.minGap, failureBackoff: nh.failureBackoff,
+                        killBackoff: nh.killBackoff, "policies.nhpp")
+        v.check(nh.harmonics, in: 1...6, "policies.nhpp.harmonics")
+        v.check(nh.ridge, in: 0.000_001...1_000_000, "policies.nhpp.ridge")
+        v.check(nh.refitDays, in: 1...28, "policies.nhpp.refit_days")
+        v.check(nh.itemInterval, in: TimeSpan.minutes(1)...TimeSpan.days(7), "policies.nhpp.item_interval")
+        v.check(nh.minSavingPerJoule, in: 0...1_000_000, "policies.nhpp.min_saving_per_joule")
+        let b = f.bayes
+        v.checkLearning(b.halfLife, lead: b.lead, minGap: b.minGap, failureBackoff: b.failureBackoff,
+                        killBackoff: b.killBackoff, "policies.bayes")
+        v.check(b.priorShape, in: 0.001...100, "policies.bayes.prior_shape")
+        v.check(b.priorWeeks, in: 0.001...1000, "policies.bayes.prior_weeks")
+        v.check(b.threshold, in: 0.001...0.999, "policies.bayes.threshold")
+        v.check(b.lookAhead, in: TimeSpan.hours(1)...TimeSpan.days(7), "policies.bayes.look_ahead")
+        let k = f.kde
+        v.checkLearning(k.halfLife, lead: k.lead, minGap: k.minGap, failureBackoff: k.failureBackoff,
+                        killBackoff: k.killBackoff, "policies.kde")
+        v.check(k.bandwidth, in: TimeSpan.minutes(10)...TimeSpan.hours(1), "policies.kde.bandwidth")
+        v.check(k.itemInterval, in: TimeSpan.minutes(1)...TimeSpan.days(7), "policies.kde.item_interval")
+        v.check(k.minFresh, in: 0...1, "policies.kde.min_fresh")
+        let l = f.logistic
+        v.checkLearning(l.halfLife, lead: l.lead, minGap: l.minGap, failureBackoff: l.failureBackoff,
+                        killBackoff: l.killBackoff, "policies.logistic")
+        v.check(l.harmonics, in: 1...6, "policies.logistic.harmonics")
+        if ![0.5, 1, 1.5, 2, 3, 4, 6].contains(where: { TimeSpan.hours($0) == l.window }) {
+            v.fail("policies.logistic.window", "\(l.window) is not a window length that tiles a day: expected one of 30m, 1h, 90m, 2h, 3h, 4h, 6h")
+        }
+        if ![32, 64, 96, 128].contains(l.reservoir) {
+            v.fail("policies.logistic.reservoir", "\(l.reservoir) is out of range: expected 32, 64, 96 or 128 (half the rows in 16 strata)")
+        }
+        v.check(l.ridge, in: 0.000_001...1_000_000, "policies.logistic.ridge")
+        v.check(l.refitDays, in: 1...28, "policies.logistic.refit_days")
+        v.check(l.threshold, in: 0.001...0.999, "policies.logistic.threshold")
         v.check(f.oracle.lead, in: TimeSpan.minutes(0)...TimeSpan.minutes((60 * 24)), "policies.oracle.lead")
         return v.problems
     }
@@ -191,6 +235,22 @@ struct ScenarioValidator {
         if !range.contains(value) {
             fail(path, "\(format(value)) is out of range: expected a number of at least \(format(range.lowerBound))")
         }
+    }
+
+    mutating func check(_ value: Int, in range: ClosedRange<Int>, _ path: String) {
+        if !range.contains(value) {
+            fail(path, "\(value) is out of range: expected an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+    }
+
+    /// The parameters every learning policy has (Scenario.swift, before `UsageParameters`).
+    mutating func checkLearning(_ halfLife: TimeSpan, lead: TimeSpan, minGap: TimeSpan?, failureBackoff: TimeSpan,
+                                killBackoff: TimeSpan, _ path: String) {
+        check(halfLife, in: TimeSpan.hours(1)...TimeSpan.days(365), path + ".half_life")
+        check(lead, in: TimeSpan.minutes(0)...TimeSpan.hours(6), path + ".lead")
+        if let minGap { check(minGap, in: TimeSpan.minutes(0)...TimeSpan.days(7), path + ".min_gap") }
+        check(failureBackoff, in: TimeSpan.minutes(0)...TimeSpan.days(1), path + ".failure_backoff")
+        check(killBackoff, in: TimeSpan.minutes(0)...TimeSpan.days(1), path + ".kill_backoff")
     }
 
     /// `count` relative weights: none negative, a positive sum.

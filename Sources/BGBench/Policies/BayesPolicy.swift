@@ -1,0 +1,100 @@
+import Foundation
+
+/// `bayes` (MODEL.md §7): a Gamma–Poisson model per hour of the week. Opens in bin b on
+/// one occurrence of its weekday are Poisson with rate λ_b; with a Gamma(`prior_shape`,
+/// rate `prior_weeks`) prior and decayed data (n_b opens over e_b occurrences), the
+/// posterior is Gamma(prior_shape + n_b, prior_weeks + e_b). Each plan is a Thompson
+/// sample: it draws λ_b for the hours ahead (Marsaglia–Tsang on the policy's own random
+/// stream) and wakes `lead` before the first hour whose sampled P(an open) = 1 − e^(−λ_b)
+/// reaches `threshold`, moved on while the next hour's draw is higher. Hours rarely seen
+/// busy are sometimes drawn high and so explored; well-known ones are drawn near their
+/// mean. State: the counts (about 750 bytes), the random stream (40 bytes), a few scalars.
+/// A plan draws at most `look_ahead` hours' rates.
+public struct BayesPolicy: WakePolicy {
+    public static let name = "bayes"
+    public static let summary = "statistical: Gamma–Poisson per hour of the week, Thompson sampling of the next wake"
+
+    let lead: SimTime
+    let priorShape: Double, priorWeeks: Double
+    let minRate: Double
+    let lookAheadHours: Int
+    var wake: WakeGuard
+    var histogram: HourOfWeekCounts
+    var random: RandomStream
+
+    public init(_ context: PolicyContext) {
+        let p = context.scenario.policies.bayes
+        lead = p.lead.ticks
+        priorShape = max(p.priorShape, 1e-6)
+        priorWeeks = max(p.priorWeeks, 1e-6)
+        minRate = -log1p(-min(p.threshold, 0.999_999))
+        lookAheadHours = max(1, Int(p.lookAhead.ticks / Clock.hour))
+        wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
+        histogram = HourOfWeekCounts(halfLife: p.halfLife)
+        random = context.random
+    }
+
+    /// The posterior of bin b: (shape, rate).
+    mutating func posterior(_ b: Int) -> (shape: Double, rate: Double) {
+        (priorShape + Double(histogram.counts[b]), priorWeeks + Double(histogram.exposure[b / 24]))
+    }
+
+    /// One Thompson draw of λ for bin b.
+    @inline(__always) mutating func draw(_ b: Int) -> Double {
+        let (shape, rate) = posterior(b)
+        return random.gamma(shape: shape) / rate
+    }
+
+    /// The global hour index of the sampled wake from `first` on, or nil within the look-ahead.
+    mutating func sampleHour(from first: Int) -> Int? {
+        let end = first + lookAheadHours
+        var H = first
+        while H < end {
+            var top = draw(HourOfWeekCounts.bin(ofHour: H))
+            if top >= minRate {
+                while H + 1 < end {
+                    let next = draw(HourOfWeekCounts.bin(ofHour: H + 1))
+                    if next > top { top = next; H += 1 } else { break }
+                }
+                return H
+            }
+            H += 1
+        }
+        return nil
+    }
+
+    mutating func plan(from t: SimTime, now: SimTime) -> WakeDecision {
+        let earliest = wake.earliest(from: t, now: now)
+        guard let H = sampleHour(from: Int((earliest + lead + Clock.hour - 1) / Clock.hour)) else { return .cancel }
+        return .request(at: SimTime(H) * Clock.hour - lead)
+    }
+
+    public mutating func opened(_ view: DeviceView) -> WakeDecision {
+        histogram.open(at: view.now)
+        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
+    }
+
+    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
+        wake.runStarted(at: view.now)
+        return .keep
+    }
+
+    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
+        wake.runEnded(status, at: view.now)
+        return plan(from: view.now, now: view.now)
+    }
+
+    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
+        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
+        return plan(from: from, now: view.now)
+    }
+
+    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
+        wake.resume() ? plan(from: view.now, now: view.now) : .keep
+    }
+
+    public mutating func midnight(_ view: DeviceView) -> WakeDecision {
+        histogram.midnight(at: view.now)
+        return wake.waiting ? .keep : plan(from: view.now, now: view.now)
+    }
+}

@@ -1,0 +1,274 @@
+import BGNumerics
+import Foundation
+
+/// `nhpp` (MODEL.md §7): opens as a non-homogeneous Poisson process whose log intensity is
+/// linear in `harmonics` Fourier pairs of the time of day and a weekend indicator,
+///   log λ(t) = β₀ + Σₖ (aₖ cos 2πk·h/24 + bₖ sin 2πk·h/24) + γ·weekend,
+/// fitted by Poisson IRLS (each step one `gsl_multifit_wlinear` solve) from binned
+/// sufficient statistics: the decayed opens per hour of the week and the decayed exposure
+/// of each weekday, pooled into 48 rows (hour of day × weekday/weekend; rows with the same
+/// covariates pool exactly in a Poisson likelihood). Refits come every `refit_days` as one
+/// warm-started IRLS step; the first fit iterates to convergence.
+///
+/// It wakes where the expected staleness a wake saves per joule is highest:
+/// - F(w): the chance that the next open after a fetch at w finds it still fresh (no item
+///   in between), from λ and the item rate μ = 1/`item_interval` (see `freshChances`);
+/// - S(a) = a − (1 − e^(−μa))/μ: the expected staleness of an open that meets a cache of
+///   age a (the time since the first item it misses);
+/// - saving(w) ≈ F(w) · S(w − c), c the last fetch (run or open): the next open's staleness
+///   that the wake takes away when it makes that open fresh (the partial gain of a wake
+///   that does not keep the open fresh is left out, so the estimate is low);
+/// - E(w): a run's energy on Wi-Fi or cellular (`RunEnergyEstimate`) weighted by the share
+///   of Wi-Fi the policy has seen at that hour of day.
+/// A plan takes the first 15 min slot where saving/E reaches `min_saving_per_joule` and
+/// moves on to the peak of F/E that follows (one wake per rising stretch). State: the
+/// counts (about 750 bytes), the coefficients, F for 2 × 96 slots, 24 Wi-Fi shares
+/// (about 1.8 KB in all).
+public struct NHPPPolicy: WakePolicy {
+    public static let name = "nhpp"
+    public static let summary = "statistical: Poisson regression of opens on time-of-day harmonics and weekend (IRLS, GSL); wake where staleness saved per joule peaks"
+
+    static let slot = Clock.minute * 15
+    static let slotsPerDay = 96
+    static let maxHarmonics = 6
+    /// IRLS steps of the first fit (from a flat start, 4 to 8 steps reach a change below 1e-4).
+    static let firstFitSteps = 10
+
+    let p: NHPPParameters
+    let lead: SimTime
+    let energy: RunEnergyEstimate
+    /// μ in 1/s.
+    let itemRate: Double
+    var wake: WakeGuard
+    var histogram: HourOfWeekCounts
+    /// The coefficients: intercept, harmonic pairs, weekend (2K + 2 used).
+    var beta = InlineArray<14, Double>(repeating: 0)
+    var fitted = false
+    /// F per slot: [0, 96) weekdays, [96, 192) weekends.
+    var fresh = InlineArray<192, Float>(repeating: 0)
+    /// Share of Wi-Fi seen at each hour of day (exponentially weighted, from 0.5).
+    var wifiShare = InlineArray<24, Float>(repeating: 0.5)
+    var cellularJ: Double
+    var lastFetch: SimTime = 0
+    var runStart: SimTime = 0
+
+    public init(_ context: PolicyContext) {
+        p = context.scenario.policies.nhpp
+        lead = p.lead.ticks
+        energy = RunEnergyEstimate(context.scenario)
+        cellularJ = energy.lte
+        itemRate = 1 / max(p.itemInterval.seconds, 1)
+        wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
+        histogram = HourOfWeekCounts(halfLife: p.halfLife)
+    }
+
+    // MARK: The model
+
+    /// The covariates at a time of day given in 7.5 min steps (0..<192) and day type: 1,
+    /// cos and sin of 2πk·h/24 for k = 1...K, weekend. Written into `x` (2K + 2 values).
+    static func covariates(step: Int, weekend: Bool, harmonics K: Int, into x: inout [Double]) {
+        x[0] = 1
+        writeHarmonics(step: step, harmonics: K, into: &x, at: 1)
+        x[1 + 2 * K] = weekend ? 1 : 0
+    }
+
+    /// λ in opens per hour at hour of day h (any real h) for coefficients β.
+    static func intensity(_ beta: [Double], hour h: Double, weekend: Bool, harmonics K: Int) -> Double {
+        var eta = beta[0] + (weekend ? beta[1 + 2 * K] : 0)
+        for k in 1...K {
+            let a = 2 * Double.pi * Double(k) * h / 24
+            eta += beta[2 * k - 1] * cos(a) + beta[2 * k] * sin(a)
+        }
+        return exp(min(eta, 30))
+    }
+
+    /// λ at a time of day in 7.5 min steps, with `scratch` (2K + 2 values) for the covariates.
+    static func intensity(_ beta: [Double], step: Int, weekend: Bool, harmonics K: Int,
+                          scratch x: inout [Double]) -> Double {
+        covariates(step: step, weekend: weekend, harmonics: K, into: &x)
+        var eta = 0.0
+        for j in 0..<x.count { eta += beta[j] * x[j] }
+        return exp(min(eta, 30))
+    }
+
+    /// Poisson IRLS on binned data: `counts[r]` opens over `exposure[r]` hours in row r,
+    /// rows 0..<24 the hours of weekdays and 24..<48 those of weekends (the hour's centre
+    /// is its covariate). Starts from `start` (or a flat rate) and takes at most `steps`
+    /// steps, stopping when no coefficient moves by more than `tolerance`. Each step solves the
+    /// weighted least squares of the working response z = η + (y − m)/m with weights m
+    /// (m = exposure·e^η, the expected count) by `gsl_multifit_wlinear`, with one ridge
+    /// pseudo-observation √ridge·βⱼ = 0 (weight 1) per coefficient but the intercept.
+    /// Returns nil if no step succeeded (a GSL failure or non-finite coefficients): the
+    /// caller keeps its previous coefficients.
+    static func fit(counts: [Double], exposure: [Double], harmonics K: Int, ridge: Double,
+                    start: [Double]?, steps: Int, tolerance: Double = 1e-4) -> [Double]? {
+        let p = 2 * K + 2, rows = 48
+        var design = [Double](repeating: 0, count: (rows + p - 1) * p)
+        var x = [Double](repeating: 0, count: p)
+        for r in 0..<rows {
+            covariates(step: 8 * (r % 24) + 4, weekend: r >= 24, harmonics: K, into: &x)
+            for j in 0..<p { design[r * p + j] = x[j] }
+        }
+        for j in 1..<p { design[(rows + j - 1) * p + j] = ridge.squareRoot() }
+        var beta: [Double]
+        if let start, start.count == p {
+            beta = start
+        } else {
+            let total = counts.reduce(0, +), hours = exposure.reduce(0, +)
+            guard hours > 0 else { return nil }
+            beta = [Double](repeating: 0, count: p)
+            beta[0] = log(max(total, 0.5) / hours)
+        }
+        var z = [Double](repeating: 0, count: rows + p - 1)
+        var w = [Double](repeating: 0, count: rows + p - 1)
+        for j in 1..<p { w[rows + j - 1] = 1 }
+        var improved = false
+        for _ in 0..<max(1, steps) {
+            for r in 0..<rows {
+                var eta = 0.0
+                for j in 0..<p { eta += design[r * p + j] * beta[j] }
+                let m = exposure[r] > 0 ? exposure[r] * exp(min(eta, 30)) : 0
+                if m > 1e-12 {
+                    z[r] = eta + (counts[r] - m) / m
+                    w[r] = m
+                } else {
+                    z[r] = eta
+                    w[r] = 0
+                }
+            }
+            // A GSL failure (or non-finite coefficients) ends the fit with what it has.
+            guard let next = try? WeightedLeastSquares.fit(X: design, rows: rows + p - 1, columns: p, y: z, w: w)
+            else { break }
+            let moved = zip(next, beta).reduce(0.0) { max($0, abs($1.0 - $1.1)) }
+            beta = next
+            improved = true
+            if moved < tolerance { break }
+        }
+        return improved ? beta : nil
+    }
+
+    /// Refits from the counts: the first time to convergence (at most
+    /// `firstFitSteps` steps), later one
+    /// warm-started step. A failed fit keeps the previous coefficients (and F).
+    mutating func refit() {
+        let K = min(max(p.harmonics, 1), Self.maxHarmonics), pCount = 2 * K + 2
+        var counts = [Double](repeating: 0, count: 48), exposure = [Double](repeating: 0, count: 48)
+        for d in 0..<7 {
+            let offset = Clock.isWeekend(day: d) ? 24 : 0
+            for h in 0..<24 {
+                counts[offset + h] += Double(histogram.counts[d * 24 + h])
+                exposure[offset + h] += Double(histogram.exposure[d])
+            }
+        }
+        let start: [Double]? = fitted ? (0..<pCount).map { beta[$0] } : nil
+        guard let next = Self.fit(counts: counts, exposure: exposure, harmonics: K, ridge: p.ridge,
+                                  start: start, steps: fitted ? 1 : Self.firstFitSteps) else { return }
+        for j in 0..<pCount { beta[j] = next[j] }
+        fitted = true
+        // F per slot from λ at each slot's centre.
+        var x = [Double](repeating: 0, count: pCount)
+        let muPerSlot = itemRate * Clock.seconds(Self.slot)
+        for pass in 0..<2 {
+            var values = InlineArray<96, Float>(repeating: 0)
+            for j in 0..<Self.slotsPerDay {
+                // The centre of quarter-hour j is step 2j + 1.
+                values[j] = Float(Self.intensity(next, step: 2 * j + 1, weekend: pass == 1, harmonics: K, scratch: &x)
+                                  * 24 / Double(Self.slotsPerDay))
+            }
+            freshChances(&values, itemsPerSlot: muPerSlot)
+            for j in 0..<Self.slotsPerDay { fresh[pass * Self.slotsPerDay + j] = values[j] }
+        }
+    }
+
+    /// Expected energy of a run at hour of day h.
+    @inline(__always) mutating func joules(hour h: Int) -> Double {
+        let s = Double(wifiShare[h])
+        return s * energy.wifi + (1 - s) * cellularJ
+    }
+
+    /// S(a): expected staleness (s) of an open that meets a cache of age a (s).
+    @inline(__always) func staleness(age a: Double) -> Double {
+        a <= 0 ? 0 : a + expm1(-itemRate * a) / itemRate
+    }
+
+    @inline(__always) mutating func freshChance(slot k: Int) -> Float {
+        let day = k / Self.slotsPerDay
+        return fresh[(Clock.isWeekend(day: day) ? Self.slotsPerDay : 0) + k % Self.slotsPerDay]
+    }
+
+    mutating func plan(from t: SimTime, now: SimTime) -> WakeDecision {
+        guard fitted else { return .cancel }
+        let earliest = wake.earliest(from: t, now: now)
+        var k = Int((earliest + lead + Self.slot - 1) / Self.slot)
+        let end = k + 2 * Self.slotsPerDay
+        while k < end {
+            let joules = joules(hour: (k % Self.slotsPerDay) / 4)
+            let chance = freshChance(slot: k)
+            let saving = Double(chance) * staleness(age: Clock.seconds(SimTime(k) * Self.slot - lead - lastFetch))
+            if saving >= p.minSavingPerJoule * joules {
+                // Then to the peak of F per joule.
+                var top = chance / Float(joules)
+                while k + 1 < end {
+                    let next = freshChance(slot: k + 1) / Float(self.joules(hour: ((k + 1) % Self.slotsPerDay) / 4))
+                    if next > top { top = next; k += 1 } else { break }
+                }
+                return .request(at: SimTime(k) * Self.slot - lead)
+            }
+            k += 1
+        }
+        return .cancel
+    }
+
+    /// What the device shows of its network: the Wi-Fi share of this hour, and which
+    /// cellular network it uses.
+    mutating func observe(_ view: DeviceView) {
+        let h = Clock.hourOfDay(view.now)
+        switch view.network {
+        case .offline: return
+        case .wifi: wifiShare[h] += 0.1 * (1 - wifiShare[h])
+        case .lte: wifiShare[h] -= 0.1 * wifiShare[h]; cellularJ = energy.lte
+        case .nr5g: wifiShare[h] -= 0.1 * wifiShare[h]; cellularJ = energy.nr5g
+        }
+    }
+
+    // MARK: Callbacks
+
+    public mutating func opened(_ view: DeviceView) -> WakeDecision {
+        observe(view)
+        histogram.open(at: view.now)
+        lastFetch = view.now  // fresh, or fetched in the foreground: no item missed as of now
+        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
+    }
+
+    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
+        observe(view)
+        wake.runStarted(at: view.now)
+        runStart = view.now
+        return .keep
+    }
+
+    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
+        wake.runEnded(status, at: view.now)
+        if status == .newData || status == .noData { lastFetch = max(lastFetch, runStart) }
+        return plan(from: view.now, now: view.now)
+    }
+
+    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
+        observe(view)
+        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
+        return plan(from: from, now: view.now)
+    }
+
+    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
+        observe(view)
+        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
+    }
+
+    public mutating func midnight(_ view: DeviceView) -> WakeDecision {
+        observe(view)
+        histogram.midnight(at: view.now)
+        let day = Clock.dayIndex(view.now)
+        if fitted ? day % max(1, p.refitDays) == 0 : histogram.opensPerDay > 0 { refit() }
+        return wake.waiting ? .keep : plan(from: view.now, now: view.now)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// `usage` (MODEL.md §7): iOS-like. iOS's own scheduler launches an app in the background
+/// shortly before the times it predicts the user will open it, and gives apps used more
+/// more launches (WWDC20 session 10063). This policy keeps decayed open counts per hour of
+/// day (weekdays and weekends apart) and, each midnight, picks the K hours of the coming
+/// days most likely to see an open (P ≥ `min_probability`), K = round(`wakes_scale` ·
+/// ln(1 + u)) at most `wakes_cap` with u its decayed opens a day; it wakes `lead` before
+/// each. State: 48 floats, 24 day counters and a few scalars.
+public struct UsagePolicy: WakePolicy {
+    public static let name = "usage"
+    public static let summary = "heuristic (iOS-like): wake `lead` before the hours most likely to see an open; more opens, more wakes"
+
+    let p: UsageParameters
+    let lead: SimTime
+    let decay: Float
+    var wake: WakeGuard
+    /// Decayed opens per hour of day: [0, 24) weekdays, [24, 48) weekends.
+    var counts = InlineArray<48, Float>(repeating: 0)
+    /// Decayed whole weekdays and weekend days seen.
+    var weekdays: Float = 0, weekendDays: Float = 0
+    var today = InlineArray<24, UInt16>(repeating: 0)
+    /// The chosen hours: bit h of `chosenWeekday` / `chosenWeekend`.
+    var chosenWeekday: UInt32 = 0, chosenWeekend: UInt32 = 0
+
+    public init(_ context: PolicyContext) {
+        p = context.scenario.policies.usage
+        lead = p.lead.ticks
+        decay = Float(pow(2, -Double(Clock.day) / Double(max(1, p.halfLife.ticks))))
+        wake = WakeGuard(minGap: .seconds(0), failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
+    }
+
+    /// Wakes a day for u opens a day: round(scale · ln(1 + u)), at most the cap.
+    static func wakesPerDay(opensPerDay u: Double, scale: Double, cap: Int) -> Int {
+        min(cap, Int((scale * log1p(max(0, u))).rounded()))
+    }
+
+    /// The K hours with the most expected opens among those with P(open) ≥ the minimum
+    /// (P = 1 − exp(−expected opens), so ranking by expected opens is ranking by P).
+    static func choose(k: Int, minRate: Float, _ rate: (Int) -> Float) -> UInt32 {
+        var mask: UInt32 = 0
+        for _ in 0..<k {
+            var best = -1
+            var top: Float = 0
+            for h in 0..<24 where mask & (1 << h) == 0 {
+                let r = rate(h)
+                if r >= minRate && (best < 0 || r > top) { best = h; top = r }
+            }
+            if best < 0 { break }
+            mask |= 1 << best
+        }
+        return mask
+    }
+
+    mutating func choose() {
+        let days = weekdays + weekendDays
+        guard days > 0 else { return }
+        var total: Float = 0
+        for i in 0..<48 { total += counts[i] }
+        let k = Self.wakesPerDay(opensPerDay: Double(total / days), scale: p.wakesScale, cap: p.wakesCap)
+        let minRate = Float(-log1p(-min(p.minProbability, 0.999_999)))
+        let c = counts, weekdays = weekdays, weekendDays = weekendDays
+        chosenWeekday = weekdays > 0 ? Self.choose(k: k, minRate: minRate) { c[$0] / weekdays } : 0
+        // Before the first weekend, weekends follow the weekdays.
+        chosenWeekend = weekendDays > 0 ? Self.choose(k: k, minRate: minRate) { c[24 + $0] / weekendDays } : chosenWeekday
+    }
+
+    /// `lead` before the first chosen hour whose wake is at or after `from`, within 2 days.
+    mutating func plan(from t: SimTime, now: SimTime) -> WakeDecision {
+        let earliest = wake.earliest(from: t, now: now)
+        var hour = Int((earliest + lead + Clock.hour - 1) / Clock.hour)
+        for _ in 0..<48 {
+            let mask = Clock.isWeekend(day: hour / 24) ? chosenWeekend : chosenWeekday
+            if mask & (1 << (hour % 24)) != 0 { return .request(at: SimTime(hour) * Clock.hour - lead) }
+            hour += 1
+        }
+        return .cancel
+    }
+
+    public mutating func start(_ view: DeviceView) -> WakeDecision { .keep }
+
+    public mutating func opened(_ view: DeviceView) -> WakeDecision {
+        let h = Clock.hourOfDay(view.now)
+        if today[h] < .max { today[h] += 1 }
+        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
+    }
+
+    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
+        wake.runStarted(at: view.now)
+        return .keep
+    }
+
+    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
+        wake.runEnded(status, at: view.now)
+        return plan(from: view.now, now: view.now)
+    }
+
+    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
+        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
+        return plan(from: from, now: view.now)
+    }
+
+    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
+        wake.resume() ? plan(from: view.now, now: view.now) : .keep
+    }
+
+    public mutating func midnight(_ view: DeviceView) -> WakeDecision {
+        let ended = Clock.dayIndex(view.now) - 1
+        for i in 0..<48 { counts[i] *= decay }
+        weekdays *= decay; weekendDays *= decay
+        let offset = Clock.isWeekend(day: ended) ? 24 : 0
+        for h in 0..<24 {
+            counts[offset + h] += Float(today[h])
+            today[h] = 0
+        }
+        if offset == 0 { weekdays += 1 } else { weekendDays += 1 }
+        choose()
+        return wake.waiting ? .keep : plan(from: view.now, now: view.now)
+    }
+}
