@@ -9,19 +9,22 @@ import Foundation
 /// in it or not) and the features at its start (charging and Wi-Fi as last seen: the
 /// policy sees the device only at its callbacks, and every change of charging is one).
 ///
-/// State is bounded by a reservoir of `reservoir` rows, half with an open and half
-/// without (a case-control sample: without it a routine user's 3 opens a day would be 3
-/// rows in 48). A new observation of a class enters with probability R_c / N_c, N_c the
-/// class's decayed total (half-life `half_life`), replacing a random row of its class, so
-/// the rows are a sample of about the last N_c observations; in the fit each row weighs
-/// N_c / (rows of its class), which undoes the case-control sampling. Refits come every
-/// `refit_days` as one warm-started IRLS step (the first fit iterates to convergence).
+/// State is bounded by a reservoir of `reservoir` rows: half for windows with an open, half
+/// for windows without, those in 16 strata by the time of day of the window (1.5 h each),
+/// so that every part of the day keeps some (a stratified case-control sample: without it
+/// a routine user's 3 opens a day would be 3 rows in 48, and hours with no rows let the
+/// harmonics bulge). A new observation enters its stratum with probability R_s / N_s, N_s
+/// the stratum's decayed total (half-life `half_life`), replacing a random row, so the rows
+/// are a sample of about the last N_s observations; in the fit each row weighs N_s / (rows
+/// of its stratum), which undoes the sampling. Refits come every `refit_days` as one
+/// warm-started IRLS step (the first fit iterates to convergence).
 ///
-/// The policy wakes `lead` before the first window where P(an open in it) reaches
-/// `threshold` (with charging and Wi-Fi as now, and the hours since the last open as they
-/// will be then), moved on while P keeps rising. State: the reservoir (4 bytes a row, at
-/// most 128 rows), the coefficients, a table of the time part of the logit per window
-/// (2 × at most 96 floats), a few scalars: about 1.5 KB.
+/// The policy wakes `lead` before the first window, starting on a quarter-hour, where P(an
+/// open in it) reaches `threshold` (with charging and Wi-Fi as now, and the hours since the
+/// last open as they will be then), moved on while the time of day's part of the logit
+/// rises. State: the reservoir (4 bytes a row, at most 128 rows), 17 stratum counts and
+/// totals, the coefficients, the time part of the logit per quarter-hour (2 × 96 floats),
+/// a few scalars: 1,896 bytes.
 public struct LogisticPolicy: WakePolicy {
     public static let name = "logistic"
     public static let summary = "statistical: logistic regression of an open in the next window on time, weekday, time since last open, charging, network (IRLS, GSL)"
@@ -152,13 +155,30 @@ public struct LogisticPolicy: WakePolicy {
 
     // MARK: The fit
 
+    /// The penalised deviance the fit minimises: −2 Σ aᵢ log P(yᵢ | xᵢ, β) + ridge · Σⱼ≥₁ βⱼ².
+    static func penalisedDeviance(X: [Double], columns p: Int, y: [Double], weights a: [Double], ridge: Double,
+                                  beta: [Double]) -> Double {
+        var d = 0.0
+        for i in 0..<y.count {
+            var eta = 0.0
+            for j in 0..<p { eta += X[i * p + j] * beta[j] }
+            // −log σ(η) = log(1 + e^(−η)), −log(1 − σ(η)) = log(1 + e^η), without overflow.
+            let e = y[i] > 0.5 ? -eta : eta
+            d += 2 * a[i] * (e > 0 ? e + log1p(exp(-e)) : log1p(exp(e)))
+        }
+        for j in 1..<p { d += ridge * beta[j] * beta[j] }
+        return d
+    }
+
     /// Weighted logistic IRLS: rows of `X` (n × p, row-major) with labels y ∈ {0, 1} and
     /// prior weights a; starts from `start` (or zero) and takes at most `steps` steps,
     /// stopping when no coefficient moves by more than `tolerance`. Each step solves, by
     /// `gsl_multifit_wlinear`, the weighted least squares of z = η + (y − π)/(π(1 − π)) with
     /// weights a·π(1 − π) (π clamped to [1e-6, 1 − 1e-6]), plus one ridge pseudo-observation
-    /// √ridge·βⱼ = 0 (weight 1) per coefficient but the intercept. Returns nil if no step
-    /// succeeded (the caller keeps its previous coefficients).
+    /// √ridge·βⱼ = 0 (weight 1) per coefficient but the intercept. A step that does not lower
+    /// the penalised deviance is halved, at most 8 times (near separation a full Newton step
+    /// can overshoot). Returns nil if no step succeeded (a GSL failure, non-finite
+    /// coefficients, or no improvement): the caller keeps its previous coefficients.
     static func fit(X: [Double], columns p: Int, y: [Double], weights a: [Double], ridge: Double,
                     start: [Double]?, steps: Int, tolerance: Double = 1e-4) -> [Double]? {
         let n = y.count
@@ -167,6 +187,7 @@ public struct LogisticPolicy: WakePolicy {
         design.append(contentsOf: repeatElement(0, count: (p - 1) * p))
         for j in 1..<p { design[(n + j - 1) * p + j] = ridge.squareRoot() }
         var beta = start.flatMap { $0.count == p ? $0 : nil } ?? [Double](repeating: 0, count: p)
+        var deviance = penalisedDeviance(X: X, columns: p, y: y, weights: a, ridge: ridge, beta: beta)
         var z = [Double](repeating: 0, count: n + p - 1)
         var w = [Double](repeating: 0, count: n + p - 1)
         for j in 1..<p { w[n + j - 1] = 1 }
@@ -181,18 +202,27 @@ public struct LogisticPolicy: WakePolicy {
                 w[i] = a[i] * v
             }
             // A GSL failure (or non-finite coefficients) ends the fit with what it has.
-            guard let next = try? WeightedLeastSquares.fit(X: design, rows: n + p - 1, columns: p, y: z, w: w) else { break }
+            guard var next = try? WeightedLeastSquares.fit(X: design, rows: n + p - 1, columns: p, y: z, w: w) else { break }
+            var nextDeviance = penalisedDeviance(X: X, columns: p, y: y, weights: a, ridge: ridge, beta: next)
+            var halvings = 0
+            while !(nextDeviance <= deviance) && halvings < 8 {
+                for j in 0..<p { next[j] = (next[j] + beta[j]) / 2 }
+                nextDeviance = penalisedDeviance(X: X, columns: p, y: y, weights: a, ridge: ridge, beta: next)
+                halvings += 1
+            }
+            if !(nextDeviance <= deviance) { break }
             let moved = zip(next, beta).reduce(0.0) { max($0, abs($1.0 - $1.1)) }
             beta = next
+            deviance = nextDeviance
             improved = true
             if moved < tolerance { break }
         }
         return improved ? beta : nil
     }
 
-    /// Refits from the reservoir: the first time to convergence (at most
-    /// `firstFitSteps` steps), then
-    /// one warm-started step. A failed fit keeps the previous coefficients and table.
+    /// Refits from the reservoir: the first time to convergence (at most `firstFitSteps`
+    /// steps), then one warm-started step. A failed fit keeps the previous coefficients
+    /// and table.
     mutating func refit() {
         let pCount = featureCount
         var n = 0
@@ -210,6 +240,12 @@ public struct LogisticPolicy: WakePolicy {
                 i += 1
             }
         }
+        // Scaled to sum to the number of rows: the sampling's correction is in the ratios,
+        // and the ridge then weighs like `ridge` rows of evidence per coefficient. (With
+        // the unscaled weights, thousands of windows' worth, the ridge vanished and 64
+        // rows in 15 dimensions, nearly separable, drove coefficients past 100.)
+        let scale = Double(n) / max(a.reduce(0, +), 1e-12)
+        for r in 0..<n { a[r] *= scale }
         let start: [Double]? = fitted ? (0..<pCount).map { beta[$0] } : nil
         guard let next = Self.fit(X: X, columns: pCount, y: y, weights: a, ridge: p.ridge,
                                   start: start, steps: fitted ? 1 : Self.firstFitSteps) else { return }

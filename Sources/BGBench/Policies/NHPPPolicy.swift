@@ -23,7 +23,7 @@ import Foundation
 /// A plan takes the first 15 min slot where saving/E reaches `min_saving_per_joule` and
 /// moves on to the peak of F/E that follows (one wake per rising stretch). State: the
 /// counts (about 750 bytes), the coefficients, F for 2 × 96 slots, 24 Wi-Fi shares
-/// (about 1.8 KB in all).
+/// (1,936 bytes in all).
 public struct NHPPPolicy: WakePolicy {
     public static let name = "nhpp"
     public static let summary = "statistical: Poisson regression of opens on time-of-day harmonics and weekend (IRLS, GSL); wake where staleness saved per joule peaks"
@@ -97,8 +97,9 @@ public struct NHPPPolicy: WakePolicy {
     /// steps, stopping when no coefficient moves by more than `tolerance`. Each step solves the
     /// weighted least squares of the working response z = η + (y − m)/m with weights m
     /// (m = exposure·e^η, the expected count) by `gsl_multifit_wlinear`, with one ridge
-    /// pseudo-observation √ridge·βⱼ = 0 (weight 1) per coefficient but the intercept.
-    /// Returns nil if no step succeeded (a GSL failure or non-finite coefficients): the
+    /// pseudo-observation √ridge·βⱼ = 0 (weight 1) per coefficient but the intercept. A step
+    /// that does not lower the penalised deviance is halved, at most 8 times. Returns nil if
+    /// no step succeeded (a GSL failure, non-finite coefficients, or no improvement): the
     /// caller keeps its previous coefficients.
     static func fit(counts: [Double], exposure: [Double], harmonics K: Int, ridge: Double,
                     start: [Double]?, steps: Int, tolerance: Double = 1e-4) -> [Double]? {
@@ -119,6 +120,19 @@ public struct NHPPPolicy: WakePolicy {
             beta = [Double](repeating: 0, count: p)
             beta[0] = log(max(total, 0.5) / hours)
         }
+        // The penalised Poisson deviance 2 Σ (y log(y/m) − (y − m)) + ridge · Σⱼ≥₁ βⱼ².
+        func deviance(_ beta: [Double]) -> Double {
+            var d = 0.0
+            for r in 0..<rows where exposure[r] > 0 {
+                var eta = 0.0
+                for j in 0..<p { eta += design[r * p + j] * beta[j] }
+                let m = exposure[r] * exp(min(eta, 30)), y = counts[r]
+                d += 2 * ((y > 0 ? y * log(y / m) : 0) - (y - m))
+            }
+            for j in 1..<p { d += ridge * beta[j] * beta[j] }
+            return d
+        }
+        var current = deviance(beta)
         var z = [Double](repeating: 0, count: rows + p - 1)
         var w = [Double](repeating: 0, count: rows + p - 1)
         for j in 1..<p { w[rows + j - 1] = 1 }
@@ -137,19 +151,28 @@ public struct NHPPPolicy: WakePolicy {
                 }
             }
             // A GSL failure (or non-finite coefficients) ends the fit with what it has.
-            guard let next = try? WeightedLeastSquares.fit(X: design, rows: rows + p - 1, columns: p, y: z, w: w)
+            guard var next = try? WeightedLeastSquares.fit(X: design, rows: rows + p - 1, columns: p, y: z, w: w)
             else { break }
+            var nextDeviance = deviance(next)
+            var halvings = 0
+            while !(nextDeviance <= current) && halvings < 8 {
+                for j in 0..<p { next[j] = (next[j] + beta[j]) / 2 }
+                nextDeviance = deviance(next)
+                halvings += 1
+            }
+            if !(nextDeviance <= current) { break }
             let moved = zip(next, beta).reduce(0.0) { max($0, abs($1.0 - $1.1)) }
             beta = next
+            current = nextDeviance
             improved = true
             if moved < tolerance { break }
         }
         return improved ? beta : nil
     }
 
-    /// Refits from the counts: the first time to convergence (at most
-    /// `firstFitSteps` steps), later one
-    /// warm-started step. A failed fit keeps the previous coefficients (and F).
+    /// Refits from the counts: the first time to convergence (at most `firstFitSteps`
+    /// steps), later one warm-started step. A failed fit keeps the previous coefficients
+    /// (and F).
     mutating func refit() {
         let K = min(max(p.harmonics, 1), Self.maxHarmonics), pCount = 2 * K + 2
         var counts = [Double](repeating: 0, count: 48), exposure = [Double](repeating: 0, count: 48)
