@@ -34,7 +34,8 @@ public struct KDEPolicy: WakePolicy {
     var density = InlineArray<192, Float>(repeating: 0)
     var weekdays: Float = 0, weekendDays: Float = 0
     var fresh = InlineArray<192, Float>(repeating: 0)
-    /// kernel[phase · 33 + (d + halfWidth)]: the kernel at slot offset d from an open at that phase.
+    /// kernel[phase · 33 + d + maxHalfWidth]: the kernel at slot offset d from an open at that
+    /// phase (offsets up to ±halfWidth are filled).
     var kernel = InlineArray<99, Float>(repeating: 0)
     var ring = InlineArray<32, UInt16>(repeating: 0)
     var ringCount = 0

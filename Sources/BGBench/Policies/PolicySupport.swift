@@ -1,9 +1,11 @@
 import Foundation
 
 // Pieces shared by the learning policies (`usage`, `histogram`, `nhpp`, `bayes`, `kde`,
-// `logistic`): how they react to the platform (denials, state gates, failures, kills) and
-// the decayed hour-of-week open counts three of them learn from. Each policy is still one
-// file of its own; these are the rules docs/policies.md states once for all of them.
+// `logistic`): how they react to the platform (denials, state gates, failures, kills),
+// the decayed hour-of-week open counts three of them learn from, the chance that a fetch
+// is still fresh at the next open (`kde`, `nhpp`), a run's energy (`nhpp`) and the
+// time-of-day harmonics (`nhpp`, `logistic`). Each policy is still one file of its own;
+// docs/policies.md states these rules once for all of them.
 
 /// The platform-facing rules every learning policy follows (MODEL.md §7):
 /// - the next wake is at least `minGap` after the last run started;
