@@ -79,7 +79,7 @@ public enum NetworkKind: UInt8, Sendable, CaseIterable {
         case .nr5g: "5g"
         }
     }
-    public var isCellular: Bool { self == .lte || self == .nr5g }
+    @inlinable public var isCellular: Bool { self == .lte || self == .nr5g }
 }
 
 /// Where the device is connected at a time (MODEL.md §4): Wi-Fi at home in the evening

@@ -77,34 +77,55 @@ struct ProfiledPoisson {
     let driftStart: SimTime
     let driftShift: SimTime
     private var tau: SimTime = 0
-    private var day = 0
+    // The segment that holds tau: its index, absolute end and rate, and its day's start
+    // and kind, kept so that crossing a segment costs a few loads, not calendar arithmetic.
     private var segment = 0
+    private var segmentEnd: SimTime
+    private var segmentRate: Double
+    private var dayStart: SimTime = 0
+    private var dayOfWeek = 0
 
     init(weekday: DayProfile, weekend: DayProfile, horizon: SimTime,
          driftStart: SimTime = Clock.never, driftShift: SimTime = 0) {
         self.weekday = weekday; self.weekend = weekend; self.horizon = horizon
         self.driftStart = driftStart; self.driftShift = driftShift
+        // Day 0 is a Monday (MODEL.md §2).
+        segmentEnd = weekday.ends[0]
+        segmentRate = weekday.rates[0]
     }
 
     /// The next event time, or `Clock.never` when none falls before the horizon.
     mutating func next(_ rng: inout RandomStream) -> SimTime {
         var e = rng.standardExponential()
         while tau < horizon {
-            // Read the day's profile in place: binding it to a local would copy 512 bytes.
-            let weekendDay = Clock.isWeekend(day: day)
-            let end = SimTime(day) * Clock.day + (weekendDay ? weekend.ends[segment] : weekday.ends[segment])
-            let rate = weekendDay ? weekend.rates[segment] : weekday.rates[segment]
-            let room = rate * Double(end - tau)
+            let room = segmentRate * Double(segmentEnd - tau)
             if e < room {
-                tau += SimTime(e / rate)
+                tau += SimTime(e / segmentRate)
                 return tau >= driftStart ? tau + driftShift : tau
             }
             e -= room
-            tau = end
-            segment += 1
-            if segment == (weekendDay ? weekend.count : weekday.count) { segment = 0; day += 1 }
+            tau = segmentEnd
+            advanceSegment()
         }
         return Clock.never
+    }
+
+    /// Moves to the next segment, into the next day after the last.
+    @inline(__always)
+    private mutating func advanceSegment() {
+        segment += 1
+        // Read the profiles in place: binding one to a local would copy 512 bytes.
+        let weekendDay = dayOfWeek >= 5
+        if segment == (weekendDay ? weekend.count : weekday.count) {
+            segment = 0
+            dayStart += Clock.day
+            dayOfWeek = dayOfWeek == 6 ? 0 : dayOfWeek + 1
+        }
+        if dayOfWeek >= 5 {
+            segmentEnd = dayStart + weekend.ends[segment]; segmentRate = weekend.rates[segment]
+        } else {
+            segmentEnd = dayStart + weekday.ends[segment]; segmentRate = weekday.rates[segment]
+        }
     }
 }
 
@@ -167,6 +188,9 @@ struct UserOpens {
     /// kilobyte of profiles, at every draw.)
     private var poisson: ProfiledPoisson
     private var routine: RoutineProcess?
+    /// Whether `routine` is set, read at every draw without touching the optional
+    /// (testing it copies the routine's buffer).
+    private let isRoutine: Bool
     private var rng: RandomStream
     private let behaviour: SessionParameters
     private var nextPrimary: SimTime = 0
@@ -181,11 +205,12 @@ struct UserOpens {
 
     init(poisson: ProfiledPoisson, routine: RoutineProcess?, rng: RandomStream, behaviour: SessionParameters) {
         self.poisson = poisson; self.routine = routine; self.rng = rng; self.behaviour = behaviour
+        isRoutine = routine != nil
         nextPrimary = drawPrimary()
     }
 
     private mutating func drawPrimary() -> SimTime {
-        if routine != nil { return routine!.next(&rng) }
+        if isRoutine { return routine!.next(&rng) }
         return poisson.next(&rng)
     }
 
@@ -202,10 +227,12 @@ struct UserOpens {
         }
         if time == Clock.never { return OpenDraw(time: Clock.never, session: 0, forceQuit: false) }
         time = max(time, busyUntil)
-        let session = behaviour.drawSession(&rng)
-        let forceQuit = rng.bernoulli(behaviour.forceQuitProbability)
+        // A behaviour of probability zero draws nothing (R1 has no sessions, quits or
+        // reopens), so the stream serves only what can happen.
+        let session = behaviour.hasSessions ? behaviour.drawSession(&rng) : 0
+        let forceQuit = behaviour.forceQuitProbability > 0 && rng.bernoulli(behaviour.forceQuitProbability)
         busyUntil = time + session + 1
-        if rng.bernoulli(behaviour.pReopen) {
+        if behaviour.pReopen > 0 && rng.bernoulli(behaviour.pReopen) {
             let reopen = time + session + Clock.ticks(seconds: behaviour.reopenGapMeanSeconds * rng.standardExponential())
             if reopenCount < Self.reopenCapacity || reopen < reopens[reopenCount - 1] {
                 // Sorted insertion; when full, the latest waiting reopen falls off the end.
@@ -229,6 +256,8 @@ struct SessionParameters {
     var forceQuitProbability: Double
     var pReopen: Double
     var reopenGapMeanSeconds: Double
+    /// Whether sessions have any length (an exponential body or a Pareto tail).
+    var hasSessions: Bool { (bodyMeanSeconds > 0 || tailShare > 0) && maxSeconds > 0 }
 
     init(_ u: UserBehaviour) {
         bodyMeanSeconds = u.sessionBodyMean.seconds; tailShare = u.sessionTailShare

@@ -15,7 +15,8 @@ enum SimEvent: UInt8, EventKind {
     case request
 
     var code: UInt8 { rawValue }
-    init(code: UInt8) { self = SimEvent(rawValue: code)! }
+    /// Only codes the queue was given come back, so the code needs no check.
+    @inline(__always) init(code: UInt8) { self = unsafeBitCast(code, to: SimEvent.self) }
 
     var priority: UInt8 {
         switch self {
@@ -230,7 +231,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         trace?.append(row)
     }
 
-    /// Adds `value` to a series field of the day and of the hour of day of t.
+    /// Adds `value` to a series field of the hour of day of t (the days come from the
+    /// totals, `flushDay`).
     @inline(__always)
     private mutating func record(_ field: SeriesField, _ value: Double, at t: SimTime) {
         // Events come in time order: move the hour forward instead of dividing.
