@@ -397,7 +397,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(CheckMetrics.table.filter { $0.direction == .higherIsBetter }.map(\.name) == ["fresh_open_rate"])
         #expect(Set(CheckMetrics.table.filter { $0.direction == .neutral }.map(\.name))
                 == ["opens_per_day", "requested_per_day", "runs_per_day", "replaced_per_day", "pending_at_horizon_per_day",
-                    "new_data_per_day", "no_data_per_day"])
+                    "new_data_per_day", "no_data_per_day", "push_sent_per_day", "push_runs_per_day"])
     }
 
     /// The paired test's standard error is paired.csv's, device by device: comparing policy

@@ -4,8 +4,9 @@ import Testing
 
 /// MODEL.md §6.4 rule 3's identities on fleet totals, for every built-in policy on several
 /// scenarios (small fleets: 64 devices × 20 days):
-///   requested = runs + denied + replaced + pending at the horizon,
+///   requested = runs − push runs + denied + replaced + pending at the horizon,
 ///   runs = newData + noData + failed + expired + killed,
+///   push sent = push runs + lost + gated + throttled (zero but for server-side policies),
 /// and the per-reason denials add up to the denied total. Each scenario also has a check
 /// that it does what its change says, so the identities are not met by doing nothing.
 @Suite struct IdentityTests {
@@ -45,8 +46,10 @@ import Testing
         let q = { (x: Quantity) in tally[x] }
 
         #expect(tally.devices == 64)
-        #expect(q(.requested) == q(.runs) + q(.denied) + q(.replaced) + q(.pending),
-                "requested \(q(.requested)), runs \(q(.runs)), denied \(q(.denied)), replaced \(q(.replaced)), pending \(q(.pending))")
+        #expect(q(.requested) == q(.runs) - q(.pushRuns) + q(.denied) + q(.replaced) + q(.pending),
+                "requested \(q(.requested)), runs \(q(.runs)), push runs \(q(.pushRuns)), denied \(q(.denied)), replaced \(q(.replaced)), pending \(q(.pending))")
+        #expect(q(.pushSent) == q(.pushRuns) + q(.pushLost) + q(.pushGated) + q(.pushThrottled))
+        if !PolicyRegistry.named(policy)!.type.observesPublications { #expect(q(.pushSent) == 0) }
         let outcomes = RunStatus.allCases.reduce(0.0) { $0 + q(.outcome($1)) }
         #expect(q(.runs) == outcomes)
         let reasons = DenialReason.allCases.reduce(0.0) { $0 + q(.denied($1)) }
@@ -81,7 +84,7 @@ import Testing
             #expect(q(.outcome(.expired)) > 0)
             #expect(q(.throttleEvents) > 0)
         case .unrestrictedCapped:
-            #expect(q(.runs) <= 64 * 20 * 5)
+            #expect(q(.runs) - q(.pushRuns) <= 64 * 20 * 5, "pushes do not count against the cap")
             #expect(q(.denied) == q(.denied(.budget)) + q(.denied(.busy)))
         case .defaults, .warmup:
             #expect(q(.runs) > 0)

@@ -15,6 +15,7 @@ public enum StreamPurpose: UInt64, Sendable {
     case feed = 9           // the shared content feed (device index ignored)
     case foreground = 10    // foreground fetches at stale opens
     case utcOffset = 11     // the device's time zone (fleet server load only)
+    case push = 12          // silent pushes' loss and delay on the way to the device
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): used only to expand seeds into generator states.

@@ -25,6 +25,15 @@ public struct DeviceTally: Sendable {
     public var cellularBytes = 0.0
     public var wifiBytes = 0.0
     public var ticksAtZeroBattery: SimTime = 0
+    /// Silent pushes (MODEL.md §6), counted when their fate is known (lost: at the send;
+    /// else at arrival): sent = push runs + lost + gated + throttled.
+    public var pushSent = 0
+    public var pushLost = 0
+    public var pushGated = 0
+    public var pushThrottled = 0
+    /// Runs a delivered push launched (also counted in `runs` and its outcomes; not in
+    /// `requested`: requested = runs − push runs + denied + replaced + pending).
+    public var pushRuns = 0
     /// Simulation events processed (all of them, warm-up included).
     public var events = 0
 

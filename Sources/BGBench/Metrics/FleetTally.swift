@@ -8,6 +8,7 @@ public enum Quantity: Int, CaseIterable, Sendable {
     case deniedNotSubmitted, deniedSpacing, deniedBudget, deniedBusy
     case newData, noData, failed, expired, killed
     case throttleEvents, backgroundEnergy, cellularBytes, wifiBytes, zeroBattery, events
+    case pushSent, pushLost, pushGated, pushThrottled, pushRuns
 
     public static let count = allCases.count
 
@@ -38,6 +39,11 @@ public enum Quantity: Int, CaseIterable, Sendable {
         case .wifiBytes: "wifi_bytes"
         case .zeroBattery: "zero_battery_s"
         case .events: "events"
+        case .pushSent: "push_sent"
+        case .pushLost: "push_lost"
+        case .pushGated: "push_gated"
+        case .pushThrottled: "push_throttled"
+        case .pushRuns: "push_runs"
         }
     }
 
@@ -74,6 +80,11 @@ extension DeviceTally {
         v[Quantity.wifiBytes.rawValue] = wifiBytes
         v[Quantity.zeroBattery.rawValue] = Clock.seconds(ticksAtZeroBattery)
         v[Quantity.events.rawValue] = Double(events)
+        v[Quantity.pushSent.rawValue] = Double(pushSent)
+        v[Quantity.pushLost.rawValue] = Double(pushLost)
+        v[Quantity.pushGated.rawValue] = Double(pushGated)
+        v[Quantity.pushThrottled.rawValue] = Double(pushThrottled)
+        v[Quantity.pushRuns.rawValue] = Double(pushRuns)
         return v
     }
 }

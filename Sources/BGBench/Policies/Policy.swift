@@ -27,6 +27,16 @@ public enum WakeDecision: Equatable, Sendable {
     case cancel
 }
 
+/// A server-side policy's answer when content is published (MODEL.md §6, silent push).
+public enum PushDecision: Equatable, Sendable {
+    /// Send nothing.
+    case none
+    /// Send a silent push at this time (now or later: a server that has used its hourly
+    /// budget waits). A send already due no later than it carries the change too, so a
+    /// later one is coalesced into it.
+    case send(at: SimTime)
+}
+
 /// What a policy is given when a device's simulation starts.
 public struct PolicyContext {
     public var scenario: Scenario
@@ -66,6 +76,12 @@ public protocol WakePolicy: SendableMetatype {
     mutating func stateChanged(_ view: DeviceView) -> WakeDecision
     /// Midnight.
     mutating func midnight(_ view: DeviceView) -> WakeDecision
+    /// Whether the policy has a server side that hears of each content change as it is
+    /// published (what the app's own server knows) and may send silent pushes. Only such
+    /// policies are called at publications (others pay nothing for them).
+    static var observesPublications: Bool { get }
+    /// The server published content now (server-side policies only).
+    mutating func published(_ view: DeviceView) -> PushDecision
 }
 
 public extension WakePolicy {
@@ -77,6 +93,8 @@ public extension WakePolicy {
     mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision { .keep }
     mutating func stateChanged(_ view: DeviceView) -> WakeDecision { .keep }
     mutating func midnight(_ view: DeviceView) -> WakeDecision { .keep }
+    static var observesPublications: Bool { false }
+    mutating func published(_ view: DeviceView) -> PushDecision { .none }
 }
 
 /// A policy as the registry holds it: its name, summary and type, and the fleet
@@ -109,6 +127,7 @@ public enum PolicyRegistry {
         PolicyEntry(BayesPolicy.self),
         PolicyEntry(KDEPolicy.self),
         PolicyEntry(LogisticPolicy.self),
+        PolicyEntry(PushPolicy.self),
         PolicyEntry(OraclePolicy.self),
     ]
 

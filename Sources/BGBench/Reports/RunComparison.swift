@@ -71,6 +71,11 @@ public enum CheckMetrics {
         m("cellular_bytes_per_day", .lowerIsBetter, .perDevice("cellular_bytes")),
         m("wifi_bytes_per_day", .lowerIsBetter, .perDevice("wifi_bytes")),
         m("zero_battery_s_per_day", .lowerIsBetter, .perDevice("zero_battery_s")),
+        m("push_sent_per_day", .neutral, .perDevice("push_sent")),          // a server's means, not an outcome
+        m("push_lost_per_day", .lowerIsBetter, .perDevice("push_lost")),
+        m("push_gated_per_day", .lowerIsBetter, .perDevice("push_gated")),
+        m("push_throttled_per_day", .lowerIsBetter, .perDevice("push_throttled")),
+        m("push_runs_per_day", .neutral, .perDevice("push_runs")),          // runs: scored in energy
     ]
 
     public static func named(_ name: String) -> CheckMetric? { table.first { $0.name == name } }

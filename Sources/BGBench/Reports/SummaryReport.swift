@@ -54,7 +54,7 @@ public enum SummarySchema {
         perDay("foreground_fetches_per_day", "1/device-day", .foregroundFetches, "foreground fetches at stale opens"),
         perDay("foreground_failures_per_day", "1/device-day", .foregroundFailures, "stale opens that found no network"),
         perDay("foreground_energy_j_per_day", "J/device-day", .foregroundEnergy, "energy of foreground fetches (user-initiated, not background)"),
-        perDay("requested_per_day", "1/device-day", .requested, "wake requests resolved: runs + denied + replaced (+ pending at the horizon)"),
+        perDay("requested_per_day", "1/device-day", .requested, "wake requests resolved: runs − push runs + denied + replaced (+ pending at the horizon)"),
         perDay("runs_per_day", "1/device-day", .runs, "background runs started", interval: true),
         perDay("denied_per_day", "1/device-day", .denied, "requests denied, all reasons"),
     ] + DenialReason.allCases.map { r in
@@ -72,6 +72,11 @@ public enum SummarySchema {
         perDay("cellular_bytes_per_day", "B/device-day", .cellularBytes, "bytes received on LTE or 5G, background and foreground"),
         perDay("wifi_bytes_per_day", "B/device-day", .wifiBytes, "bytes received on Wi-Fi, background and foreground"),
         perDay("zero_battery_s_per_day", "s/device-day", .zeroBattery, "time spent at 0 % battery"),
+        perDay("push_sent_per_day", "1/device-day", .pushSent, "silent pushes the server sent (server-side policies): push runs + lost + gated + throttled"),
+        perDay("push_lost_per_day", "1/device-day", .pushLost, "pushes lost on the way (push service, network)"),
+        perDay("push_gated_per_day", "1/device-day", .pushGated, "pushes that arrived and were refused by a gate (app open, switch off, force-quit, Low Power Mode, low battery, run in flight)"),
+        perDay("push_throttled_per_day", "1/device-day", .pushThrottled, "pushes that arrived above the platform's hourly push budget: not delivered"),
+        perDay("push_runs_per_day", "1/device-day", .pushRuns, "background runs launched by a delivered push (included in runs_per_day)"),
     ]
 
     /// The header of summary.csv.

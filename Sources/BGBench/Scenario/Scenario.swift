@@ -14,6 +14,7 @@ public struct Scenario: Codable, Sendable, Equatable {
     public var app = AppModel()
     public var platform = PlatformModel()
     public var energy = EnergyModel()
+    public var push = PushModel()
     public var policies = PolicyParameters()
 
     public init() {}
@@ -273,6 +274,23 @@ public struct UnrestrictedParameters: Codable, Sendable, Equatable {
     public var runtimeLimit = TimeSpan.seconds(30)
 }
 
+// MARK: - Silent push (MODEL.md §6)
+
+/// Delivery of silent (background) pushes: a server-side policy sends them; the push
+/// service and the platform deliver them late or not at all (MODEL.md §6: "delivery is not
+/// guaranteed"). A delivered push launches the app's refresh task at once.
+public struct PushModel: Codable, Sendable, Equatable {
+    /// Pushes the platform delivers to the app per rolling hour; more are not delivered
+    /// (Apple: "don't try to send more than two or three per hour", Pushing background
+    /// updates to your App, developer documentation).
+    public var perHour = 2
+    /// A push lost on the way (push service, network): assumption, no public figure.
+    public var dropProbability = 0.05
+    /// Delay from the server's send to the device (lognormal; assumption: seconds).
+    public var delayMedian = TimeSpan.seconds(2)
+    public var delaySigma = 1.0
+}
+
 // MARK: - Energy (MODEL.md §8)
 
 public struct EnergyModel: Codable, Sendable, Equatable {
@@ -303,6 +321,16 @@ public struct PolicyParameters: Codable, Sendable, Equatable {
     public var kde = KDEParameters()
     public var logistic = LogisticParameters()
     public var oracle = OracleParameters()
+    public var push = PushParameters()
+}
+
+public struct PushParameters: Codable, Sendable, Equatable {
+    /// The server sends at most this many pushes per rolling hour to a device, coalescing
+    /// the changes in between (default: the platform's delivery budget, `push.per_hour`).
+    public var perHour = 2
+    /// The refresh fallback: a background refresh is asked for this long after the last
+    /// run or open, so a lost push is recovered (assumption; "0s" turns it off).
+    public var fallbackInterval = TimeSpan.hours(4)
 }
 
 public struct FixedParameters: Codable, Sendable, Equatable {

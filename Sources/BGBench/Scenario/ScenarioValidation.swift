@@ -148,6 +148,11 @@ extension Scenario {
             v.check(value, in: 0...100, "energy.\(key)")
         }
 
+        v.check(push.perHour, in: 0...PushChannel.maxPerHour, "push.per_hour")
+        v.check(push.dropProbability, in: 0...1, "push.drop_probability")
+        v.check(push.delayMedian, in: TimeSpan.seconds(0.000_001)...TimeSpan.hours(24), "push.delay_median")
+        v.check(push.delaySigma, in: 0...5, "push.delay_sigma")
+
         let f = policies
         v.check(f.fixed.interval, in: TimeSpan.seconds(1)...TimeSpan.minutes((60 * 24 * 7)), "policies.fixed.interval")
         let ad = f.adaptive
@@ -206,6 +211,8 @@ extension Scenario {
         v.check(l.refitDays, in: 1...28, "policies.logistic.refit_days")
         v.check(l.threshold, in: 0.001...0.999, "policies.logistic.threshold")
         v.check(f.oracle.lead, in: TimeSpan.minutes(0)...TimeSpan.minutes((60 * 24)), "policies.oracle.lead")
+        v.check(f.push.perHour, in: 1...PushChannel.maxPerHour, "policies.push.per_hour")
+        v.check(f.push.fallbackInterval, in: TimeSpan.seconds(0)...TimeSpan.days(30), "policies.push.fallback_interval")
         return v.problems
     }
 }

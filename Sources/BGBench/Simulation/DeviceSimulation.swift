@@ -4,7 +4,8 @@ import Foundation
 /// same time: midnight first (an attempt at 00:00 belongs to the new day, MODEL.md §10
 /// rule 5); then device state; a run's end before an open (an update that lands at t is
 /// seen by an open at t); a session's end before the next open; the open before a wake
-/// request at the same time (the app is then in the foreground).
+/// request at the same time (the app is then in the foreground); silent push last (a
+/// publication, a server's send and a push's arrival, for server-side policies only).
 enum SimEvent: UInt8, EventKind {
     case midnight = 0
     case chargeOn, chargeOff, lowPowerOff
@@ -13,6 +14,7 @@ enum SimEvent: UInt8, EventKind {
     case sessionEnd
     case open
     case request
+    case publish, pushSend, pushArrive
 
     var code: UInt8 { rawValue }
     /// Only codes the queue was given come back, so the code needs no check.
@@ -27,6 +29,7 @@ enum SimEvent: UInt8, EventKind {
         case .sessionEnd: 4
         case .open: 5
         case .request: 6
+        case .publish, .pushSend, .pushArrive: 7
         }
     }
 }
@@ -66,6 +69,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private var network: NetworkState
     private var battery: Battery
     private var task: AppTask
+    private var push: PushChannel
     private var cursor: FeedCursor
     private let hasBattery: Bool
     private let screenMedianSeconds: Double, screenSigma: Double
@@ -92,6 +96,11 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private var inFlightStart: SimTime = 0
     private var inFlightStatus = RunStatus.noData
     private var inFlightContent = false
+    // Silent push (server-side policies only): the next publication the server hears of,
+    // and the server's pending send (one at a time; later changes are coalesced into it).
+    private var nextPublication = 0
+    private var pushSendPending = false
+    private var pushSendTime: SimTime = 0
 
     private(set) var tally = DeviceTally()
     /// The series totals at the start of the day, and the whole run's by hour of day.
@@ -158,6 +167,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 
         platform = Platform(PlatformSetup(scenario: s, initialUsage: traits.initialUsage))
         task = AppTask(scenario: s, runtimeLimit: platform.runtimeLimit, rng: stream(.task))
+        push = PushChannel(s.push, rng: stream(.push))
         cursor = FeedCursor(feed: ctx.feed)
         let feed = ctx.feed
         averageItemBytes = feed.times.isEmpty ? 0 : feed.cumulativeBytes[feed.times.count] / Double(feed.times.count)
@@ -178,6 +188,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             planCharging(day: 0)
         }
         apply(policy.start(view(at: 0)), at: 0)
+        if Policy.observesPublications { scheduleNextPublication() }
 
         while let event = queue.pop() {
             let t = event.time
@@ -204,6 +215,12 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             case .open: open(at: t, result: &result)
             case .request:
                 if requestPending && event.payload == requestGeneration && t == requestTime { request(at: t) }
+            case .publish:
+                apply(policy.published(view(at: t)), at: t)
+                scheduleNextPublication()
+            case .pushSend:
+                if pushSendPending && t == pushSendTime { sendPush(at: t) }
+            case .pushArrive: pushArrived(at: t)
             }
         }
         if requestPending && counting(horizon - 1) {
@@ -417,11 +434,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             return
         }
         if hasBattery { battery.advance(to: t) }
-        let gates = GateInputs(
-            foreground: foreground, barOff: traits.barOff, forceQuit: forceQuit,
-            lowPower: hasBattery && battery.lowPower, lowBattery: hasBattery && battery.isLow,
-            charging: chargeCount > 0, submitted: submitted)
-        switch platform.admit(at: t, gates: gates) {
+        switch platform.admit(at: t, gates: gates()) {
         case .deny(let reason, let retryAt): deny(reason, retryAt: retryAt, at: t)
         case .run: startRun(at: t)
         }
@@ -442,10 +455,15 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         apply(decision, at: t)
     }
 
+    /// A run starts at t: at a request the platform admitted, or (`viaPush`) at a
+    /// delivered push, which takes no token, starts no spacing and leaves the submitted
+    /// task alone (the push handler is not the BGTask's).
     @inline(__always)
-    private mutating func startRun(at t: SimTime) {
-        platform.runStarted(at: t)
-        if !ctx.scenario.app.resubmits { submitted = false }
+    private mutating func startRun(at t: SimTime, viaPush: Bool = false) {
+        if !viaPush {
+            platform.runStarted(at: t)
+            if !ctx.scenario.app.resubmits { submitted = false }
+        }
         let net = network.at(t)
         let missing = cursor.missing(upTo: t)
         let run = task.run(on: net, newItems: missing.count, newBytes: missing.bytes, itemBytes: averageItemBytes)
@@ -461,7 +479,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             if net.isCellular { tally.cellularBytes += run.bytes } else { tally.wifiBytes += run.bytes }
         }
         if tracing {
-            log("started", net.label, Double(missing.count), at: t)
+            log("started", viaPush ? net.label + " push" : net.label, Double(missing.count), at: t)
         }
         inFlight = true
         inFlightStart = t
@@ -492,7 +510,67 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         apply(policy.runEnded(inFlightStatus, view(at: t)), at: t)
     }
 
+    // MARK: Silent push
+
+    /// The server hears of the next content change when it is published.
+    private mutating func scheduleNextPublication() {
+        let times = ctx.feed.times
+        guard nextPublication < times.count else { return }
+        let at = times[nextPublication]
+        // Items published at one instant are one change.
+        while nextPublication < times.count && times[nextPublication] == at { nextPublication += 1 }
+        schedule(.publish, at: at)
+    }
+
+    /// Carries out a server's push decision: one send pending at a time, the earliest.
+    private mutating func apply(_ decision: PushDecision, at t: SimTime) {
+        guard case .send(let when) = decision else { return }
+        let at = max(when, t)
+        if pushSendPending && pushSendTime <= at { return }
+        pushSendPending = true
+        pushSendTime = at
+        schedule(.pushSend, at: at)
+    }
+
+    /// The server sends a push: lost on the way, or it arrives after a delay.
+    private mutating func sendPush(at t: SimTime) {
+        pushSendPending = false
+        if let arrival = push.send(at: t) {
+            schedule(.pushArrive, at: arrival)
+        } else {
+            if counting(t) { tally.pushSent += 1; tally.pushLost += 1 }
+            if tracing { log("push_lost", "push", at: t) }
+        }
+    }
+
+    /// A push arrives: the platform's gates and push budget decide whether the app runs.
+    private mutating func pushArrived(at t: SimTime) {
+        if hasBattery { battery.advance(to: t) }
+        let arrival = push.arrive(at: t, gates: gates(), busy: inFlight)
+        if counting(t) {
+            tally.pushSent += 1
+            switch arrival {
+            case .delivered: tally.pushRuns += 1
+            case .gated: tally.pushGated += 1
+            case .throttled: tally.pushThrottled += 1
+            }
+        }
+        switch arrival {
+        case .delivered: startRun(at: t, viaPush: true)
+        case .gated(let reason): if tracing { log("push_gated", reason.label, at: t) }
+        case .throttled: if tracing { log("push_throttled", "budget", at: t) }
+        }
+    }
+
     // MARK: Policy
+
+    /// The device and app state the platform's gates read now (battery advanced by the caller).
+    @inline(__always)
+    private func gates() -> GateInputs {
+        GateInputs(foreground: foreground, barOff: traits.barOff, forceQuit: forceQuit,
+                   lowPower: hasBattery && battery.lowPower, lowBattery: hasBattery && battery.isLow,
+                   charging: chargeCount > 0, submitted: submitted)
+    }
 
     @inline(__always)
     private mutating func view(at t: SimTime) -> DeviceView {
