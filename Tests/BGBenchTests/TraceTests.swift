@@ -185,6 +185,20 @@ private let sampleTSV = TestSupport.packageRoot.appendingPathComponent("Datasets
         #expect(days.code == 0 && days.output.contains("20 devices × 3 days"))
     }
 
+    /// A run with a bad or missing trace stops before simulating, with the trace's errors.
+    @Test func runWithBadTrace() {
+        let folder = scratch()
+        let bad = write("device,timestamp\na,x\n", folder + "/bad.csv")
+        let r = bgbench(["--opens-trace", bad, "--out", folder + "/out"])
+        #expect(r.code == 65)
+        #expect(r.errors == "error: \(bad):2:3: timestamp: 'x' is not a timestamp: \(OpensTraceLoader.expectedTimestamp)\nsee 'bgbench --help'\n")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out"))
+        #expect(bgbench(["--opens-trace", folder + "/none.csv"]).code == 66)
+        #expect(bgbench(["--opens-trace"]).errors == "error: missing value for '--opens-trace': expected a trace CSV file\nsee 'bgbench --help'\n")
+        // sweep shares the run options.
+        #expect(bgbench(["sweep", "--opens-trace", bad, "--set", "user.p_reopen=0,0.1"]).code == 65)
+    }
+
     struct ValidateCase: Sendable, CustomTestStringConvertible {
         var name: String
         var text: String
