@@ -60,6 +60,18 @@ extension CLIError {
     }
 }
 
+/// Runs an input file's loader; its problems (a scenario's or a trace's) become one
+/// CLIError with a line each.
+func readingInput<T>(_ load: () throws -> T) throws -> T {
+    do {
+        return try load()
+    } catch let error as ScenarioError {
+        throw CLIError(problems: error.problems)
+    } catch let error as TraceError {
+        throw CLIError(problems: error.problems)
+    }
+}
+
 /// The options a command accepts, bound from tokens in order. Each option may appear once
 /// (repeatable ones collect every value); values are parsed and checked at once, so the
 /// first bad token is the one reported.

@@ -174,16 +174,14 @@ enum Command {
     }
 
     static func loadScenario(_ file: String?, overrides: [String]) throws -> LoadedScenario {
-        do {
+        // Every problem on its own line; a bad --set is a usage error (64), a file that
+        // cannot be read is no input (66), bad data is 65.
+        try readingInput {
             if let file { return try ScenarioLoader.load(file: file, overrides: overrides) }
             if overrides.isEmpty { return ScenarioLoader.builtInDefault() }
             // The built-in defaults with overrides: hashed like the defaults alone.
             return try ScenarioLoader.load(json: ScenarioLoader.builtInDefault().resolvedJSON,
                                            file: "(built-in default)", overrides: overrides)
-        } catch let error as ScenarioError {
-            // Every problem on its own line; a bad --set is a usage error (64), a file that
-            // cannot be read is no input (66), bad data is 65.
-            throw CLIError(problems: error.problems)
         }
     }
 

@@ -19,12 +19,7 @@ extension Command {
             })
         guard let input else { throw CLIError.usage("'convert-lsapp' needs an input file: an LSApp-style TSV") }
         guard let out else { throw CLIError.usage("'convert-lsapp' needs '--out FILE': the trace CSV to write") }
-        let converted: LSAppConverter.Output
-        do {
-            converted = try LSAppConverter.convert(file: input, app: app)
-        } catch let error as TraceError {
-            throw CLIError(problems: error.problems)
-        }
+        let converted = try readingInput { try LSAppConverter.convert(file: input, app: app) }
         do {
             try ReportWriter.writeAtomically(converted.csv, to: out)
         } catch let error as ReportError {

@@ -53,12 +53,7 @@ struct RunArguments {
     /// number) and, without `--days`, the run's length (the trace's span in whole days).
     mutating func finish() throws {
         if let traceFile {
-            let trace: OpensTrace
-            do {
-                trace = try OpensTraceLoader.load(file: traceFile)
-            } catch let error as TraceError {
-                throw CLIError(problems: error.problems)
-            }
+            let trace = try readingInput { try OpensTraceLoader.load(file: traceFile) }
             if devicesGiven && options.devices != trace.deviceCount {
                 throw CLIError.usage("invalid value '\(options.devices)' for '--devices': the trace '\(traceFile)' has \(trace.deviceCount) devices (leave --devices out with --opens-trace)")
             }

@@ -20,23 +20,12 @@ extension Command {
         guard let file else { throw CLIError.usage("'validate' needs a file: a scenario JSON or a trace CSV") }
         switch try kind(of: file) {
         case .scenario:
-            let loaded: LoadedScenario
-            do {
-                loaded = try ScenarioLoader.load(file: file)
-            } catch let error as ScenarioError {
-                throw CLIError(problems: error.problems)
-            }
-            let s = loaded.scenario
+            let s = try readingInput { try ScenarioLoader.load(file: file) }.scenario
             let users = s.population.model == .routine ? "routine users"
                 : "\(s.population.archetypes.count) archetype\(s.population.archetypes.count == 1 ? "" : "s")"
             output.write("ok: \(file): scenario '\(s.name)', platform \(s.platform.name), \(users)\n")
         case .trace:
-            let trace: OpensTrace
-            do {
-                trace = try OpensTraceLoader.load(file: file)
-            } catch let error as TraceError {
-                throw CLIError(problems: error.problems)
-            }
+            let trace = try readingInput { try OpensTraceLoader.load(file: file) }
             output.write("ok: \(file): trace of \(trace.deviceCount) devices, \(trace.opens.count) opens over \(trace.days) days, "
                          + "timestamps in \(trace.form == .seconds ? "seconds" : "ISO 8601"), "
                          + "\(trace.sessionsGiven) of \(trace.opens.count) session lengths given\n")

@@ -76,6 +76,11 @@ private let sampleTSV = TestSupport.packageRoot.appendingPathComponent("Datasets
         #expect(t.firstWeekOpensPerDay(device: 0) == 2)
         #expect(t.opensPerDay(device: 0) == 114.0 / 11)
         #expect(t.firstWeekOpensPerDay(device: 1) == 2)
+        // The replayed device's traits carry it to the platform (PlatformSetup.initialUsage).
+        var rng = RandomStream(seed: 1, device: 0, purpose: .population)
+        var traits = DeviceTraits(scenario: Scenario(), rng: &rng)
+        traits.replay(t, device: 0)
+        #expect(traits.initialUsage == 2 && traits.archetype == -1 && traits.opensPerDay == 114.0 / 11)
     }
 
     // MARK: The replayed user

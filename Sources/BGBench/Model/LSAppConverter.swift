@@ -46,27 +46,16 @@ public enum LSAppConverter {
     /// Converts LSApp bytes; `file` names them in messages. Throws TraceError with every
     /// problem found.
     public static func convert(_ data: Data, file: String, app: String?) throws -> Output {
-        var problems = LineProblems(file: file)
+        let problems = LineProblems(file: file)
         var index: [String: Int] = [:]
-        var headerSeen = false, headerOK = false, width = 0
         var users: [String] = [], userIndex: [String: Int32] = [:]
         var events: [Event] = []
-        DelimitedLines(data, separator: UInt8(ascii: "\t")).forEachLine({ line, fields in
-            if !headerSeen {
-                headerSeen = true
-                width = fields.count
-                for (k, field) in fields.enumerated() where index[field.trimmed] == nil { index[field.trimmed] = k }
-                for name in columns where index[name] == nil {
-                    problems.add(line: line, column: 1, "", "missing column '\(name)': expected a header naming user_id, session_id, timestamp, app_name and event_type, separated by tabs")
-                }
-                headerOK = problems.isEmpty
-                return
+        let any = DelimitedLines(data, separator: UInt8(ascii: "\t")).forEachRow(problems: problems, header: { line, fields in
+            for (k, field) in fields.enumerated() where index[field.trimmed] == nil { index[field.trimmed] = k }
+            for name in columns where index[name] == nil {
+                problems.add(line: line, column: 1, "", "missing column '\(name)': expected a header naming user_id, session_id, timestamp, app_name and event_type, separated by tabs")
             }
-            guard headerOK else { return }
-            guard fields.count == width else {
-                problems.add(line: line, column: 1, "", "\(fields.count) fields where the header has \(width)")
-                return
-            }
+        }, row: { line, fields in
             func field(_ name: String) -> DelimitedLines.Field { fields[index[name]!] }
             let type = field("event_type").trimmed
             guard type == "Opened" || type == "Closed" else { return }
@@ -89,11 +78,8 @@ public enum LSAppConverter {
             }
             events.append(Event(user: u, time: time, opened: type == "Opened",
                                 key: field("session_id").trimmed + "\u{1F}" + name))
-        }, error: { line, column, message in
-            headerSeen = true
-            problems.add(line: line, column: column, "", message)
         })
-        if !headerSeen {
+        if !any {
             problems.add(.init(location: .file(file), path: "",
                                message: "empty file: expected a header line naming user_id, session_id, timestamp, app_name and event_type"))
         }

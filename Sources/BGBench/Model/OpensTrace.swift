@@ -74,8 +74,9 @@ public struct TraceError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Collects the problems of a text file by line and column; after `limit` of them, only
-/// counts (a file with a bad column on every line would otherwise print millions).
-struct LineProblems {
+/// counts (a file with a bad column on every line would otherwise print millions). A
+/// class, so that a reader and the closures it calls can all add to one list.
+final class LineProblems {
     static let limit = 100
     let file: String
     private(set) var problems: [ScenarioError.Problem] = []
@@ -85,11 +86,11 @@ struct LineProblems {
 
     var isEmpty: Bool { problems.isEmpty }
 
-    mutating func add(line: Int, column: Int, _ path: String, _ message: String) {
+    func add(line: Int, column: Int, _ path: String, _ message: String) {
         add(.init(location: .position(file: file, line: line, column: column), path: path, message: message))
     }
 
-    mutating func add(_ problem: ScenarioError.Problem) {
+    func add(_ problem: ScenarioError.Problem) {
         if problems.count < Self.limit { problems.append(problem) } else { dropped += 1 }
     }
 
@@ -143,6 +144,31 @@ struct DelimitedLines {
             }
             start = end + 1
         }
+    }
+
+    /// Reads a table: the first line goes to `header`, which reports its own problems;
+    /// when it has none, every later line must have as many fields (else a problem) and
+    /// goes to `row`. A broken quote is a problem of its line. Returns false for a file
+    /// without a line.
+    func forEachRow(problems: LineProblems, header: (Int, [Field]) -> Void, row: (Int, [Field]) -> Void) -> Bool {
+        var headerSeen = false, headerOK = false, width = 0
+        forEachLine({ line, fields in
+            if !headerSeen {
+                headerSeen = true
+                width = fields.count
+                header(line, fields)
+                headerOK = problems.isEmpty
+            } else if headerOK {
+                guard fields.count == width else {
+                    return problems.add(line: line, column: 1, "", "\(fields.count) fields where the header has \(width)")
+                }
+                row(line, fields)
+            }
+        }, error: { line, column, message in
+            headerSeen = true
+            problems.add(line: line, column: column, "", message)
+        })
+        return headerSeen
     }
 
     struct Failure: Error { var column: Int; var message: String }
@@ -311,10 +337,8 @@ public enum OpensTraceLoader {
 
     /// Checks trace bytes; `file` names them in messages.
     public static func parse(_ data: Data, file: String) throws -> OpensTrace {
-        var problems = LineProblems(file: file)
-        let lines = DelimitedLines(data, separator: UInt8(ascii: ","))
-        var deviceColumn = -1, timeColumn = -1, sessionColumn = -1, width = 0
-        var headerSeen = false, headerOK = false
+        let problems = LineProblems(file: file)
+        var deviceColumn = -1, timeColumn = -1, sessionColumn = -1
         var ids: [String: Int32] = [:], order: [String] = []
         var lastDeviceBytes: ArraySlice<UInt8> = [], lastDevice: Int32 = -1
         // Per device: its last raw time and the line it was on (time order check).
@@ -323,38 +347,28 @@ public enum OpensTraceLoader {
         var form: OpensTrace.TimestampForm?
         var formLine = 0
 
-        lines.forEachLine({ line, fields in
-            if !headerSeen {
-                headerSeen = true
-                width = fields.count
-                var seen: Set<String> = []
-                for (k, field) in fields.enumerated() {
-                    let name = field.trimmed
-                    guard columns.contains(name) else {
-                        problems.add(line: line, column: field.column, "", "unknown column '\(name)': expected device, timestamp and optionally session_seconds")
-                        continue
-                    }
-                    guard seen.insert(name).inserted else {
-                        problems.add(line: line, column: field.column, "", "column '\(name)' given twice")
-                        continue
-                    }
-                    switch name {
-                    case "device": deviceColumn = k
-                    case "timestamp": timeColumn = k
-                    default: sessionColumn = k
-                    }
+        let any = DelimitedLines(data, separator: UInt8(ascii: ",")).forEachRow(problems: problems, header: { line, fields in
+            var seen: Set<String> = []
+            for (k, field) in fields.enumerated() {
+                let name = field.trimmed
+                guard columns.contains(name) else {
+                    problems.add(line: line, column: field.column, "", "unknown column '\(name)': expected device, timestamp and optionally session_seconds")
+                    continue
                 }
-                for name in ["device", "timestamp"] where !seen.contains(name) {
-                    problems.add(line: line, column: 1, "", "missing column '\(name)': expected a header naming device, timestamp and optionally session_seconds")
+                guard seen.insert(name).inserted else {
+                    problems.add(line: line, column: field.column, "", "column '\(name)' given twice")
+                    continue
                 }
-                headerOK = problems.isEmpty
-                return
+                switch name {
+                case "device": deviceColumn = k
+                case "timestamp": timeColumn = k
+                default: sessionColumn = k
+                }
             }
-            guard headerOK else { return }
-            guard fields.count == width else {
-                problems.add(line: line, column: 1, "", "\(fields.count) fields where the header has \(width)")
-                return
+            for name in ["device", "timestamp"] where !seen.contains(name) {
+                problems.add(line: line, column: 1, "", "missing column '\(name)': expected a header naming device, timestamp and optionally session_seconds")
             }
+        }, row: { line, fields in
             // The device: consecutive rows of one device are common, so compare bytes first.
             let deviceField = fields[deviceColumn]
             var device = lastDevice
@@ -435,15 +449,12 @@ public enum OpensTraceLoader {
             }
             previous[Int(device)] = (time, line)
             if sessionOK { rows.append((device, time, session)) }
-        }, error: { line, column, message in
-            if !headerSeen { headerSeen = true }
-            problems.add(line: line, column: column, "", message)
         })
 
-        if !headerSeen {
+        if !any {
             problems.add(.init(location: .file(file), path: "",
                                message: "empty file: expected a header line 'device,timestamp,session_seconds' and one open per line"))
-        } else if headerOK && order.isEmpty && problems.isEmpty {
+        } else if order.isEmpty && problems.isEmpty {
             problems.add(.init(location: .file(file), path: "", message: "no opens: expected at least one line after the header"))
         }
         guard problems.isEmpty, let form else { throw TraceError(problems: problems.all) }
