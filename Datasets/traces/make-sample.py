@@ -8,8 +8,8 @@ rate (lognormal, median 6 a day, sigma 0.6) with R1's hourly open weights (MODEL
 section 10) shifted by a personal chronotype (normal, sd 1 h); within an hour, opens are
 uniform. Session lengths are exponential with mean 70 s, rounded to 0.1 s; one open in
 ten has none (the simulator then draws it). Timestamps are seconds since t = 0 (day 0,
-00:00), with millisecond precision. Only random.random() is used, so any Python 3 gives
-the same file.
+00:00), with millisecond precision. Only random.random() draws (every Python 3 repeats
+it for a seed); math.log and math.cos could differ in a last bit on another platform.
 """
 import math
 import random

@@ -163,6 +163,24 @@ private let sampleTSV = TestSupport.packageRoot.appendingPathComponent("Datasets
         #expect(recorded["timestamps"] as? String == "seconds")
     }
 
+    /// `bgbench check` does not compare a run of a trace with a run of another trace or
+    /// of drawn users of the same scenario and fleet.
+    @Test func checkRefusesAnotherTrace() throws {
+        let folder = scratch()
+        func write(_ text: String?, _ name: String) throws -> RunFolder {
+            let t = try text.map(trace)
+            let request = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["none"],
+                                     options: RunOptions(devices: 2, days: 2, threads: 1, opensTrace: t))
+            try ReportWriter.write(try Runner.run(request), to: folder + "/" + name)
+            return try RunFolder(path: folder + "/" + name, role: name)
+        }
+        let a = try write(Self.handBuilt, "a"), b = try write(Self.handBuilt + "B,90001,0\n", "b"), c = try write(nil, "c")
+        #expect(RunComparison.mismatches(a, a, exact: true).isEmpty)
+        let shaA = String(try #require(a.opensTraceSha256).prefix(12)), shaB = String(try #require(b.opensTraceSha256).prefix(12))
+        #expect(RunComparison.mismatches(a, b, exact: false) == ["opens_trace sha256 \(shaA) vs \(shaB)"])
+        #expect(RunComparison.mismatches(a, c, exact: false) == ["opens_trace sha256 \(shaA) vs (none)"])
+    }
+
     /// The committed sample is what its generator writes: 20 devices × 14 days.
     @Test func sampleTraceShape() throws {
         let t = try OpensTraceLoader.load(file: sampleTrace)
