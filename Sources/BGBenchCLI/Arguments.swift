@@ -48,6 +48,30 @@ struct CLIError: Error, Equatable {
     }
 }
 
+extension CLIError {
+    /// Problems of an input file, one `error:` line each: 66 when the file cannot be read
+    /// (the only problem without a place), 64 when every problem is a `--set` override,
+    /// else 65 (bad data).
+    init(problems: [ScenarioError.Problem]) {
+        let lines = problems.map { String($0.description.dropFirst("error: ".count)) }
+        let usage = problems.allSatisfy { $0.location == .override }
+        let unreadable = problems.allSatisfy { $0.location == .none }
+        self.init(message: lines.joined(separator: "\nerror: "), code: usage ? 64 : unreadable ? 66 : 65)
+    }
+}
+
+/// Runs an input file's loader; its problems (a scenario's or a trace's) become one
+/// CLIError with a line each.
+func readingInput<T>(_ load: () throws -> T) throws -> T {
+    do {
+        return try load()
+    } catch let error as ScenarioError {
+        throw CLIError(problems: error.problems)
+    } catch let error as TraceError {
+        throw CLIError(problems: error.problems)
+    }
+}
+
 /// The options a command accepts, bound from tokens in order. Each option may appear once
 /// (repeatable ones collect every value); values are parsed and checked at once, so the
 /// first bad token is the one reported.

@@ -3,7 +3,7 @@ import Foundation
 
 /// bgbench's commands.
 enum Command {
-    static let names = ["run", "sweep", "plot", "list", "scenario", "bench", "check", "help"]
+    static let names = ["run", "sweep", "plot", "list", "scenario", "validate", "convert-lsapp", "bench", "check", "help"]
 
     static let help = """
     bgbench: simulate background app refresh on a fleet of virtual phones and score
@@ -19,6 +19,11 @@ enum Command {
            bgbench list                 policies, platforms and scenarios
            bgbench scenario [--scenario FILE] [--set PATH=VALUE ...]
                                         print the resolved scenario: every parameter
+           bgbench validate FILE        check a scenario JSON or an opens trace CSV and
+                                        report every problem at once
+           bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv
+                                        turn an LSApp-style TSV log into an opens trace:
+                                        one app's opens, or every app's
            bgbench bench [--quick] [--memory] [--repeats N] [--threads T] [--csv FILE]
                          [--baseline FILE]
                                         the speed benchmark (device-days/s, events/s, memory);
@@ -40,6 +45,9 @@ enum Command {
                                the same as Datasets/scenarios/default.json)
       --set PATH=VALUE         override one scenario field by its JSON path, e.g.
                                --set policies.fixed.interval=30m (repeatable)
+      --opens-trace FILE       replay the opens of a trace CSV instead of drawing
+                               them (Datasets/README.md, "Traces"): one device per
+                               trace device, --days defaults to the trace's span
       --warmup-days W          leave the first W days out of every metric (default: 0)
       --out DIR                report folder (default: Reports/latest)
       --per-device             also write devices.csv: every device's totals
@@ -61,8 +69,17 @@ enum Command {
       --exact                  any difference in any number fails (needs the same seed)
       --update                 copy the current run's report files over the baseline
 
-    exit codes: 0 done, 64 usage error, 65 bad scenario data, 66 cannot read the scenario
-    file or report folder, 69 plot's Python packages missing, 73 cannot write reports.
+    validate: FILE is a scenario if it ends in .json, a trace if it ends in .csv, else
+    a scenario if its first character other than a space is '{'; exit 0 and one 'ok:'
+    line when it is valid, 65 and an 'error:' line per problem when not.
+
+    convert-lsapp options:
+      --app NAME               only this app's opens (default: every app's open counts)
+      --out FILE               the trace CSV to write (required)
+
+    exit codes: 0 done, 64 usage error, 65 bad scenario, trace or LSApp data, 66 cannot
+    read an input file or report folder, 69 plot's Python packages missing, 73 cannot
+    write reports.
     check and bench --baseline: 1 a regression, a difference (--exact) or a slowdown; 65 a
     baseline that does not match or parse; 66 a missing report folder or file.
 
@@ -157,20 +174,14 @@ enum Command {
     }
 
     static func loadScenario(_ file: String?, overrides: [String]) throws -> LoadedScenario {
-        do {
+        // Every problem on its own line; a bad --set is a usage error (64), a file that
+        // cannot be read is no input (66), bad data is 65.
+        try readingInput {
             if let file { return try ScenarioLoader.load(file: file, overrides: overrides) }
             if overrides.isEmpty { return ScenarioLoader.builtInDefault() }
             // The built-in defaults with overrides: hashed like the defaults alone.
             return try ScenarioLoader.load(json: ScenarioLoader.builtInDefault().resolvedJSON,
                                            file: "(built-in default)", overrides: overrides)
-        } catch let error as ScenarioError {
-            // Every problem on its own line; a bad --set is a usage error (64), a file that
-            // cannot be read is no input (66: the loader's only problem without a place),
-            // bad data is 65.
-            let lines = error.problems.map { String($0.description.dropFirst("error: ".count)) }
-            let usage = error.problems.allSatisfy { $0.location == .override }
-            let unreadable = error.problems.allSatisfy { $0.location == .none }
-            throw CLIError(message: lines.joined(separator: "\nerror: "), code: usage ? 64 : unreadable ? 66 : 65)
         }
     }
 

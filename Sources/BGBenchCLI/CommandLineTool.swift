@@ -30,6 +30,8 @@ public enum CommandLineTool {
             case "bench": try Command.bench(tokens, output: &output)
             case "check": try Command.check(tokens, output: &output)
             case "scenario": try Command.scenario(tokens, output: &output)
+            case "validate": try Command.validate(tokens, output: &output)
+            case "convert-lsapp": try Command.convertLSApp(tokens, output: &output)
             case "sweep": try Command.sweep(tokens, arguments: arguments, output: &output)
             case "plot": try Command.plot(tokens, output: &output)
             case "help": output.write(Command.help)

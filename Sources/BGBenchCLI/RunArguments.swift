@@ -2,7 +2,8 @@ import BGBench
 
 /// The options `run` and `sweep` share: what to simulate, how big, where to write.
 struct RunArguments {
-    static let known = ["policy", "days", "devices", "seed", "threads", "scenario", "set", "warmup-days", "out", "quiet"]
+    static let known = ["policy", "days", "devices", "seed", "threads", "scenario", "set", "warmup-days", "out", "quiet",
+                        "opens-trace"]
     static let flags: Set<String> = ["quiet"]
 
     var policies = ["adaptive"]
@@ -12,6 +13,8 @@ struct RunArguments {
     var out = "Reports/latest"
     var warmup = 0
     var quiet = false
+    var traceFile: String?
+    private var daysGiven = false, devicesGiven = false
 
     /// Takes one of the shared options; false when `name` is not one of them.
     mutating func take(_ name: String, _ value: String?) throws -> Bool {
@@ -21,9 +24,11 @@ struct RunArguments {
         case "days":
             options.days = try integer(required(value, for: name, expected: "a positive integer"),
                                        for: name, in: 1...36500, expected: "an integer from 1 to 36500")
+            daysGiven = true
         case "devices":
             options.devices = try integer(required(value, for: name, expected: "a positive integer"),
                                           for: name, in: 1...100_000_000, expected: "an integer from 1 to 100000000")
+            devicesGiven = true
         case "seed":
             options.seed = try integer(required(value, for: name, expected: "a non-negative integer"),
                                        for: name, in: 0...UInt64.max, expected: "an integer from 0 to 18446744073709551615")
@@ -36,14 +41,26 @@ struct RunArguments {
         case "scenario": scenarioFile = try required(value, for: name, expected: "a scenario file")
         case "set": overrides.append(try required(value, for: name, expected: "PATH=VALUE"))
         case "out": out = try required(value, for: name, expected: "a folder")
+        case "opens-trace": traceFile = try required(value, for: name, expected: "a trace CSV file")
         case "quiet": quiet = true
         default: return false
         }
         return true
     }
 
-    /// Checks what only the whole command line can tell.
+    /// Checks what only the whole command line can tell, and loads the opens trace: it
+    /// sets the fleet (one device per trace device; `--devices` may only repeat that
+    /// number) and, without `--days`, the run's length (the trace's span in whole days).
     mutating func finish() throws {
+        if let traceFile {
+            let trace = try readingInput { try OpensTraceLoader.load(file: traceFile) }
+            if devicesGiven && options.devices != trace.deviceCount {
+                throw CLIError.usage("invalid value '\(options.devices)' for '--devices': the trace '\(traceFile)' has \(trace.deviceCount) devices (leave --devices out with --opens-trace)")
+            }
+            options.devices = trace.deviceCount
+            if !daysGiven { options.days = trace.days }
+            options.opensTrace = trace
+        }
         guard warmup < options.days else {
             throw CLIError.usage("invalid value '\(warmup)' for '--warmup-days': expected an integer from 0 to \(options.days - 1) (fewer than --days)")
         }

@@ -65,9 +65,9 @@ private let errorCases: [ErrorCase] = [
     ErrorCase(["run", "--out", "OUT", "--polcy", "fixed"], "unknown option '--polcy' (did you mean '--policy'?)"),
     // Unknown commands.
     ErrorCase(["rn", "--out", "OUT"],
-              "unknown command 'rn': expected one of run, sweep, plot, list, scenario, bench, check, help (did you mean 'run'?)"),
-    ErrorCase(["lst"], "unknown command 'lst': expected one of run, sweep, plot, list, scenario, bench, check, help (did you mean 'list'?)"),
-    ErrorCase(["simulate", "--out", "OUT"], "unknown command 'simulate': expected one of run, sweep, plot, list, scenario, bench, check, help"),
+              "unknown command 'rn': expected one of run, sweep, plot, list, scenario, validate, convert-lsapp, bench, check, help (did you mean 'run'?)"),
+    ErrorCase(["lst"], "unknown command 'lst': expected one of run, sweep, plot, list, scenario, validate, convert-lsapp, bench, check, help (did you mean 'list'?)"),
+    ErrorCase(["simulate", "--out", "OUT"], "unknown command 'simulate': expected one of run, sweep, plot, list, scenario, validate, convert-lsapp, bench, check, help"),
     // An option given twice (`--set` may repeat).
     ErrorCase(["--out", "OUT", "--days", "3", "--days", "4"], "'--days' given twice"),
     ErrorCase(["--out", "OUT", "--out", "OUT"], "'--out' given twice"),

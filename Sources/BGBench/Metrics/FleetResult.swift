@@ -14,7 +14,8 @@ public struct DeviceRow: Sendable {
 /// merged in block order (MODEL.md §2).
 public struct FleetResult: Sendable {
     public var fleet = FleetTally()
-    /// Archetype names (sorted), or ["routine"] for routine users.
+    /// Archetype names (sorted), or ["routine"] for routine users, or ["trace"] when a
+    /// trace replaces the user model.
     public let archetypeNames: [String]
     public var archetypes: [FleetTally]
     /// One row per day of the run (warm-up days stay zero).
@@ -29,9 +30,10 @@ public struct FleetResult: Sendable {
     public var serverLoad: ServerLoad
     let keepsDevices: Bool
 
-    init(scenario: Scenario, days: Int, keepDevices: Bool) {
+    init(scenario: Scenario, days: Int, keepDevices: Bool, replay: Bool = false) {
         serverLoad = ServerLoad(days: 0, firstDay: 0)
-        archetypeNames = scenario.population.model == .routine ? ["routine"] : scenario.population.sortedArchetypeNames
+        archetypeNames = replay ? ["trace"]
+            : scenario.population.model == .routine ? ["routine"] : scenario.population.sortedArchetypeNames
         archetypes = Array(repeating: FleetTally(), count: archetypeNames.count)
         daily = SeriesTally(rows: days)
         hourly = SeriesTally(rows: 24)

@@ -51,6 +51,15 @@ struct DeviceTraits {
         cellular5G = rng.bernoulli(s.network.nr5gShare)
     }
 
+    /// A replayed trace's user (MODEL.md §3): reported as the archetype `trace`, with the
+    /// trace's rate, and the platform's usage average u starting at the device's mean
+    /// opens per day over its first week of trace (§6.4 rule 4).
+    mutating func replay(_ trace: OpensTrace, device: Int) {
+        archetype = -1
+        opensPerDay = trace.opensPerDay(device: device)
+        initialUsage = trace.firstWeekOpensPerDay(device: device)
+    }
+
     /// Draws the time zone from its own stream, so adding zones changes no other draw.
     mutating func drawUTCOffset(_ zones: [UTCOffsetShare], rng: inout RandomStream) {
         let total = zones.reduce(0) { $0 + $1.share }

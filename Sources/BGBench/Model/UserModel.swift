@@ -170,6 +170,32 @@ struct RoutineProcess {
     }
 }
 
+/// A device's opens read from a shared trace (trace replay, MODEL.md §3): a cursor into
+/// its slice of the one array of opens, stopping at the horizon.
+struct TraceReplay {
+    let trace: OpensTrace
+    private var next: Int
+    private let end: Int
+    let horizon: SimTime
+
+    init(trace: OpensTrace, device: Int, horizon: SimTime) {
+        self.trace = trace
+        next = trace.starts[device]
+        end = trace.starts[device + 1]
+        self.horizon = horizon
+    }
+
+    /// The next open of the trace, or nil when none is left before the horizon.
+    @inline(__always)
+    mutating func pop() -> TraceOpen? {
+        guard next < end else { return nil }
+        let open = trace.opens[next]
+        guard open.time < horizon else { next = end; return nil }
+        next += 1
+        return open
+    }
+}
+
 /// One app open as the user model draws it.
 struct OpenDraw {
     var time: SimTime
@@ -202,11 +228,28 @@ struct UserOpens {
     private var reopenCount = 0
     private static let reopenCapacity = 16
     private var busyUntil: SimTime = 0
+    /// Trace replay: when set, the opens come from the trace and nothing else (no primary
+    /// process, no reopens); sessions the trace does not give are drawn, and force-quits.
+    private var replay: TraceReplay?
+    private let isReplay: Bool
 
-    init(poisson: ProfiledPoisson, routine: RoutineProcess?, rng: RandomStream, behaviour: SessionParameters) {
-        self.poisson = poisson; self.routine = routine; self.rng = rng; self.behaviour = behaviour
+    init(poisson: ProfiledPoisson, routine: RoutineProcess?, replay: TraceReplay? = nil,
+         rng: RandomStream, behaviour: SessionParameters) {
+        self.poisson = poisson; self.routine = routine; self.replay = replay; self.rng = rng; self.behaviour = behaviour
         isRoutine = routine != nil
-        nextPrimary = drawPrimary()
+        isReplay = replay != nil
+        nextPrimary = replay == nil ? drawPrimary() : Clock.never
+    }
+
+    /// The next open of a replayed trace. As for drawn opens, an open that falls inside
+    /// the previous session starts when that session ends.
+    private mutating func nextReplayed() -> OpenDraw {
+        guard let open = replay!.pop() else { return OpenDraw(time: Clock.never, session: 0, forceQuit: false) }
+        let time = max(open.time, busyUntil)
+        let session = open.session >= 0 ? open.session : behaviour.hasSessions ? behaviour.drawSession(&rng) : 0
+        let forceQuit = behaviour.forceQuitProbability > 0 && rng.bernoulli(behaviour.forceQuitProbability)
+        busyUntil = time + session + 1
+        return OpenDraw(time: time, session: session, forceQuit: forceQuit)
     }
 
     private mutating func drawPrimary() -> SimTime {
@@ -216,6 +259,7 @@ struct UserOpens {
 
     /// The next open; its time is `Clock.never` when there is none.
     mutating func next() -> OpenDraw {
+        if isReplay { return nextReplayed() }
         var time: SimTime
         if reopenCount > 0 && reopens[0] <= nextPrimary {
             time = reopens[0]

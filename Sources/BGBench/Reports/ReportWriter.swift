@@ -74,6 +74,7 @@ public enum ReportWriter {
             policies: r.policies, seed: r.options.seed, replications: r.replications, devices: r.options.devices, days: r.options.days,
             warmupDays: r.options.warmupDays, deviceDays: report.deviceDays,
             events: Int(report.events), gsl: BuildInfo.gslVersion,
+            opensTrace: r.options.opensTrace.map(RunManifest.Trace.init),
             execution: .init(commandLine: r.commandLine, threads: report.threads,
                              wallSeconds: report.wallSeconds,
                              deviceDaysPerSecond: Double(report.deviceDays) / max(report.wallSeconds, 1e-9),
@@ -124,6 +125,18 @@ struct RunManifest: Encodable {
     var deviceDays: Int
     var events: Int
     var gsl: String
+    /// The replayed opens trace, when there is one (absent otherwise).
+    var opensTrace: Trace?
+    struct Trace: Encodable {
+        var file: String
+        var sha256: String
+        var timestamps: String
+        var devices: Int
+        var opens: Int
+        init(_ t: OpensTrace) {
+            file = t.file; sha256 = t.sha256; timestamps = t.form.rawValue; devices = t.deviceCount; opens = t.opens.count
+        }
+    }
     /// The only fields that vary between identical runs (timing, threads, command line).
     var execution: Execution
     var scenario: Scenario

@@ -168,6 +168,10 @@ public enum RunComparison {
         if b.policies != c.policies {
             out.append("policies \(b.policies.joined(separator: ",")) vs \(c.policies.joined(separator: ","))")
         }
+        if b.opensTraceSha256 != c.opensTraceSha256 {
+            func shown(_ sha: String?) -> String { sha.map { String($0.prefix(12)) } ?? "(none)" }
+            out.append("opens_trace sha256 \(shown(b.opensTraceSha256)) vs \(shown(c.opensTraceSha256))")
+        }
         if b.devices != c.devices { out.append("devices \(b.devices) vs \(c.devices)") }
         if b.days != c.days { out.append("days \(b.days) vs \(c.days)") }
         if b.warmupDays != c.warmupDays { out.append("warmup_days \(b.warmupDays) vs \(c.warmupDays)") }

@@ -107,6 +107,8 @@ public struct RunFolder: Sendable {
     public let days: Int
     public let warmupDays: Int
     public let policies: [String]
+    /// SHA-256 of the replayed opens trace (`opens_trace.sha256`), nil without one.
+    public let opensTraceSha256: String?
     public let summary: CSVTable
     /// run.json as parsed.
     let runJSON: JSONValue
@@ -151,6 +153,7 @@ public struct RunFolder: Sendable {
         warmupDays = try integer("warmup_days")
         guard let list = object["policies"]?.array else { throw .invalid("'\(runPath)' lacks policies") }
         policies = list.map { if case .string(let s) = $0 { s } else { $0.text } }
+        if case .string(let sha)? = object["opens_trace"]?.object?["sha256"] { opensTraceSha256 = sha } else { opensTraceSha256 = nil }
 
         let summaryPath = (path as NSString).appendingPathComponent("summary.csv")
         guard FileManager.default.fileExists(atPath: summaryPath) else {

@@ -127,7 +127,7 @@ public enum ScenarioLoader {
     }
 
     /// The OS's reason, short: "no such file", "permission denied", "is a directory".
-    private static func readFailureReason(_ error: Error) -> String {
+    static func readFailureReason(_ error: Error) -> String {
         guard let underlying = (error as? CocoaError)?.userInfo[NSUnderlyingErrorKey] as? any Error else {
             return error.localizedDescription
         }

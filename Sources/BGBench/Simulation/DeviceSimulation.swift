@@ -44,6 +44,8 @@ struct DeviceRunContext: Sendable {
     let feed: NewsFeed
     /// Devices below this index log every event (events.csv).
     var traceDevices = 0
+    /// Trace replay: device i's opens are the trace's device i (MODEL.md §3).
+    var opensTrace: OpensTrace? = nil
 }
 
 /// One device as a small discrete-event simulation (MODEL.md §2): the user's opens, phone
@@ -120,6 +122,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         var traits = DeviceTraits(scenario: s, rng: &population)
         var zoneStream = stream(.utcOffset)
         traits.drawUTCOffset(s.population.utcOffsets, rng: &zoneStream)
+        if let trace = ctx.opensTrace {
+            // Every other trait is drawn as usual, so a trace changes no other draw.
+            traits.replay(trace, device: index)
+        }
         self.traits = traits
         self.queue = queue
         self.load = load
@@ -151,7 +157,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             ? RoutineProcess(routine: s.population.routine, horizon: ctx.horizon,
                              driftStart: driftStart, driftShift: s.population.driftShift.ticks)
             : nil
-        opens = UserOpens(poisson: poisson, routine: routine, rng: stream(.opens), behaviour: SessionParameters(s.user))
+        let replay = ctx.opensTrace.map { TraceReplay(trace: $0, device: index, horizon: ctx.horizon) }
+        opens = UserOpens(poisson: poisson, routine: routine, replay: replay, rng: stream(.opens),
+                          behaviour: SessionParameters(s.user))
 
         let hasBattery = s.device.batteryEnabled
         self.hasBattery = hasBattery

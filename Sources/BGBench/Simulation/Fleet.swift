@@ -14,11 +14,14 @@ public struct RunOptions: Sendable {
     public var keepDevices: Bool
     /// Log every event of the first this many devices (events.csv).
     public var traceDevices: Int
+    /// Opens replayed from a trace instead of drawn (MODEL.md §3); `devices` must then be
+    /// the trace's device count.
+    public var opensTrace: OpensTrace?
     public init(devices: Int = 1000, days: Int = 30, seed: UInt64 = 1, threads: Int = 0, warmupDays: Int = 0,
-                keepDevices: Bool = false, traceDevices: Int = 0) {
+                keepDevices: Bool = false, traceDevices: Int = 0, opensTrace: OpensTrace? = nil) {
         self.devices = devices; self.days = days; self.seed = seed
         self.threads = threads; self.warmupDays = warmupDays; self.keepDevices = keepDevices
-        self.traceDevices = traceDevices
+        self.traceDevices = traceDevices; self.opensTrace = opensTrace
     }
     public var deviceDays: Int { devices * days }
 }
@@ -36,9 +39,13 @@ public enum Fleet {
     /// archetype, daily and hourly series, and per-device rows if `options.keepDevices`.
     public static func simulate(scenario: Scenario, policy: PolicyEntry, options: RunOptions,
                                 feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetResult {
+        if let trace = options.opensTrace, trace.deviceCount != options.devices {
+            throw SimulationError.traceDevices(trace: trace.deviceCount, devices: options.devices)
+        }
         let context = DeviceRunContext(
             scenario: scenario, seed: options.seed, horizon: SimTime(options.days) * Clock.day,
-            countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed, traceDevices: options.traceDevices)
+            countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed, traceDevices: options.traceDevices,
+            opensTrace: options.opensTrace)
         let job = FleetJob(context: context, options: options, progress: progress, platform: scenario.platform.name)
         guard let result = policy.simulate(job) else { throw SimulationError.unknownPlatform(scenario.platform.name) }
         return result
@@ -63,7 +70,8 @@ public enum Fleet {
         let devices = options.devices
         let blocks = (devices + blockSize - 1) / blockSize
         let threads = max(1, options.threads > 0 ? options.threads : System.coreCount)
-        let empty = FleetResult(scenario: context.scenario, days: options.days, keepDevices: options.keepDevices)
+        let empty = FleetResult(scenario: context.scenario, days: options.days, keepDevices: options.keepDevices,
+                                replay: context.opensTrace != nil)
         var total = empty
         var firstBlock = 0
         // Server load per worker (integer counts: merging in any order gives the same).
@@ -181,8 +189,11 @@ struct Slots<T>: @unchecked Sendable {
 /// A run that cannot start.
 public enum SimulationError: Error, Equatable, CustomStringConvertible {
     case unknownPlatform(String)
+    case traceDevices(trace: Int, devices: Int)
     public var description: String {
         switch self {
+        case .traceDevices(let trace, let devices):
+            "the opens trace has \(trace) devices but the run has \(devices): expected one device per trace device"
         case .unknownPlatform(let name):
             "unknown platform '\(name)': expected one of \(PlatformRegistry.all.map { $0.name }.joined(separator: ", "))"
         }

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Turns an LSApp-style app usage log into an opens trace (Datasets/README.md, "Traces").
+/// The input is tab-separated with a header naming at least `user_id`, `session_id`,
+/// `timestamp`, `app_name` and `event_type` (LSApp: Aliannejadi et al., TOIS 2021); the
+/// timestamp is a local date-time such as `2018-01-16 06:01:05`.
+///
+/// - An open is an `Opened` event: of one app (`app`), or of every app (each app's open
+///   counts as an open of the app under study: the phone's app-use pattern).
+/// - Its session length is the time to the next `Closed` of the same user, session and
+///   app, when there is one before that app's next `Opened` in the session; else it is
+///   left empty and the simulator draws it.
+/// - Other event types (`User Interaction`, `Broken`) are skipped.
+/// - Each user's events are taken in time order (ties in file order); users keep their
+///   order of first appearance, and the trace lists each user's opens together.
+public enum LSAppConverter {
+    static let columns = ["user_id", "session_id", "timestamp", "app_name", "event_type"]
+
+    public struct Output: Sendable {
+        /// The trace CSV text.
+        public var csv: String
+        public var devices: Int
+        public var opens: Int
+        /// Opens whose session length came from a matching `Closed`.
+        public var sessions: Int
+    }
+
+    public static func convert(file: String, app: String?) throws -> Output {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw TraceError(problems: [.init(location: .none, path: "",
+                                              message: "cannot read LSApp file '\(file)': \(ScenarioLoader.readFailureReason(error))")])
+        }
+        return try convert(data, file: file, app: app)
+    }
+
+    private struct Event {
+        var user: Int32
+        var time: SimTime
+        var opened: Bool
+        var key: String
+    }
+
+    /// Converts LSApp bytes; `file` names them in messages. Throws TraceError with every
+    /// problem found.
+    public static func convert(_ data: Data, file: String, app: String?) throws -> Output {
+        let problems = LineProblems(file: file)
+        var index: [String: Int] = [:]
+        var users: [String] = [], userIndex: [String: Int32] = [:]
+        var events: [Event] = []
+        let any = DelimitedLines(data, separator: UInt8(ascii: "\t")).forEachRow(problems: problems, header: { line, fields in
+            for (k, field) in fields.enumerated() where index[field.trimmed] == nil { index[field.trimmed] = k }
+            for name in columns where index[name] == nil {
+                problems.add(line: line, column: 1, "", "missing column '\(name)': expected a header naming user_id, session_id, timestamp, app_name and event_type, separated by tabs")
+            }
+        }, row: { line, fields in
+            func field(_ name: String) -> DelimitedLines.Field { fields[index[name]!] }
+            let type = field("event_type").trimmed
+            guard type == "Opened" || type == "Closed" else { return }
+            let name = field("app_name").trimmed
+            if let app, name != app { return }
+            let user = field("user_id").trimmed
+            guard !user.isEmpty else {
+                problems.add(line: line, column: field("user_id").column, "user_id", "empty user id: expected a user id")
+                return
+            }
+            let stamp = field("timestamp")
+            guard let time = LocalDateTime.parse(stamp.trimmed) else {
+                problems.add(line: line, column: stamp.column, "timestamp",
+                             "'\(stamp.trimmed)' is not a date-time: expected YYYY-MM-DD HH:MM:SS (ISO 8601, a space or T between date and time)")
+                return
+            }
+            let u: Int32
+            if let known = userIndex[user] { u = known } else {
+                u = Int32(users.count); userIndex[user] = u; users.append(user)
+            }
+            events.append(Event(user: u, time: time, opened: type == "Opened",
+                                key: field("session_id").trimmed + "\u{1F}" + name))
+        })
+        if !any {
+            problems.add(.init(location: .file(file), path: "",
+                               message: "empty file: expected a header line naming user_id, session_id, timestamp, app_name and event_type"))
+        }
+        let opensCount = events.reduce(0) { $0 + ($1.opened ? 1 : 0) }
+        if problems.isEmpty && opensCount == 0 {
+            problems.add(.init(location: .file(file), path: "",
+                               message: "no 'Opened' events" + (app.map { " of app '\($0)'" } ?? "") + ": expected at least one open to convert"))
+        }
+        guard problems.isEmpty else { throw TraceError(problems: problems.all) }
+
+        // Each user's events in time order; ties keep the file's order.
+        let order = events.indices.sorted {
+            (events[$0].user, events[$0].time, $0) < (events[$1].user, events[$1].time, $1)
+        }
+        var opens: [(user: Int32, time: SimTime, session: SimTime)] = []
+        var pending: [String: Int] = [:]
+        var currentUser: Int32 = -1
+        for i in order {
+            let e = events[i]
+            if e.user != currentUser { pending.removeAll(keepingCapacity: true); currentUser = e.user }
+            if e.opened {
+                pending[e.key] = opens.count
+                opens.append((e.user, e.time, -1))
+            } else if let open = pending.removeValue(forKey: e.key) {
+                opens[open].session = e.time - opens[open].time
+            }
+        }
+        var csv = CSVWriter("")
+        csv.row(["device", "timestamp", "session_seconds"])
+        for open in opens {
+            csv.row([users[Int(open.user)], LocalDateTime.format(open.time),
+                     open.session < 0 ? "" : CSVNumber.seconds(open.session)])
+        }
+        return Output(csv: csv.output, devices: users.count, opens: opens.count,
+                      sessions: opens.reduce(0) { $0 + ($1.session >= 0 ? 1 : 0) })
+    }
+}

@@ -1,0 +1,52 @@
+import BGBench
+import Foundation
+
+/// `bgbench validate FILE`: checks a scenario or an opens trace and reports every problem
+/// at once (the loaders collect them), each with its file:line:column and JSON path or
+/// column; one `ok:` line when the file is valid.
+extension Command {
+    enum InputKind { case scenario, trace }
+
+    static func validate<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
+        var file: String?
+        var parser = OptionParser(tokens, command: "validate")
+        try parser.parse(
+            known: [], flags: [],
+            option: { _, _ in },
+            positional: { word in
+                guard file == nil else { throw CLIError.usage("unexpected argument '\(word)': 'validate' takes one file") }
+                file = word
+            })
+        guard let file else { throw CLIError.usage("'validate' needs a file: a scenario JSON or a trace CSV") }
+        switch try kind(of: file) {
+        case .scenario:
+            let s = try readingInput { try ScenarioLoader.load(file: file) }.scenario
+            let users = s.population.model == .routine ? "routine users"
+                : "\(s.population.archetypes.count) archetype\(s.population.archetypes.count == 1 ? "" : "s")"
+            output.write("ok: \(file): scenario '\(s.name)', platform \(s.platform.name), \(users)\n")
+        case .trace:
+            let trace = try readingInput { try OpensTraceLoader.load(file: file) }
+            output.write("ok: \(file): trace of \(trace.deviceCount) devices, \(trace.opens.count) opens over \(trace.days) days, "
+                         + "timestamps in \(trace.form == .seconds ? "seconds" : "ISO 8601"), "
+                         + "\(trace.sessionsGiven) of \(trace.opens.count) session lengths given\n")
+        }
+    }
+
+    /// A scenario if the name ends in .json, a trace if it ends in .csv, else a scenario
+    /// if the first character other than white space is `{`, else a trace.
+    static func kind(of file: String) throws -> InputKind {
+        let lower = file.lowercased()
+        if lower.hasSuffix(".json") { return .scenario }
+        if lower.hasSuffix(".csv") { return .trace }
+        guard let handle = FileHandle(forReadingAtPath: file) else {
+            var isDirectory: ObjCBool = false
+            let reason = !FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) ? "no such file"
+                : isDirectory.boolValue ? "is a directory" : "permission denied"
+            throw CLIError(message: "cannot read '\(file)': \(reason)", code: 66)
+        }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        let first = head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        return first == UInt8(ascii: "{") ? .scenario : .trace
+    }
+}
