@@ -588,6 +588,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private mutating func systemWake(at t: SimTime) {
         systemWakeTime = Clock.never
         if counting(t) { tally.requested += 1 }
+        if tracing {
+            log("requested", "system", Clock.seconds(t), at: t)
+        }
         if inFlight { return deny(.busy, retryAt: nil, at: t) }
         if hasBattery { battery.advance(to: t) }
         switch platform.admit(at: t, gates: gates()) {
