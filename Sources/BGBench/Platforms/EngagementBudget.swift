@@ -3,8 +3,9 @@ import Foundation
 /// What `ios-bgtask` and `ios-fetch` share (MODEL.md §6.2: "same statuses, limit and
 /// penalties"): the state gates of rule 2, and the engagement token bucket with its
 /// penalty multiplier (rules 4, 5 and 9). Each platform adds its own spacing rule and says
-/// who chooses the time of a wake.
-struct EngagementBudget {
+/// who chooses the time of a wake. Public only as a type (`EngagementPlatform`'s
+/// requirement); its state is internal.
+public struct EngagementBudget: Sendable {
     let p: IOSBGTaskParameters
     /// Daily decay of the usage average: 2^(−1 day / half-life).
     let usageDecay: Double
@@ -19,6 +20,7 @@ struct EngagementBudget {
     var capacity = 0.0
     var accruedUntil: SimTime = 0
     var throttleEvents = 0
+    var lastRunStart: SimTime?
 
     init(_ p: IOSBGTaskParameters, initialUsage: Double) {
         self.p = p
@@ -72,10 +74,22 @@ struct EngagementBudget {
         return due + max(1, wait)
     }
 
-    /// A run starts: it takes a token.
-    mutating func take(at t: SimTime) {
+    /// Rule 2 after the state gates: `spacing` since the last run started (nil: never
+    /// allowed), then `budget` (a whole token).
+    mutating func admit(at t: SimTime, gates g: GateInputs, checkSubmitted: Bool, spacing: SimTime?) -> Admission {
+        if let reason = Self.stateGate(g, checkSubmitted: checkSubmitted) { return .deny(reason, retryAt: nil) }
+        guard let spacing else { return .deny(.spacing, retryAt: nil) }
+        if let last = lastRunStart, t - last < spacing { return .deny(.spacing, retryAt: last + spacing) }
+        let ready = tokenTime(at: t)
+        if ready > t { return .deny(.budget, retryAt: ready) }
+        return .run
+    }
+
+    /// A run starts: it takes a token, and spacing counts from it.
+    mutating func runStarted(at t: SimTime) {
         accrue(to: t)
         tokens -= 1
+        lastRunStart = t
     }
 
     /// Rule 5: the factor on m for how a run ended.
@@ -102,4 +116,24 @@ struct EngagementBudget {
         dailyBudget = budget(for: usage)
         recomputeCapacity()
     }
+}
+
+
+/// A platform built on `EngagementBudget` (`ios-bgtask`, `ios-fetch`): runs, penalties,
+/// midnight and throttle events are the budget's.
+public protocol EngagementPlatform: PlatformRules {
+    var budget: EngagementBudget { get set }
+}
+
+public extension EngagementPlatform {
+    var throttleEvents: Int { budget.throttleEvents }
+    /// m: the penalty multiplier (rule 5).
+    var multiplier: Double { budget.multiplier }
+    var tokens: Double { budget.tokens }
+    mutating func runStarted(at t: SimTime) { budget.runStarted(at: t) }
+    mutating func runEnded(at t: SimTime, status: RunStatus, broughtContent: Bool) {
+        budget.runEnded(at: t, status: status, broughtContent: broughtContent)
+    }
+    /// Rule 9's midnight order: accrue, update u, recover m, recompute capacity and clip.
+    mutating func midnight(at t: SimTime, opens: Int) { budget.midnight(at: t, opens: opens) }
 }

@@ -267,16 +267,12 @@ public enum FetchInterval: Codable, Sendable, Equatable, CustomStringConvertible
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if let text = try? c.decode(String.self), text == "never" {
-            self = .never
-        } else if let number = try? c.decode(Double.self), number.isFinite {
-            self = .every(.seconds(number))
-        } else if let text = try? c.decode(String.self), let span = TimeSpan.parse(text) {
-            self = .every(span)
-        } else {
+        if let text = try? c.decode(String.self), text == "never" { self = .never; return }
+        guard let span = try? TimeSpan(from: decoder) else {
             throw DecodingError.dataCorruptedError(
                 in: c, debugDescription: "expected \"never\" or a duration such as \"15m\", \"1h\" or 900")
         }
+        self = .every(span)
     }
 
     public func encode(to encoder: Encoder) throws {
