@@ -216,7 +216,7 @@ enum Command {
         output.write("policies:\n")
         for p in PolicyRegistry.all { output.write("  \(p.name.padding(toLength: 14, withPad: " ", startingAt: 0))\(p.summary)\n") }
         output.write("platforms:\n")
-        for p in PlatformRegistry.all { output.write("  \(p.name.padding(toLength: 14, withPad: " ", startingAt: 0))\(p.summary)\n") }
+        for p in PlatformRegistry.all { output.write("  \(p.name.padding(toLength: 21, withPad: " ", startingAt: 0))\(p.summary)\n") }
         output.write("scenarios:\n")
         for (path, description) in Datasets.scenarios() {
             output.write("  \(path)\n      \(description)\n")

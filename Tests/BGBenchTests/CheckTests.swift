@@ -224,10 +224,11 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
 
     @Test func otherSchemaVersionIsRejected() throws {
         let b = report(standard), c = report(standard)
-        try write(read(c + "/run.json").replacingOccurrences(of: "\"schema_version\" : 1,", with: "\"schema_version\" : 2,"), c + "/run.json")
+        let v = ReportWriter.schemaVersion
+        try write(read(c + "/run.json").replacingOccurrences(of: "\"schema_version\" : \(v),", with: "\"schema_version\" : \(v + 1),"), c + "/run.json")
         let result = bgbench(["check", "--baseline", b, "--current", c])
         #expect(result.code == 65)
-        #expect(result.errors == "error: baseline '\(b)' does not match current '\(c)': schema_version 1 vs 2\(remedy)\n")
+        #expect(result.errors == "error: baseline '\(b)' does not match current '\(c)': schema_version \(v) vs \(v + 1)\(remedy)\n")
     }
 
     @Test func missingBaselinesAreErrors() throws {

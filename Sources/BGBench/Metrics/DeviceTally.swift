@@ -16,7 +16,7 @@ public struct DeviceTally: Sendable {
     public var requested = 0
     public var replaced = 0
     public var pendingAtHorizon = 0
-    public var denied = InlineArray<9, Int>(repeating: 0)
+    public var denied = InlineArray<11, Int>(repeating: 0)
     public var runs = 0
     public var outcomes = InlineArray<5, Int>(repeating: 0)
     public var throttleEvents = 0
@@ -41,7 +41,7 @@ public struct DeviceTally: Sendable {
 
     public var deniedTotal: Int {
         var total = 0
-        for i in 0..<9 { total += denied[i] }
+        for i in 0..<11 { total += denied[i] }
         return total
     }
 

@@ -5,7 +5,7 @@ public enum Quantity: Int, CaseIterable, Sendable {
     case opens, freshOpens, staleness, age, foregroundWait, foregroundFetches, foregroundFailures
     case foregroundEnergy, requested, replaced, pending, runs, denied
     case deniedForeground, deniedBarOff, deniedForceQuit, deniedLowPower, deniedLowBattery
-    case deniedNotSubmitted, deniedSpacing, deniedBudget, deniedBusy
+    case deniedNotSubmitted, deniedSpacing, deniedBudget, deniedBusy, deniedDoze, deniedQuota
     case newData, noData, failed, expired, killed
     case throttleEvents, backgroundEnergy, cellularBytes, wifiBytes, zeroBattery, events
     case pushSent, pushLost, pushGated, pushThrottled, pushRuns
@@ -29,7 +29,7 @@ public enum Quantity: Int, CaseIterable, Sendable {
         case .runs: "runs"
         case .denied: "denied"
         case .deniedForeground, .deniedBarOff, .deniedForceQuit, .deniedLowPower, .deniedLowBattery,
-             .deniedNotSubmitted, .deniedSpacing, .deniedBudget, .deniedBusy:
+             .deniedNotSubmitted, .deniedSpacing, .deniedBudget, .deniedBusy, .deniedDoze, .deniedQuota:
             "denied_" + DenialReason(rawValue: UInt8(rawValue - Quantity.deniedForeground.rawValue))!.label
         case .newData, .noData, .failed, .expired, .killed:
             RunStatus(rawValue: UInt8(rawValue - Quantity.newData.rawValue))!.label

@@ -97,8 +97,12 @@ struct AppTask {
     }
 
     /// Runs the task from t on `network`; `newItems` is what the cache misses at t.
-    mutating func run(on network: NetworkKind, newItems: Int, newBytes: Double, itemBytes: Double) -> RunExecution {
-        if app.task == .lognormal { return runLognormal(on: network, newItems: newItems) }
+    /// `limit`, if given, replaces the runtime limit for this run (a platform that stops
+    /// a job early, as Android does when its quota runs out).
+    mutating func run(on network: NetworkKind, newItems: Int, newBytes: Double, itemBytes: Double,
+                      limit runLimit: SimTime? = nil) -> RunExecution {
+        let limit = runLimit ?? self.limit
+        if app.task == .lognormal { return runLognormal(on: network, newItems: newItems, limit: limit) }
         let launch = app.launchJ
         let contentStatus: RunStatus = (newItems > 0 || app.status == .alwaysNewData) ? .newData : .noData
         if network == .offline {
@@ -133,7 +137,7 @@ struct AppTask {
 
     /// R1's run (MODEL.md §10 rules 6 and 8): d ~ lognormal; killed past the limit (energy
     /// with d = limit); else failed with its probability, or a success.
-    private mutating func runLognormal(on network: NetworkKind, newItems: Int) -> RunExecution {
+    private mutating func runLognormal(on network: NetworkKind, newItems: Int, limit: SimTime) -> RunExecution {
         var d = rng.lognormal(median: app.lognormalMedian.seconds, sigma: app.lognormalSigma)
         var status: RunStatus
         let limitSeconds = Clock.seconds(limit)

@@ -16,6 +16,10 @@ struct DeviceTraits {
     var homeWifi: Bool
     var workWifi: Bool
     var cellular5G: Bool
+    /// On iOS 12 or lower: the device uses `ios-fetch` in an `ios-bgtask` fleet
+    /// (`population.legacy_ios_share`). Drawn last, and only when the share is positive,
+    /// so the other traits are the same whatever the share.
+    var legacyIOS = false
     /// Device-local time = UTC + this (only for the fleet's server load).
     var utcOffset: SimTime = 0
 
@@ -49,6 +53,14 @@ struct DeviceTraits {
         homeWifi = rng.bernoulli(s.network.homeWifiShare)
         workWifi = rng.bernoulli(s.network.workWifiShare)
         cellular5G = rng.bernoulli(s.network.nr5gShare)
+        if p.legacyIosShare > 0 { legacyIOS = rng.bernoulli(p.legacyIosShare) }
+    }
+
+    /// Whether device `index` of a run is on iOS 12 or lower (its population stream).
+    static func isLegacyIOS(scenario: Scenario, seed: UInt64, device index: Int) -> Bool {
+        guard scenario.population.legacyIosShare > 0 else { return false }
+        var rng = RandomStream(seed: seed, device: UInt64(index), purpose: .population)
+        return DeviceTraits(scenario: scenario, rng: &rng).legacyIOS
     }
 
     /// A replayed trace's user (MODEL.md §3): reported as the archetype `trace`, with the

@@ -1,9 +1,15 @@
 /// Why the platform refused a wake request (MODEL.md §6.1, §6.4 rule 2). The order of the
-/// cases is the order in which `ios-bgtask` checks its gates.
+/// cases up to `budget` is the order in which `ios-bgtask` checks its gates; later reasons
+/// are appended (their raw values index the tallies and name report columns).
 public enum DenialReason: UInt8, Sendable, CaseIterable {
     case foreground, barOff, forceQuit, lowPower, lowBattery, notSubmitted, spacing, budget
     /// A run of the task is still in flight: bgbench launches one run of a task at a time.
     case busy
+    /// `android-workmanager`: the device is in Doze and outside a maintenance window.
+    case doze
+    /// `android-workmanager`: the App Standby Bucket's job quota (time or sessions per
+    /// window) is used up.
+    case quota
     public var label: String {
         switch self {
         case .foreground: "foreground"
@@ -15,6 +21,8 @@ public enum DenialReason: UInt8, Sendable, CaseIterable {
         case .spacing: "spacing"
         case .budget: "budget"
         case .busy: "busy"
+        case .doze: "doze"
+        case .quota: "quota"
         }
     }
 }
@@ -52,6 +60,9 @@ public struct PlatformSetup: Sendable {
     public var scenario: Scenario
     /// Starting value of the usage average u, opens per day (MODEL.md §6.4 rule 4).
     public var initialUsage: Double
+    /// The user switched Background App Refresh off (`android-workmanager` reads it as
+    /// the "Restricted" battery setting; the iOS platforms see it as a gate).
+    public var barOff = false
 }
 
 /// An operating system's rules for background work (MODEL.md §6.2): which requests run,
@@ -75,6 +86,33 @@ public protocol PlatformRules: SendableMetatype {
     mutating func midnight(at t: SimTime, opens: Int)
     /// Times the platform cut the app's budget because of how a run ended.
     var throttleEvents: Int { get }
+
+    // Optional: the defaults below do nothing, so `ios-bgtask` and `unrestricted` ignore them.
+
+    /// Whether the platform itself chooses when to wake the app (`ios-fetch`): then the
+    /// simulation asks `systemWake(after:)` for the next wake and drops the policy's
+    /// requests (the app has no API to ask for a time).
+    static var initiatesWakes: Bool { get }
+    /// The next time at or after t at which the platform would launch the app by itself,
+    /// or nil for none (until something changes: a run ends, an open, a state change,
+    /// midnight). Asked only when no run is in flight.
+    mutating func systemWake(after t: SimTime) -> SimTime?
+    /// How long a run starting at t may take (default `runtimeLimit`; `android-workmanager`
+    /// also stops a job when the bucket's quota runs out).
+    mutating func runLimit(at t: SimTime) -> SimTime
+    /// The user opened the app at t.
+    mutating func opened(at t: SimTime)
+    /// The screen or charging state may have changed at t (called at every screen and
+    /// charging event, with the state after it).
+    mutating func deviceChanged(screenOn: Bool, charging: Bool, at t: SimTime)
+}
+
+public extension PlatformRules {
+    static var initiatesWakes: Bool { false }
+    mutating func systemWake(after t: SimTime) -> SimTime? { nil }
+    mutating func runLimit(at t: SimTime) -> SimTime { runtimeLimit }
+    mutating func opened(at t: SimTime) {}
+    mutating func deviceChanged(screenOn: Bool, charging: Bool, at t: SimTime) {}
 }
 
 /// Something done with one platform type, statically: the simulation of a fleet is
@@ -91,6 +129,8 @@ public enum PlatformRegistry {
         func entry<F: PlatformRules>(_: F.Type) -> (name: String, visit: () -> V.Result) { (F.name, { v.visit(F.self) }) }
         return [
             entry(IOSBGTask.self),
+            entry(IOSFetch.self),
+            entry(AndroidWorkManager.self),
             entry(Unrestricted.self),
         ]
     }

@@ -5,7 +5,7 @@ import Foundation
 /// sees half a file; run.json, written last, marks a complete folder.
 public enum ReportWriter {
     /// The version of the report formats (columns and run.json fields).
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     public static func write(_ report: RunReport, to directory: String) throws {
         var files: [(String, String)] = [

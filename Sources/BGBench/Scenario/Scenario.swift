@@ -67,7 +67,8 @@ public struct Population: Codable, Sendable, Equatable {
     public var driftShift = TimeSpan.hours(4)
     /// Share of users with Background App Refresh off (MODEL.md §6.3: 15 %, assumption).
     public var barOffShare = 0.15
-    /// Share of devices on iOS 12 or lower, which use Background Fetch (MODEL.md §6.3: 0).
+    /// Share of devices on iOS 12 or lower, which use Background Fetch (`ios-fetch`) when
+    /// the scenario's platform is `ios-bgtask` (MODEL.md §4, §6.3: 0 in a 2026 fleet).
     public var legacyIosShare = 0.0
     /// Device time zones, as shares of the fleet (MODEL.md §2: they only matter for the
     /// fleet's server load, server.csv). Default: everyone at UTC+0.
@@ -245,7 +246,85 @@ public struct PlatformModel: Codable, Sendable, Equatable {
     /// The platform profile by name (`bgbench list` shows them).
     public var name = "ios-bgtask"
     public var iosBgtask = IOSBGTaskParameters()
+    public var iosFetch = IOSFetchParameters()
+    public var androidWorkmanager = AndroidWorkManagerParameters()
     public var unrestricted = UnrestrictedParameters()
+}
+
+/// `ios-fetch` (iOS 7–12 Background Fetch, MODEL.md §6.2). The token bucket, penalties,
+/// gates and runtime limit are `ios_bgtask`'s (the same system budget).
+public struct IOSFetchParameters: Codable, Sendable, Equatable {
+    /// The app's `setMinimumBackgroundFetchInterval` (advisory): `"never"` (UIKit's default,
+    /// UIApplicationBackgroundFetchIntervalNever: no fetches at all) or a duration. An app
+    /// that wants background fetch sets it; the system then wakes it no sooner than this
+    /// after the last fetch, and no sooner than `ios_bgtask.min_spacing`.
+    public var minimumInterval = FetchInterval.never
+}
+
+/// A minimum background fetch interval: never, or a duration.
+public enum FetchInterval: Codable, Sendable, Equatable, CustomStringConvertible {
+    case never
+    case every(TimeSpan)
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let text = try? c.decode(String.self), text == "never" { self = .never; return }
+        guard let span = try? TimeSpan(from: decoder) else {
+            throw DecodingError.dataCorruptedError(
+                in: c, debugDescription: "expected \"never\" or a duration such as \"15m\", \"1h\" or 900")
+        }
+        self = .every(span)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+
+    public var description: String {
+        switch self {
+        case .never: "never"
+        case .every(let span): span.description
+        }
+    }
+}
+
+/// `android-workmanager` (MODEL.md §6.2): WorkManager periodic work under JobScheduler's
+/// App Standby Buckets, QuotaController quotas and Doze. Arrays by bucket are in the order
+/// active, working_set, frequent, rare, restricted.
+public struct AndroidWorkManagerParameters: Codable, Sendable, Equatable {
+    /// PeriodicWorkRequest.MIN_PERIODIC_INTERVAL_MILLIS (15 min) and
+    /// MIN_PERIODIC_FLEX_MILLIS (5 min): a period's run may come as early as the start of
+    /// its flex window, so run starts are at least `min_interval − min_flex` (10 min) apart.
+    public var minInterval = TimeSpan.minutes(15)
+    public var minFlex = TimeSpan.minutes(5)
+    /// JobScheduler's execution cap for a job, which WorkManager's work runs as (10 min).
+    public var runtimeLimit = TimeSpan.minutes(10)
+    /// AppStandbyController DEFAULT_SCREEN_TIME_THRESHOLDS and
+    /// DEFAULT_ELAPSED_TIME_THRESHOLDS (Android 12–14): the app is in the last bucket i
+    /// whose screen-on time and elapsed time since the app's last use both reach entry i.
+    public var screenTimeThresholds: [TimeSpan] = [.hours(0), .hours(0), .hours(1), .hours(2), .hours(6)]
+    public var elapsedTimeThresholds: [TimeSpan] = [.hours(0), .hours(12), .hours(24), .hours(48), .days(8)]
+    /// QuotaController (QcConstants, Android 12–14): 10 min of job time per window
+    /// (DEFAULT_ALLOWED_TIME_PER_PERIOD_MS), windows DEFAULT_WINDOW_SIZE_*_MS 10 min / 2 h /
+    /// 8 h / 24 h / 24 h, sessions per window DEFAULT_MAX_SESSION_COUNT_* 75 / 10 / 8 / 3 / 1.
+    public var allowedTime = TimeSpan.minutes(10)
+    public var quotaWindows: [TimeSpan] = [.minutes(10), .hours(2), .hours(8), .hours(24), .hours(24)]
+    public var maxSessions: [Int] = [75, 10, 8, 3, 1]
+    /// DEFAULT_IN_QUOTA_BUFFER_MS: a job starts only with at least this much quota left.
+    public var inQuotaBuffer = TimeSpan.seconds(30)
+    /// Doze (DeviceIdleController constants): deep idle after INACTIVE_TIMEOUT (30 min) +
+    /// IDLE_AFTER_INACTIVE_TIMEOUT (30 min) of screen off, unplugged and still; idle periods
+    /// IDLE_TIMEOUT 1 h × IDLE_FACTOR 2 up to MAX_IDLE_TIMEOUT 6 h, each followed by a
+    /// maintenance window IDLE_PENDING_TIMEOUT 5 min × IDLE_PENDING_FACTOR 2 up to
+    /// MAX_IDLE_PENDING_TIMEOUT 10 min.
+    public var dozeAfter = TimeSpan.hours(1)
+    public var idleFirst = TimeSpan.hours(1)
+    public var idleFactor = 2.0
+    public var idleMax = TimeSpan.hours(6)
+    public var maintenanceFirst = TimeSpan.minutes(5)
+    public var maintenanceFactor = 2.0
+    public var maintenanceMax = TimeSpan.minutes(10)
 }
 
 public struct IOSBGTaskParameters: Codable, Sendable, Equatable {

@@ -39,8 +39,10 @@ extension Scenario {
         if p.driftDay < 0 { v.fail("population.drift_day", "\(p.driftDay) is out of range: expected 0 (never) or a day number") }
         v.check(p.driftShift, in: TimeSpan.hours(-24)...TimeSpan.hours(24), "population.drift_shift")
         v.check(p.barOffShare, in: 0...1, "population.bar_off_share")
-        v.check(p.legacyIosShare, in: 0...0, "population.legacy_ios_share",
-                note: " (ios-fetch, for iOS 12 and lower, is not implemented yet)")
+        v.check(p.legacyIosShare, in: 0...1, "population.legacy_ios_share")
+        if p.legacyIosShare > 0 && platform.name != IOSBGTask.name {
+            v.fail("population.legacy_ios_share", "\(v.format(p.legacyIosShare)) needs platform ios-bgtask: the share of iOS 12 devices that use ios-fetch mixes into an ios-bgtask fleet (platform is \(platform.name)); expected 0")
+        }
 
         for (i, zone) in p.utcOffsets.enumerated() {
             v.check(zone.offset, in: TimeSpan.hours(-14)...TimeSpan.hours(14), "population.utc_offsets[\(i)].offset")
@@ -138,6 +140,35 @@ extension Scenario {
             v.fail("platform.unrestricted.daily_cap", "\(platform.unrestricted.dailyCap) is out of range: expected 0 (no cap) or more")
         }
         v.check(platform.unrestricted.runtimeLimit, in: TimeSpan.seconds(1)...TimeSpan.seconds(3600), "platform.unrestricted.runtime_limit")
+        if case .every(let interval) = platform.iosFetch.minimumInterval, !(TimeSpan.seconds(0)...TimeSpan.days(7)).contains(interval) {
+            v.fail("platform.ios_fetch.minimum_interval", "\(interval) is out of range: expected \"never\" or a duration from 0s to 7d")
+        }
+        let w = platform.androidWorkmanager, wp = "platform.android_workmanager."
+        v.check(w.minInterval, in: TimeSpan.minutes(1)...TimeSpan.days(7), wp + "min_interval")
+        v.check(w.minFlex, in: TimeSpan.seconds(0)...w.minInterval, wp + "min_flex")
+        v.check(w.runtimeLimit, in: TimeSpan.seconds(1)...TimeSpan.hours(24), wp + "runtime_limit")
+        for (values, key) in [(w.screenTimeThresholds, "screen_time_thresholds"), (w.elapsedTimeThresholds, "elapsed_time_thresholds"),
+                              (w.quotaWindows, "quota_windows")] {
+            guard values.count == 5 else {
+                v.fail(wp + key, "expected 5 durations (active, working_set, frequent, rare, restricted), got \(values.count)")
+                continue
+            }
+            for (i, value) in values.enumerated() {
+                v.check(value, in: TimeSpan.seconds(key == "quota_windows" ? 1 : 0)...TimeSpan.days(365), wp + key + "[\(i)]")
+            }
+        }
+        if w.maxSessions.count != 5 {
+            v.fail(wp + "max_sessions", "expected 5 integers (active, working_set, frequent, rare, restricted), got \(w.maxSessions.count)")
+        }
+        for (i, n) in w.maxSessions.enumerated() { v.check(n, in: 1...1000, wp + "max_sessions[\(i)]") }
+        v.check(w.allowedTime, in: TimeSpan.seconds(1)...TimeSpan.hours(24), wp + "allowed_time")
+        v.check(w.inQuotaBuffer, in: TimeSpan.seconds(0)...w.allowedTime, wp + "in_quota_buffer")
+        for (value, key) in [(w.dozeAfter, "doze_after"), (w.idleFirst, "idle_first"), (w.idleMax, "idle_max"),
+                             (w.maintenanceFirst, "maintenance_first"), (w.maintenanceMax, "maintenance_max")] {
+            v.check(value, in: TimeSpan.minutes(1)...TimeSpan.days(7), wp + key)
+        }
+        v.check(w.idleFactor, in: 1...10, wp + "idle_factor")
+        v.check(w.maintenanceFactor, in: 1...10, wp + "maintenance_factor")
 
         let e = energy
         for (value, key) in [(e.ltePromotion, "lte_promotion"), (e.lteTail, "lte_tail"), (e.wifiTail, "wifi_tail")] {

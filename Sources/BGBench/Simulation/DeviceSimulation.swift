@@ -15,6 +15,8 @@ enum SimEvent: UInt8, EventKind {
     case open
     case request
     case publish, pushSend, pushArrive
+    /// A wake the platform chose itself (`ios-fetch`).
+    case systemWake
 
     var code: UInt8 { rawValue }
     /// Only codes the queue was given come back, so the code needs no check.
@@ -29,7 +31,7 @@ enum SimEvent: UInt8, EventKind {
         case .sessionEnd: 4
         case .open: 5
         case .request: 6
-        case .publish, .pushSend, .pushArrive: 7
+        case .publish, .pushSend, .pushArrive, .systemWake: 7
         }
     }
 }
@@ -103,6 +105,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private var nextPublication = 0
     private var pushSendPending = false
     private var pushSendTime: SimTime = 0
+    /// The platform's own next wake (platforms that initiate wakes), with a generation
+    /// that tells the live event from replaced ones.
+    private var systemWakeTime = Clock.never
+    private var systemWakeGeneration: UInt16 = 0
 
     private(set) var tally = DeviceTally()
     /// The series totals at the start of the day, and the whole run's by hour of day.
@@ -173,7 +179,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         network = NetworkState(traits: traits, model: s.network, rng: stream(.network))
         battery = Battery(model: s.device, rng: stream(.lowPower))
 
-        platform = Platform(PlatformSetup(scenario: s, initialUsage: traits.initialUsage))
+        platform = Platform(PlatformSetup(scenario: s, initialUsage: traits.initialUsage, barOff: traits.barOff))
         task = AppTask(scenario: s, runtimeLimit: platform.runtimeLimit, rng: stream(.task))
         push = PushChannel(s.push, rng: stream(.push))
         cursor = FeedCursor(feed: ctx.feed)
@@ -197,6 +203,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         }
         apply(policy.start(view(at: 0)), at: 0)
         if Policy.observesPublications { scheduleNextPublication() }
+        planSystemWake(at: 0)
 
         while let event = queue.pop() {
             let t = event.time
@@ -209,15 +216,18 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 if event.payload == lowPowerGeneration {
                     battery.advance(to: t)
                     apply(policy.stateChanged(view(at: t)), at: t)
+                    planSystemWake(at: t)
                 }
             case .screenOn:
                 screenCount += 1
                 battery.setScreen(true, at: t)
+                deviceChanged(at: t)
                 schedule(.screenOff, at: t + Clock.ticks(seconds: screenRNG.lognormal(median: screenMedianSeconds, sigma: screenSigma)))
                 scheduleNextScreenSession()
             case .screenOff:
                 screenCount -= 1
                 if screenCount == 0 { battery.setScreen(false, at: t) }
+                deviceChanged(at: t)
             case .runEnd: runEnded(at: t)
             case .sessionEnd: endSession(at: t, forceQuit: event.payload == 1)
             case .open: open(at: t, result: &result)
@@ -229,6 +239,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             case .pushSend:
                 if pushSendPending && t == pushSendTime { sendPush(at: t) }
             case .pushArrive: pushArrived(at: t)
+            case .systemWake:
+                if event.payload == systemWakeGeneration && t == systemWakeTime { systemWake(at: t) }
             }
         }
         if requestPending && counting(horizon - 1) {
@@ -353,6 +365,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         opensToday = 0
         if hasBattery { planCharging(day: Clock.dayIndex(t)) }
         apply(policy.midnight(view(at: t)), at: t)
+        planSystemWake(at: t)
         schedule(.midnight, at: t + Clock.day)
     }
 
@@ -365,7 +378,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         battery.setCharging(now, at: t)
         lowPowerGeneration &+= 1
         if let off = battery.lowPowerOffTime { schedule(.lowPowerOff, at: off, payload: lowPowerGeneration) }
+        deviceChanged(at: t)
         apply(policy.stateChanged(view(at: t)), at: t)
+        planSystemWake(at: t)
     }
 
     @inline(__always)
@@ -377,6 +392,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         forceQuit = false
         submitted = true  // the app submits its task again at launch (rule 8)
         opensToday += 1
+        platform.opened(at: t)
+        deviceChanged(at: t)
 
         // Freshness at the open (MODEL.md §5).
         let firstMissing = cursor.firstMissingTime
@@ -421,6 +438,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         apply(policy.opened(view(at: t)), at: t)
         // A session of no length (R1) ends here, as its event would have right after.
         if length == 0 { endSession(at: t, forceQuit: quits) }
+        planSystemWake(at: t)
     }
 
     /// The app goes to the background; a swipe-away stops its background work (§3).
@@ -430,6 +448,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         if quits { forceQuit = true }
         screenCount -= 1
         if screenCount == 0 && hasBattery { battery.setScreen(false, at: t) }
+        deviceChanged(at: t)
+        planSystemWake(at: t)
     }
 
     /// A pending request falls due: the platform admits or denies it (rule 2).
@@ -446,6 +466,14 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         case .deny(let reason, let retryAt): deny(reason, retryAt: retryAt, at: t)
         case .run: startRun(at: t)
         }
+    }
+
+    /// The device and app state the platform's gates read now (battery advanced by the caller).
+    @inline(__always)
+    private func gates() -> GateInputs {
+        GateInputs(foreground: foreground, barOff: traits.barOff, forceQuit: forceQuit,
+                   lowPower: hasBattery && battery.lowPower, lowBattery: hasBattery && battery.isLow,
+                   charging: chargeCount > 0, submitted: submitted)
     }
 
     @inline(__always)
@@ -474,7 +502,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         }
         let net = network.at(t)
         let missing = cursor.missing(upTo: t)
-        let run = task.run(on: net, newItems: missing.count, newBytes: missing.bytes, itemBytes: averageItemBytes)
+        let run = task.run(on: net, newItems: missing.count, newBytes: missing.bytes, itemBytes: averageItemBytes,
+                           limit: platform.runLimit(at: t))
         if hasBattery { battery.spend(run.energy, at: t) }
         if counting(t) {
             tally.runs += 1
@@ -516,6 +545,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         platform.runEnded(at: t, status: inFlightStatus, broughtContent: inFlightContent)
         if counting(t) { tally.throttleEvents += platform.throttleEvents - throttles }
         apply(policy.runEnded(inFlightStatus, view(at: t)), at: t)
+        planSystemWake(at: t)
     }
 
     // MARK: Silent push
@@ -572,14 +602,6 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 
     // MARK: Policy
 
-    /// The device and app state the platform's gates read now (battery advanced by the caller).
-    @inline(__always)
-    private func gates() -> GateInputs {
-        GateInputs(foreground: foreground, barOff: traits.barOff, forceQuit: forceQuit,
-                   lowPower: hasBattery && battery.lowPower, lowBattery: hasBattery && battery.isLow,
-                   charging: chargeCount > 0, submitted: submitted)
-    }
-
     @inline(__always)
     private mutating func view(at t: SimTime) -> DeviceView {
         DeviceView(now: t, batteryLevel: hasBattery ? battery.level : 1, charging: chargeCount > 0,
@@ -587,9 +609,11 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                    screenOn: screenCount > 0, foreground: foreground)
     }
 
-    /// Carries out a policy's decision (rule 1: at most one request pending).
+    /// Carries out a policy's decision (rule 1: at most one request pending). On a platform
+    /// that chooses its own wakes the app cannot ask for a time: decisions are dropped.
     @inline(__always)
     private mutating func apply(_ decision: WakeDecision, at t: SimTime) {
+        if Platform.initiatesWakes { return }
         switch decision {
         case .keep: return
         case .cancel:
@@ -615,6 +639,48 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             requestGeneration &+= 1
             requestTime = max(when, t)
             schedule(.request, at: requestTime, payload: requestGeneration)
+        }
+    }
+
+    // MARK: Platform-initiated wakes and device state (ios-fetch, android-workmanager)
+
+    /// Tells the platform the screen and charging state (platforms that ignore it inline
+    /// the default no-op).
+    @inline(__always)
+    private mutating func deviceChanged(at t: SimTime) {
+        platform.deviceChanged(screenOn: screenCount > 0, charging: chargeCount > 0, at: t)
+    }
+
+    /// Asks a platform that initiates wakes for its next one, after anything that may
+    /// change it (a run's end, an open or a session's end, a state change, midnight). None
+    /// while a run is in flight or the app is in the foreground: the run's or the
+    /// session's end plans again.
+    @inline(__always)
+    private mutating func planSystemWake(at t: SimTime) {
+        guard Platform.initiatesWakes, !inFlight, !foreground else { return }
+        let next = platform.systemWake(after: t).map { max($0, t) } ?? Clock.never
+        guard next != systemWakeTime else { return }
+        systemWakeTime = next
+        systemWakeGeneration &+= 1
+        if next != Clock.never { schedule(.systemWake, at: next, payload: systemWakeGeneration) }
+    }
+
+    /// The platform's own wake falls due: counted as a request, admitted or denied like one
+    /// (the policy hears of a denial as of any, and its answer is dropped). After a state
+    /// gate the next wake waits for the next open, session end, state change or midnight.
+    private mutating func systemWake(at t: SimTime) {
+        systemWakeTime = Clock.never
+        if counting(t) { tally.requested += 1 }
+        if tracing {
+            log("requested", "system", Clock.seconds(t), at: t)
+        }
+        if inFlight { return deny(.busy, retryAt: nil, at: t) }
+        if hasBattery { battery.advance(to: t) }
+        switch platform.admit(at: t, gates: gates()) {
+        case .run: startRun(at: t)
+        case .deny(let reason, let retryAt):
+            deny(reason, retryAt: retryAt, at: t)
+            if retryAt != nil { planSystemWake(at: t) }
         }
     }
 }

@@ -68,6 +68,7 @@ public enum Fleet {
         progress: (@Sendable (Int) -> Void)?
     ) -> FleetResult {
         let devices = options.devices
+        let mixed = F.self == IOSBGTask.self && context.scenario.population.legacyIosShare > 0
         let blocks = (devices + blockSize - 1) / blockSize
         let threads = max(1, options.threads > 0 ? options.threads : System.coreCount)
         let empty = FleetResult(scenario: context.scenario, days: options.days, keepDevices: options.keepDevices,
@@ -93,8 +94,15 @@ public enum Fleet {
                     var result = empty
                     let end = min(devices, (block + 1) * blockSize)
                     for device in (block * blockSize)..<end {
-                        var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: queue, load: load)
-                        simulation.run(into: &result)
+                        // An OS-version mix (MODEL.md §4): devices on iOS 12 or lower of an
+                        // ios-bgtask fleet run ios-fetch, each still specialised.
+                        if mixed && DeviceTraits.isLegacyIOS(scenario: context.scenario, seed: context.seed, device: device) {
+                            var simulation = DeviceSimulation<P, IOSFetch>(index: device, context: context, queue: queue, load: load)
+                            simulation.run(into: &result)
+                        } else {
+                            var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: queue, load: load)
+                            simulation.run(into: &result)
+                        }
                         load.flush()
                     }
                     results.buffer[slot] = result

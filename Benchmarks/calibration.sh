@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Regenerates the calibration table in README.md (between the calibration-table markers)
+# from fresh runs of a release build: bgbench against the published behaviours of issue 5
+# (MODEL.md §6.2, §6.3, §8). The same checks, smaller, are Tests/BGBenchTests/CalibrationTests.swift.
+#
+#   swift build -c release && Benchmarks/calibration.sh [BGBENCH]
+#
+# Takes a few minutes on 2 cores. Needs python3 (standard library only).
+set -euo pipefail
+bgbench=${1:-.build/release/bgbench}
+case $bgbench in /*) ;; */*) bgbench=$PWD/$bgbench ;; esac
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+run() { local out=$1; shift; "$bgbench" --quiet --seed 1 --out "$work/$out" "$@" >/dev/null; }
+
+# 1. usage on ios-bgtask, everyone allowed to refresh: runs a day by engagement.
+run usage --policy usage --devices 1000 --days 35 --warmup-days 7 --per-device --set population.bar_off_share=0
+# 2. The BAR switch off for all; Low Power Mode on from the start and never off.
+run bar --policy usage --devices 200 --days 14 --set population.bar_off_share=1
+run lpm --policy usage --devices 200 --days 14 --set device.initial_level=0.2 --set device.low_power_probability=1 \
+    --set device.overnight_charge_probability=0 --set device.top_up_probability=0
+# 3. Timeout kills: an app without an expiration handler, its runs around each kill.
+run kills --policy usage --devices 300 --days 60 --trace-devices 300 --set population.bar_off_share=0 \
+    --set app.handles_expiration=false --set app.hang_probability=0.02
+# 4. android-workmanager, an app never opened (rare bucket for good; restricted with the
+#    user's Restricted setting), no charger and no screen (so no exemption), asking every 15 min.
+android=(--policy fixed --devices 50 --days 14 --trace-devices 50 --set platform.name=android-workmanager
+    --set population.model=routine --set 'population.routine.opens=[]' --set device.battery_enabled=false
+    --set 'platform.android_workmanager.elapsed_time_thresholds=["0s","12h","1d","2d","365d"]')
+run rare "${android[@]}" --set population.bar_off_share=0
+run restricted "${android[@]}" --set population.bar_off_share=1
+# 5. Battery: a good policy on the default scenario.
+run battery --policy adaptive,usage --devices 1000 --days 28
+
+python3 - "$work" README.md <<'PY'
+import csv, sys, collections
+work, readme = sys.argv[1], sys.argv[2]
+DAY = 86400.0
+
+def summary(name, policy=None, archetype="all"):
+    for r in csv.DictReader(open(f"{work}/{name}/summary.csv")):
+        if r["archetype"] == archetype and (policy is None or r["policy"] == policy):
+            return r
+    raise SystemExit(f"no {archetype} row in {name}")
+
+def events(name):
+    runs = collections.defaultdict(list)
+    for r in csv.DictReader(open(f"{work}/{name}/events.csv")):
+        if r["event"] == "started":
+            runs[int(r["device"])].append([float(r["time_s"]), None, None])
+        elif r["event"] in ("completed", "expired", "killed"):
+            runs[int(r["device"])][-1][1] = float(r["time_s"])
+            runs[int(r["device"])][-1][2] = r["event"]
+    return runs
+
+rows = []
+def row(what, target, value, ok):
+    rows.append(f"| {what} | {target} | {value} | {'met' if ok else '**not met**'} |")
+
+u = lambda a: float(summary("usage", archetype=a)["runs_per_day"])
+for a in ("heavy", "daily"):
+    row(f"`usage` on `ios-bgtask`, archetype `{a}` (BAR on): runs/day", "3–8", f"{u(a):.2f}", 3 <= u(a) <= 8)
+counted = 28
+rare = [r for r in csv.DictReader(open(f"{work}/usage/devices.csv")) if float(r["opens"]) < counted / 7]
+rr = sum(float(r["runs"]) for r in rare) / (len(rare) * counted)
+row(f"`usage` on `ios-bgtask`, users opening less than weekly ({len(rare)} of 1,000): runs/day", "< 1", f"{rr:.2f}", rr < 1)
+for name, what in (("bar", "BAR switch off for every user"), ("lpm", "Low Power Mode on all the time")):
+    v = float(summary(name)["runs_per_day"])
+    row(f"`usage` on `ios-bgtask`, {what}: runs/day", "0", f"{v:g}", v == 0)
+
+# Runs in the day before each kill, the day after, and days 7-8 after (kills at least 2 days
+# into the run and 9 days before its end).
+before = after = later = 0; kills = 0
+for runs in events("kills").values():
+    starts = [s for s, _, _ in runs]
+    for s, _, kind in runs:
+        if kind != "killed" or s < 2 * DAY or s > 51 * DAY: continue
+        kills += 1
+        before += sum(1 for t in starts if s - DAY <= t < s)
+        after += sum(1 for t in starts if s < t <= s + DAY)
+        later += sum(1 for t in starts if s + 7 * DAY < t <= s + 8 * DAY)
+drop, back = after / before, later / before
+row(f"`usage` on `ios-bgtask`, after a timeout kill ({kills} kills): runs in the next day / the day before", "< 1 (drops)", f"{drop:.3f}", drop < 1)
+row("… runs on the 8th day after / the day before", "≥ 0.9 (recovers)", f"{back:.3f}", back >= 0.9)
+
+def windows(name):
+    most_sessions, most_time, per_day = 0, 0.0, []
+    for runs in events(name).values():
+        runs = [(s, e) for s, e, _ in runs if e is not None]
+        per_day.append(len(runs))
+        for i, (_, end) in enumerate(runs):
+            lo = end - DAY
+            inside = [(s, e) for s, e in runs[:i + 1] if e > lo]
+            most_sessions = max(most_sessions, len(inside))
+            most_time = max(most_time, sum(e - max(s, lo) for s, e in inside))
+    return most_sessions, most_time, sum(per_day) / (len(per_day) * 14)
+for name, limit in (("rare", 3), ("restricted", 1)):
+    n, t, d = windows(name)
+    row(f"`android-workmanager`, `{name}` bucket, `fixed` 15 min: most sessions in any 24 h (mean {d:.2f}/day)", f"≤ {limit}", str(n), n <= limit)
+    if name == "rare":
+        row("… most job time in any 24 h (s)", "≤ 600", f"{t:.1f}", t <= 600 + 1e-6)
+for p in ("adaptive", "usage"):
+    v = float(summary("battery", policy=p)["battery_pct_per_day"])
+    row(f"`{p}` on the default scenario: background battery %/day", "≤ 2", f"{v:.3f}", v <= 2)
+
+table = "\n".join([
+    "| published behaviour (issue 5) | target | bgbench | |",
+    "|---|---|---|---|",
+    *rows,
+])
+text = open(readme).read()
+begin, end = "<!-- calibration-table:begin -->", "<!-- calibration-table:end -->"
+head, rest = text.split(begin)
+_, tail = rest.split(end)
+open(readme, "w").write(head + begin + "\n" + table + "\n" + end + tail)
+print(table)
+PY

@@ -1,0 +1,178 @@
+import Foundation
+
+/// An App Standby Bucket (AppStandbyController; UsageStatsManager.STANDBY_BUCKET_*).
+public enum StandbyBucket: Int, Sendable, CaseIterable {
+    case active, workingSet, frequent, rare, restricted
+}
+
+/// `android-workmanager` (MODEL.md §6.2): WorkManager periodic work run by JobScheduler.
+/// The policy's request at t stands for the app's work falling due at t; the platform
+/// runs it then unless, in this order:
+/// `low_power` (Battery Saver), `low_battery` (the work's battery-not-low constraint),
+/// `spacing` (less than min_interval − min_flex since the last run started), and, only
+/// while unplugged, `doze` (Doze, outside a maintenance window) and `quota` (the App
+/// Standby Bucket's QuotaController quota: job time or sessions per window). Every
+/// denial but the two state gates names when it can clear (`retryAt`), so a policy that
+/// asks again then reproduces WorkManager's deferral. Runs are capped at 10 min, and at
+/// the quota left. The iOS-only gates (foreground, BAR switch, force-quit, resubmission)
+/// do not apply; a user with the BAR switch off stands for Android's "Restricted"
+/// battery setting: the app is in the restricted bucket for good.
+public struct AndroidWorkManager: PlatformRules {
+    public static let name = "android-workmanager"
+    public static let summary = "Android WorkManager: 15 min period (5 min flex), 10 min cap, App Standby Bucket quotas, Doze maintenance windows, none while charging"
+
+    /// Past job sessions kept (a ring): more than any bucket's session limit that can
+    /// bind (10 at most, but active's 75, which a 10 min window cannot reach at 10 min
+    /// spacing). Sessions while charging are not kept (QuotaController does not count them).
+    static let ring = 16
+
+    let p: AndroidWorkManagerParameters
+    public let runtimeLimit: SimTime
+    let spacing: SimTime
+    let restricted: Bool
+    private var lastRunStart: SimTime?
+    private var sessionStart = InlineArray<16, SimTime>(repeating: 0)
+    private var sessionEnd = InlineArray<16, SimTime>(repeating: 0)
+    private var sessions = 0
+    private var runStart: SimTime = 0
+    private var runCounts = false
+
+    /// Usage: the last open and the screen-on time then. Before the first open the app's
+    /// last use is taken as 1/u days before t = 0 (u the starting usage, at most 30 days
+    /// back), with the screen-time thresholds met.
+    private var lastUse: SimTime
+    private var screenAtLastUse: SimTime = Clock.never
+    private var screenOnTotal: SimTime = 0
+    private var screenOnSince: SimTime?
+    private var charging = false
+    /// Since when the device has been screen-off and unplugged (the proxy for idle and
+    /// stationary), nil while not.
+    private var stillSince: SimTime? = 0
+
+    public var throttleEvents: Int { 0 }
+
+    public init(_ setup: PlatformSetup) {
+        p = setup.scenario.platform.androidWorkmanager
+        runtimeLimit = p.runtimeLimit.ticks
+        spacing = max(0, p.minInterval.ticks - p.minFlex.ticks)
+        restricted = setup.barOff
+        let gapDays = min(30, 1 / max(setup.initialUsage, 1.0 / 30))
+        lastUse = -SimTime(gapDays * Double(Clock.day))
+    }
+
+    // MARK: Device state
+
+    public mutating func opened(at t: SimTime) {
+        lastUse = t
+        screenAtLastUse = screenOn(at: t)
+    }
+
+    public mutating func deviceChanged(screenOn on: Bool, charging plugged: Bool, at t: SimTime) {
+        if on, screenOnSince == nil { screenOnSince = t }
+        if !on, let since = screenOnSince { screenOnTotal += t - since; screenOnSince = nil }
+        charging = plugged
+        if on || plugged { stillSince = nil } else if stillSince == nil { stillSince = t }
+    }
+
+    /// Screen-on time since t = 0.
+    func screenOn(at t: SimTime) -> SimTime { screenOnTotal + (screenOnSince.map { t - $0 } ?? 0) }
+
+    /// The App Standby Bucket at t: the last i whose screen-time and elapsed-time
+    /// thresholds are both reached since the last use (AppStandbyController).
+    public func bucket(at t: SimTime) -> StandbyBucket {
+        if restricted { return .restricted }
+        let elapsed = t - lastUse
+        let screen = screenAtLastUse == Clock.never ? Clock.never : screenOn(at: t) - screenAtLastUse
+        for i in stride(from: 4, through: 1, by: -1)
+        where screen >= p.screenTimeThresholds[i].ticks && elapsed >= p.elapsedTimeThresholds[i].ticks {
+            return StandbyBucket(rawValue: i)!
+        }
+        return .active
+    }
+
+    /// Doze at t: nil when not dozing (awake, or in a maintenance window), else the start
+    /// of the next maintenance window.
+    public func dozeEnds(at t: SimTime) -> SimTime? {
+        guard let still = stillSince else { return nil }
+        var start = still + p.dozeAfter.ticks
+        guard t >= start else { return nil }
+        var idle = Double(p.idleFirst.ticks), window = Double(p.maintenanceFirst.ticks)
+        while true {
+            let end = start + SimTime(idle)
+            if t < end { return end }
+            start = end + SimTime(window)
+            if t < start { return nil }
+            idle = min(idle * p.idleFactor, Double(p.idleMax.ticks))
+            window = min(window * p.maintenanceFactor, Double(p.maintenanceMax.ticks))
+        }
+    }
+
+    // MARK: Quota
+
+    /// Job time and sessions of the bucket's window ending at t: sessions that ended
+    /// inside it, the time of each that falls inside it.
+    func quotaUse(at t: SimTime, window: SimTime) -> (time: SimTime, count: Int) {
+        var time: SimTime = 0, count = 0
+        for k in 0..<min(sessions, Self.ring) {
+            let i = (sessions - 1 - k) % Self.ring
+            guard sessionEnd[i] > t - window else { break }
+            time += sessionEnd[i] - max(sessionStart[i], t - window)
+            count += 1
+        }
+        return (time, count)
+    }
+
+    /// nil if a job may start at t under the bucket's quota, else when it may.
+    public func quotaClears(at t: SimTime) -> SimTime? {
+        let b = bucket(at: t).rawValue
+        let window = p.quotaWindows[b].ticks, limit = p.maxSessions[b]
+        let use = quotaUse(at: t, window: window)
+        let allowed = p.allowedTime.ticks - p.inQuotaBuffer.ticks
+        guard use.count >= limit || use.time > allowed else { return nil }
+        // Oldest first: the time the window drops sessions until both limits are met.
+        var time = use.time, count = use.count
+        for k in stride(from: use.count - 1, through: 0, by: -1) {
+            let i = (sessions - 1 - k) % Self.ring
+            time -= sessionEnd[i] - max(sessionStart[i], t - window)
+            count -= 1
+            if count < limit && time <= allowed { return sessionEnd[i] + window }
+        }
+        return t + window
+    }
+
+    // MARK: PlatformRules
+
+    public mutating func admit(at t: SimTime, gates g: GateInputs) -> Admission {
+        if g.lowPower { return .deny(.lowPower, retryAt: nil) }
+        if g.lowBattery { return .deny(.lowBattery, retryAt: nil) }
+        if let last = lastRunStart, t - last < spacing { return .deny(.spacing, retryAt: last + spacing) }
+        if g.charging { return .run }
+        if let wake = dozeEnds(at: t) { return .deny(.doze, retryAt: wake) }
+        if let clears = quotaClears(at: t) { return .deny(.quota, retryAt: clears) }
+        return .run
+    }
+
+    /// The execution cap, and while unplugged the quota left in the bucket's window.
+    public mutating func runLimit(at t: SimTime) -> SimTime {
+        guard !charging else { return runtimeLimit }
+        let b = bucket(at: t).rawValue
+        let left = p.allowedTime.ticks - quotaUse(at: t, window: p.quotaWindows[b].ticks).time
+        return max(1, min(runtimeLimit, left))
+    }
+
+    public mutating func runStarted(at t: SimTime) {
+        lastRunStart = t
+        runStart = t
+        runCounts = !charging
+    }
+
+    public mutating func runEnded(at t: SimTime, status: RunStatus, broughtContent: Bool) {
+        guard runCounts else { return }
+        let i = sessions % Self.ring
+        sessionStart[i] = runStart
+        sessionEnd[i] = t
+        sessions += 1
+    }
+
+    public mutating func midnight(at t: SimTime, opens: Int) {}
+}
