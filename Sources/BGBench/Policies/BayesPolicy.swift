@@ -20,6 +20,7 @@ public struct BayesPolicy: WakePolicy {
     let lookAheadHours: Int
     var wake: WakeGuard
     var histogram: HourOfWeekCounts
+    var change: RoutineChange
     var random: RandomStream
 
     public init(_ context: PolicyContext) {
@@ -31,6 +32,7 @@ public struct BayesPolicy: WakePolicy {
         lookAheadHours = max(1, Int(p.lookAhead.ticks / Clock.hour))
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         histogram = HourOfWeekCounts(halfLife: p.halfLife)
+        change = RoutineChange(halfLife: p.halfLife)
         random = context.random
     }
 
@@ -71,6 +73,7 @@ public struct BayesPolicy: WakePolicy {
 
     public mutating func opened(_ view: DeviceView) -> WakeDecision {
         histogram.open(at: view.now)
+        change.open(at: view.now)
         return wake.resume() ? plan(from: view.now, now: view.now) : .keep
     }
 
@@ -94,6 +97,7 @@ public struct BayesPolicy: WakePolicy {
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
+        if change.midnight() { histogram.forget(RoutineChange.forgetFactor) }
         histogram.midnight(at: view.now)
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)
     }

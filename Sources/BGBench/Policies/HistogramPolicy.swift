@@ -17,6 +17,7 @@ public struct HistogramPolicy: WakePolicy {
     let minExpected: Float
     var wake: WakeGuard
     var histogram: HourOfWeekCounts
+    var change: RoutineChange
 
     public init(_ context: PolicyContext) {
         let p = context.scenario.policies.histogram
@@ -25,6 +26,7 @@ public struct HistogramPolicy: WakePolicy {
         minExpected = Float(-log1p(-min(p.threshold, 0.999_999)))
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         histogram = HourOfWeekCounts(halfLife: p.halfLife)
+        change = RoutineChange(halfLife: p.halfLife)
     }
 
     /// Expected opens in the window starting at global hour H.
@@ -58,6 +60,7 @@ public struct HistogramPolicy: WakePolicy {
 
     public mutating func opened(_ view: DeviceView) -> WakeDecision {
         histogram.open(at: view.now)
+        change.open(at: view.now)
         return wake.resume() ? plan(from: view.now, now: view.now) : .keep
     }
 
@@ -81,6 +84,7 @@ public struct HistogramPolicy: WakePolicy {
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
+        if change.midnight() { histogram.forget(RoutineChange.forgetFactor) }
         histogram.midnight(at: view.now)
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)
     }

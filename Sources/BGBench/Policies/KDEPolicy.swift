@@ -39,6 +39,7 @@ public struct KDEPolicy: WakePolicy {
     var kernel = InlineArray<99, Float>(repeating: 0)
     var ring = InlineArray<32, UInt16>(repeating: 0)
     var ringCount = 0
+    var change: RoutineChange
 
     public init(_ context: PolicyContext) {
         let p = context.scenario.policies.kde
@@ -47,6 +48,7 @@ public struct KDEPolicy: WakePolicy {
         decay = Float(pow(2, -Double(Clock.day) / Double(max(1, p.halfLife.ticks))))
         muPerSlot = Clock.seconds(Self.slot) / max(p.itemInterval.seconds, 1)
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
+        change = RoutineChange(halfLife: p.halfLife)
         let minutes = max(p.bandwidth.seconds / 60, 1)
         halfWidth = min(Self.maxHalfWidth, Int((4 * minutes / 15).rounded(.up)))
         let kappa = Self.kappa(bandwidthMinutes: minutes)
@@ -147,6 +149,7 @@ public struct KDEPolicy: WakePolicy {
         if ringCount == ring.count { fold(day: Clock.dayIndex(view.now)) }  // more than 32 opens today
         ring[ringCount] = UInt16((view.now % Clock.day) / Clock.minute)
         ringCount += 1
+        change.open(at: view.now)
         return wake.resume() ? plan(from: view.now, now: view.now) : .keep
     }
 
@@ -171,8 +174,9 @@ public struct KDEPolicy: WakePolicy {
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
         let ended = Clock.dayIndex(view.now) - 1
-        for i in 0..<(2 * Self.slots) { density[i] *= decay }
-        weekdays *= decay; weekendDays *= decay
+        let keep = change.midnight() ? decay * RoutineChange.forgetFactor : decay
+        for i in 0..<(2 * Self.slots) { density[i] *= keep }
+        weekdays *= keep; weekendDays *= keep
         fold(day: ended)
         if Clock.isWeekend(day: ended) { weekendDays += 1 } else { weekdays += 1 }
         recompute()

@@ -2,7 +2,8 @@ import Foundation
 
 // Pieces shared by the learning policies (`usage`, `histogram`, `nhpp`, `bayes`, `kde`,
 // `logistic`): how they react to the platform (denials, state gates, failures, kills),
-// the decayed hour-of-week open counts three of them learn from, the chance that a fetch
+// how all but `usage` notice a changed routine, the decayed hour-of-week open counts
+// three of them learn from, the chance that a fetch
 // is still fresh at the next open (`kde`, `nhpp`), a run's energy (`nhpp`) and the
 // time-of-day harmonics (`nhpp`, `logistic`). Each policy is still one file of its own;
 // docs/policies.md states these rules once for all of them.
@@ -71,6 +72,70 @@ struct WakeGuard {
     }
 }
 
+/// A changed routine (MODEL.md §3 drift), seen from the opens alone: a day whose opens
+/// fall mostly in hours where the user has hardly ever opened the app. The learning
+/// policies forget their statistics hard when it fires (`forgetFactor` of them stays),
+/// so that weeks of the old routine, forgotten only at `half_life`, do not outweigh the
+/// new one for weeks. The judge is a profile of opens per hour of day, forgotten at the
+/// policy's own half-life: a day with at least `minOpens` opens fires when at least
+/// `surprisingShare` of them fall in hours holding less than `rareHourShare` of the
+/// profile, once the profile holds `minHistory` (decayed) opens. After firing the profile
+/// is forgotten too, so it judges again only when it has learned the new routine: at
+/// most once per change. A user without a routine spreads opens over the waking day and
+/// rarely has most of a day's opens in such hours. State: 24 floats, 24 counters, one
+/// float and the decay (152 bytes).
+struct RoutineChange {
+    /// What stays of the statistics (and of this profile) when a change is seen.
+    static let forgetFactor: Float = 0.02
+    /// An hour is rare when it holds less than this share of the profile (a uniform day
+    /// gives each hour 1/24 ≈ 4.2 %).
+    static let rareHourShare: Float = 0.01
+    /// At least two thirds of the day's opens in rare hours, of at least two opens (a
+    /// routine moved into the night loses opens to the sleep window).
+    static let surprisingShare = 2.0 / 3
+    static let minOpens = 2
+    /// Decayed opens the profile needs before it judges (about three days of a routine
+    /// user's opens).
+    static let minHistory: Float = 10
+
+    private var profile = InlineArray<24, Float>(repeating: 0)
+    private var total: Float = 0
+    private var today = InlineArray<24, UInt16>(repeating: 0)
+    let decay: Float
+
+    init(halfLife: TimeSpan) {
+        decay = Float(pow(2, -Double(Clock.day) / Double(max(1, halfLife.ticks))))
+    }
+
+    /// An open at t (judged with the rest of its day at the next midnight).
+    mutating func open(at t: SimTime) {
+        let h = Clock.hourOfDay(t)
+        if today[h] < .max { today[h] += 1 }
+    }
+
+    /// Midnight: judges the day that ended, then adds it to the profile. True when the
+    /// day looks like a new routine (the caller forgets its statistics by `forgetFactor`).
+    mutating func midnight() -> Bool {
+        var opens = 0, surprising = 0
+        let rare = Self.rareHourShare * total
+        for h in 0..<24 {
+            let n = Int(today[h])
+            opens += n
+            if profile[h] < rare { surprising += n }
+        }
+        let changed = total >= Self.minHistory && opens >= Self.minOpens
+            && Double(surprising) >= Self.surprisingShare * Double(opens)
+        let keep = changed ? decay * Self.forgetFactor : decay
+        total = 0
+        for h in 0..<24 {
+            profile[h] = profile[h] * keep + Float(today[h])
+            total += profile[h]
+            today[h] = 0
+        }
+        return changed
+    }
+}
+
 /// Opens counted per hour of the week (168 bins, day 0 = Monday 00:00), forgotten
 /// exponentially, with the exposure of each weekday: the binned sufficient statistics of
 /// `histogram`, `bayes` and `nhpp`. The current day's opens wait in `today` and are
@@ -94,6 +159,13 @@ struct HourOfWeekCounts {
     mutating func open(at t: SimTime) {
         let h = Clock.hourOfDay(t)
         if today[h] < .max { today[h] += 1 }
+    }
+
+    /// Keeps `factor` of the counts and of the exposure (a changed routine,
+    /// ``RoutineChange``): rates stay as they were, but the next days weigh more.
+    mutating func forget(_ factor: Float) {
+        for b in 0..<Self.bins { counts[b] *= factor }
+        for d in 0..<7 { exposure[d] *= factor }
     }
 
     /// Midnight at t: the day that just ended joins the counts.
