@@ -13,7 +13,7 @@ import Foundation
 /// quarter-hour where F reaches `min_fresh`, moved on to the peak of F that follows. F is
 /// recomputed each midnight, when the day's opens (kept in a ring of 32) are folded in.
 /// State: 2 × 96 densities, 2 × 96 chances, the kernel table, the ring (about 2.1 KB).
-public struct KDEPolicy: WakePolicy {
+public struct KDEPolicy: GuardedPolicy {
     public static let name = "kde"
     public static let summary = "statistical: von Mises kernel density of open times of day (GSL Bessel normaliser); wake at the peak chance of a fresh next open"
 
@@ -45,7 +45,7 @@ public struct KDEPolicy: WakePolicy {
         let p = context.scenario.policies.kde
         lead = p.lead.ticks
         minFresh = Float(p.minFresh)
-        decay = Float(pow(2, -Double(Clock.day) / Double(max(1, p.halfLife.ticks))))
+        decay = dailyDecay(halfLife: p.halfLife)
         muPerSlot = Clock.seconds(Self.slot) / max(p.itemInterval.seconds, 1)
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         change = RoutineChange(halfLife: p.halfLife)
@@ -150,26 +150,7 @@ public struct KDEPolicy: WakePolicy {
         ring[ringCount] = UInt16((view.now % Clock.day) / Clock.minute)
         ringCount += 1
         change.open(at: view.now)
-        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
-    }
-
-    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
-        wake.runStarted(at: view.now)
-        return .keep
-    }
-
-    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
-        wake.runEnded(status, at: view.now)
-        return plan(from: view.now, now: view.now)
-    }
-
-    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
-        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
-        return plan(from: from, now: view.now)
-    }
-
-    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
-        wake.resume() ? plan(from: view.now, now: view.now) : .keep
+        return resumed(view)
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {

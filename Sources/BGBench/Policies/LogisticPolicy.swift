@@ -26,7 +26,7 @@ import Foundation
 /// rises. State: the reservoir (4 bytes a row, at most 128 rows), 17 stratum counts and
 /// totals, the coefficients, the time part of the logit per quarter-hour (2 × 96 floats),
 /// the routine-change profile, a few scalars: 2,060 bytes.
-public struct LogisticPolicy: WakePolicy {
+public struct LogisticPolicy: GuardedPolicy {
     public static let name = "logistic"
     public static let summary = "statistical: logistic regression of an open in the next window on time, weekday, time since last open, charging, network (IRLS, GSL)"
 
@@ -92,7 +92,7 @@ public struct LogisticPolicy: WakePolicy {
         harmonics = min(max(p.harmonics, 1), Self.maxHarmonics)
         let theta = min(max(p.threshold, 1e-6), 1 - 1e-6)
         minLogit = Float(log(theta / (1 - theta)))
-        decay = Float(pow(2, -Double(Clock.day) / Double(max(1, p.halfLife.ticks))))
+        decay = dailyDecay(halfLife: p.halfLife)
         half = max(16, min(Self.maxRows, p.reservoir) / 32 * 16)
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         random = context.random
@@ -321,7 +321,7 @@ public struct LogisticPolicy: WakePolicy {
     }
 
     /// Brings the observation up to now, then takes in what the device shows.
-    mutating func see(_ view: DeviceView) {
+    mutating func observe(_ view: DeviceView) {
         advance(to: view.now)
         charging = view.charging
         if view.network != .offline { wifi = view.network == .wifi }
@@ -330,39 +330,21 @@ public struct LogisticPolicy: WakePolicy {
     // MARK: Callbacks
 
     public mutating func opened(_ view: DeviceView) -> WakeDecision {
-        see(view)
+        observe(view)
         windowHasOpen = true
         change.open(at: view.now)
         lastOpen = view.now
-        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
-    }
-
-    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
-        see(view)
-        wake.runStarted(at: view.now)
-        return .keep
-    }
-
-    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
-        see(view)
-        wake.runEnded(status, at: view.now)
-        return plan(from: view.now, now: view.now)
-    }
-
-    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
-        see(view)
-        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
-        return plan(from: from, now: view.now)
+        return resumed(view)
     }
 
     /// Charging changed: the prediction did too, so a fitted policy plans again.
     public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
-        see(view)
+        observe(view)
         return wake.resume() || (fitted && !wake.waiting) ? plan(from: view.now, now: view.now) : .keep
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
-        see(view)
+        observe(view)
         let day = Clock.dayIndex(view.now)
         if change.midnight() {
             // A changed routine: keep a share of each stratum's rows and of its total, so

@@ -25,7 +25,7 @@ import Foundation
 /// moves on to the peak of F/E that follows (one wake per rising stretch). State: the
 /// counts (about 750 bytes), the coefficients, F for 2 × 96 slots, 24 Wi-Fi shares
 /// and the routine-change profile (2,096 bytes in all).
-public struct NHPPPolicy: WakePolicy {
+public struct NHPPPolicy: GuardedPolicy {
     public static let name = "nhpp"
     public static let summary = "statistical: Poisson regression of opens on time-of-day harmonics and weekend (IRLS, GSL); wake where staleness saved per joule peaks"
 
@@ -267,7 +267,7 @@ public struct NHPPPolicy: WakePolicy {
         histogram.open(at: view.now)
         change.open(at: view.now)
         lastFetch = view.now  // fresh, or fetched in the foreground: no item missed as of now
-        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
+        return resumed(view)
     }
 
     public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
@@ -281,17 +281,6 @@ public struct NHPPPolicy: WakePolicy {
         wake.runEnded(status, at: view.now)
         if status == .newData || status == .noData { lastFetch = max(lastFetch, runStart) }
         return plan(from: view.now, now: view.now)
-    }
-
-    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
-        observe(view)
-        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
-        return plan(from: from, now: view.now)
-    }
-
-    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
-        observe(view)
-        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {

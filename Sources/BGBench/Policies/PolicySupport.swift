@@ -1,11 +1,12 @@
 import Foundation
 
 // Pieces shared by the learning policies (`usage`, `histogram`, `nhpp`, `bayes`, `kde`,
-// `logistic`): how they react to the platform (denials, state gates, failures, kills),
-// how all but `usage` notice a changed routine, the decayed hour-of-week open counts
-// three of them learn from, the chance that a fetch
-// is still fresh at the next open (`kde`, `nhpp`), a run's energy (`nhpp`) and the
-// time-of-day harmonics (`nhpp`, `logistic`). Each policy is still one file of its own;
+// `logistic`): how they react to the platform (denials, state gates, failures, kills)
+// and the callbacks that do only that (`GuardedPolicy`), how all but `usage` notice a
+// changed routine, the day's opens by hour and the daily forgetting factor, the decayed
+// hour-of-week open counts three of them learn from, the chance that a fetch is still
+// fresh at the next open (`kde`, `nhpp`), a run's energy (`nhpp`) and the time-of-day
+// harmonics (`nhpp`, `logistic`). Each policy is still one file of its own;
 // docs/policies.md states these rules once for all of them.
 
 /// The platform-facing rules every learning policy follows (MODEL.md §7):
@@ -72,6 +73,71 @@ struct WakeGuard {
     }
 }
 
+/// A learning policy that meets the platform through its ``WakeGuard`` and plans with
+/// `plan(from:now:)`. The callbacks that only pass the event to the guard and plan again
+/// are written once, here; a policy that needs more in one of them writes its own.
+/// `observe(_:)` comes first in each, for policies that note the device's state (`nhpp`
+/// and `logistic`: charging and network).
+protocol GuardedPolicy: WakePolicy {
+    var wake: WakeGuard { get set }
+    mutating func plan(from t: SimTime, now: SimTime) -> WakeDecision
+    /// Notes what the device shows at a callback; by default nothing.
+    mutating func observe(_ view: DeviceView)
+}
+
+extension GuardedPolicy {
+    mutating func observe(_ view: DeviceView) {}
+
+    /// After an open or a state change: plans from now if the policy was waiting on a
+    /// state gate, else keeps its request.
+    mutating func resumed(_ view: DeviceView) -> WakeDecision {
+        wake.resume() ? plan(from: view.now, now: view.now) : .keep
+    }
+
+    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
+        observe(view)
+        wake.runStarted(at: view.now)
+        return .keep
+    }
+
+    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
+        observe(view)
+        wake.runEnded(status, at: view.now)
+        return plan(from: view.now, now: view.now)
+    }
+
+    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
+        observe(view)
+        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
+        return plan(from: from, now: view.now)
+    }
+
+    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
+        observe(view)
+        return resumed(view)
+    }
+}
+
+/// The factor that forgets counts with the given half-life, applied once a day:
+/// 2^(−1 day / half-life).
+func dailyDecay(halfLife: TimeSpan) -> Float {
+    Float(pow(2, -Double(Clock.day) / Double(max(1, halfLife.ticks))))
+}
+
+/// The current day's opens per hour of day (saturating counters), folded in at midnight.
+struct OpensToday {
+    private var counts = InlineArray<24, UInt16>(repeating: 0)
+
+    mutating func add(at t: SimTime) {
+        let h = Clock.hourOfDay(t)
+        if counts[h] < .max { counts[h] += 1 }
+    }
+
+    subscript(hour: Int) -> UInt16 { counts[hour] }
+
+    mutating func clear() { counts = InlineArray<24, UInt16>(repeating: 0) }
+}
+
 /// A changed routine (MODEL.md §3 drift), seen from the opens alone: a day whose opens
 /// fall mostly in hours where the user has hardly ever opened the app. The learning
 /// policies forget their statistics hard when it fires (`forgetFactor` of them stays),
@@ -100,18 +166,15 @@ struct RoutineChange {
 
     private var profile = InlineArray<24, Float>(repeating: 0)
     private var total: Float = 0
-    private var today = InlineArray<24, UInt16>(repeating: 0)
+    private var today = OpensToday()
     let decay: Float
 
     init(halfLife: TimeSpan) {
-        decay = Float(pow(2, -Double(Clock.day) / Double(max(1, halfLife.ticks))))
+        decay = dailyDecay(halfLife: halfLife)
     }
 
     /// An open at t (judged with the rest of its day at the next midnight).
-    mutating func open(at t: SimTime) {
-        let h = Clock.hourOfDay(t)
-        if today[h] < .max { today[h] += 1 }
-    }
+    mutating func open(at t: SimTime) { today.add(at: t) }
 
     /// Midnight: judges the day that ended, then adds it to the profile. True when the
     /// day looks like a new routine (the caller forgets its statistics by `forgetFactor`).
@@ -130,8 +193,8 @@ struct RoutineChange {
         for h in 0..<24 {
             profile[h] = profile[h] * keep + Float(today[h])
             total += profile[h]
-            today[h] = 0
         }
+        today.clear()
         return changed
     }
 }
@@ -147,19 +210,16 @@ struct HourOfWeekCounts {
     private(set) var counts = InlineArray<168, Float>(repeating: 0)
     /// Decayed number of whole days seen, per weekday (0 = Monday).
     private(set) var exposure = InlineArray<7, Float>(repeating: 0)
-    private var today = InlineArray<24, UInt16>(repeating: 0)
+    private var today = OpensToday()
     /// Factor applied to everything at each midnight: 2^(−1 day / half-life).
     let decay: Float
 
     init(halfLife: TimeSpan) {
-        decay = Float(pow(2, -Double(Clock.day) / Double(max(1, halfLife.ticks))))
+        decay = dailyDecay(halfLife: halfLife)
     }
 
     /// An open at t (counted at the next midnight).
-    mutating func open(at t: SimTime) {
-        let h = Clock.hourOfDay(t)
-        if today[h] < .max { today[h] += 1 }
-    }
+    mutating func open(at t: SimTime) { today.add(at: t) }
 
     /// Keeps `factor` of the counts and of the exposure (a changed routine,
     /// ``RoutineChange``): rates stay as they were, but the next days weigh more.
@@ -177,8 +237,8 @@ struct HourOfWeekCounts {
         let weekday = ended % 7
         for h in 0..<24 {
             counts[weekday * 24 + h] += Float(today[h])
-            today[h] = 0
         }
+        today.clear()
         exposure[weekday] += 1
     }
 
