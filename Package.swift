@@ -30,5 +30,8 @@ let package = Package(
         .target(name: "BGBenchCLI", dependencies: ["BGBench"]),
         .executableTarget(name: "bgbench", dependencies: ["BGBenchCLI"]),
         .testTarget(name: "BGBenchTests", dependencies: ["BGBench", "BGBenchCLI", "BGNumerics"]),
+        // Only the public API (no @testable import): a researcher's own policy, registered
+        // and run through the runner and the report writers (docs/policies.md).
+        .testTarget(name: "PublicAPITests", dependencies: ["BGBench"]),
     ]
 )

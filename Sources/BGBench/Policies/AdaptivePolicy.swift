@@ -30,7 +30,7 @@ public struct AdaptivePolicy: WakePolicy {
         minInterval = p.minInterval.ticks; maxInterval = max(p.maxInterval.ticks, minInterval)
         increase = p.increase.ticks; lead = p.lead.ticks
         interval = min(max(p.initialInterval.ticks, minInterval), maxInterval)
-        habitDecay = Float(pow(2, -Double(Clock.day) / Double(max(1, p.habitHalfLife.ticks))))
+        habitDecay = dailyDecay(halfLife: p.habitHalfLife)
         var rng = context.random
         phase = SimTime(rng.uniform() * Double(interval))
     }

@@ -10,7 +10,7 @@ import Foundation
 /// busy are sometimes drawn high and so explored; well-known ones are drawn near their
 /// mean. State: the counts (about 750 bytes), the random stream (40 bytes), a few scalars.
 /// A plan draws at most `look_ahead` hours' rates.
-public struct BayesPolicy: WakePolicy {
+public struct BayesPolicy: GuardedPolicy {
     public static let name = "bayes"
     public static let summary = "statistical: Gamma–Poisson per hour of the week, Thompson sampling of the next wake"
 
@@ -20,6 +20,7 @@ public struct BayesPolicy: WakePolicy {
     let lookAheadHours: Int
     var wake: WakeGuard
     var histogram: HourOfWeekCounts
+    var change: RoutineChange
     var random: RandomStream
 
     public init(_ context: PolicyContext) {
@@ -31,6 +32,7 @@ public struct BayesPolicy: WakePolicy {
         lookAheadHours = max(1, Int(p.lookAhead.ticks / Clock.hour))
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         histogram = HourOfWeekCounts(halfLife: p.halfLife)
+        change = RoutineChange(halfLife: p.halfLife)
         random = context.random
     }
 
@@ -71,29 +73,12 @@ public struct BayesPolicy: WakePolicy {
 
     public mutating func opened(_ view: DeviceView) -> WakeDecision {
         histogram.open(at: view.now)
-        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
-    }
-
-    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
-        wake.runStarted(at: view.now)
-        return .keep
-    }
-
-    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
-        wake.runEnded(status, at: view.now)
-        return plan(from: view.now, now: view.now)
-    }
-
-    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
-        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
-        return plan(from: from, now: view.now)
-    }
-
-    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
-        wake.resume() ? plan(from: view.now, now: view.now) : .keep
+        change.open(at: view.now)
+        return resumed(view)
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
+        if change.midnight() { histogram.forget(RoutineChange.forgetFactor) }
         histogram.midnight(at: view.now)
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)
     }

@@ -7,7 +7,7 @@ import Foundation
 /// hour where P reaches `threshold`, moved on to the next hours while P keeps rising (one
 /// wake at the top of a rising stretch). State: the counts (about 750 bytes) and a few
 /// scalars; a plan scans at most a week of bins.
-public struct HistogramPolicy: WakePolicy {
+public struct HistogramPolicy: GuardedPolicy {
     public static let name = "histogram"
     public static let summary = "heuristic: hour-of-week histogram of opens with forgetting; wake where P(open in the next window) passes a threshold"
 
@@ -17,6 +17,7 @@ public struct HistogramPolicy: WakePolicy {
     let minExpected: Float
     var wake: WakeGuard
     var histogram: HourOfWeekCounts
+    var change: RoutineChange
 
     public init(_ context: PolicyContext) {
         let p = context.scenario.policies.histogram
@@ -25,6 +26,7 @@ public struct HistogramPolicy: WakePolicy {
         minExpected = Float(-log1p(-min(p.threshold, 0.999_999)))
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         histogram = HourOfWeekCounts(halfLife: p.halfLife)
+        change = RoutineChange(halfLife: p.halfLife)
     }
 
     /// Expected opens in the window starting at global hour H.
@@ -58,29 +60,12 @@ public struct HistogramPolicy: WakePolicy {
 
     public mutating func opened(_ view: DeviceView) -> WakeDecision {
         histogram.open(at: view.now)
-        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
-    }
-
-    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
-        wake.runStarted(at: view.now)
-        return .keep
-    }
-
-    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
-        wake.runEnded(status, at: view.now)
-        return plan(from: view.now, now: view.now)
-    }
-
-    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
-        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
-        return plan(from: from, now: view.now)
-    }
-
-    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
-        wake.resume() ? plan(from: view.now, now: view.now) : .keep
+        change.open(at: view.now)
+        return resumed(view)
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
+        if change.midnight() { histogram.forget(RoutineChange.forgetFactor) }
         histogram.midnight(at: view.now)
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)
     }

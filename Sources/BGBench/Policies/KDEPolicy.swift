@@ -13,7 +13,7 @@ import Foundation
 /// quarter-hour where F reaches `min_fresh`, moved on to the peak of F that follows. F is
 /// recomputed each midnight, when the day's opens (kept in a ring of 32) are folded in.
 /// State: 2 × 96 densities, 2 × 96 chances, the kernel table, the ring (about 2.1 KB).
-public struct KDEPolicy: WakePolicy {
+public struct KDEPolicy: GuardedPolicy {
     public static let name = "kde"
     public static let summary = "statistical: von Mises kernel density of open times of day (GSL Bessel normaliser); wake at the peak chance of a fresh next open"
 
@@ -39,14 +39,16 @@ public struct KDEPolicy: WakePolicy {
     var kernel = InlineArray<99, Float>(repeating: 0)
     var ring = InlineArray<32, UInt16>(repeating: 0)
     var ringCount = 0
+    var change: RoutineChange
 
     public init(_ context: PolicyContext) {
         let p = context.scenario.policies.kde
         lead = p.lead.ticks
         minFresh = Float(p.minFresh)
-        decay = Float(pow(2, -Double(Clock.day) / Double(max(1, p.halfLife.ticks))))
+        decay = dailyDecay(halfLife: p.halfLife)
         muPerSlot = Clock.seconds(Self.slot) / max(p.itemInterval.seconds, 1)
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
+        change = RoutineChange(halfLife: p.halfLife)
         let minutes = max(p.bandwidth.seconds / 60, 1)
         halfWidth = min(Self.maxHalfWidth, Int((4 * minutes / 15).rounded(.up)))
         let kappa = Self.kappa(bandwidthMinutes: minutes)
@@ -147,32 +149,15 @@ public struct KDEPolicy: WakePolicy {
         if ringCount == ring.count { fold(day: Clock.dayIndex(view.now)) }  // more than 32 opens today
         ring[ringCount] = UInt16((view.now % Clock.day) / Clock.minute)
         ringCount += 1
-        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
-    }
-
-    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
-        wake.runStarted(at: view.now)
-        return .keep
-    }
-
-    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
-        wake.runEnded(status, at: view.now)
-        return plan(from: view.now, now: view.now)
-    }
-
-    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
-        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
-        return plan(from: from, now: view.now)
-    }
-
-    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
-        wake.resume() ? plan(from: view.now, now: view.now) : .keep
+        change.open(at: view.now)
+        return resumed(view)
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
         let ended = Clock.dayIndex(view.now) - 1
-        for i in 0..<(2 * Self.slots) { density[i] *= decay }
-        weekdays *= decay; weekendDays *= decay
+        let keep = change.midnight() ? decay * RoutineChange.forgetFactor : decay
+        for i in 0..<(2 * Self.slots) { density[i] *= keep }
+        weekdays *= keep; weekendDays *= keep
         fold(day: ended)
         if Clock.isWeekend(day: ended) { weekendDays += 1 } else { weekdays += 1 }
         recompute()

@@ -16,16 +16,17 @@ import Foundation
 /// harmonics bulge). A new observation enters its stratum with probability R_s / N_s, N_s
 /// the stratum's decayed total (half-life `half_life`), replacing a random row, so the rows
 /// are a sample of about the last N_s observations; in the fit each row weighs N_s / (rows
-/// of its stratum), which undoes the sampling. Refits come every `refit_days` as one
-/// warm-started IRLS step (the first fit iterates to convergence).
+/// of its stratum), which undoes the sampling. Refits come every `refit_days` (and nightly
+/// for `refit_days` after a changed routine, ``RoutineChange``) as one warm-started IRLS
+/// step (the first fit iterates to convergence).
 ///
 /// The policy wakes `lead` before the first window, starting on a quarter-hour, where P(an
 /// open in it) reaches `threshold` (with charging and Wi-Fi as now, and the hours since the
 /// last open as they will be then), moved on while the time of day's part of the logit
 /// rises. State: the reservoir (4 bytes a row, at most 128 rows), 17 stratum counts and
 /// totals, the coefficients, the time part of the logit per quarter-hour (2 × 96 floats),
-/// a few scalars: 1,896 bytes.
-public struct LogisticPolicy: WakePolicy {
+/// the routine-change profile, a few scalars: 2,060 bytes.
+public struct LogisticPolicy: GuardedPolicy {
     public static let name = "logistic"
     public static let summary = "statistical: logistic regression of an open in the next window on time, weekday, time since last open, charging, network (IRLS, GSL)"
 
@@ -72,6 +73,9 @@ public struct LogisticPolicy: WakePolicy {
     // The model.
     var beta = InlineArray<17, Double>(repeating: 0)
     var fitted = false
+    var change: RoutineChange
+    /// The day a changed routine was last seen: refits come nightly for `refit_days` after.
+    var changedOn = -1_000_000
     /// β₀ + harmonics + weekend for a window centred on each quarter-hour of the day:
     /// [0, 96) weekdays, [96, 192) weekends.
     var timeLogit = InlineArray<192, Float>(repeating: 0)
@@ -88,10 +92,11 @@ public struct LogisticPolicy: WakePolicy {
         harmonics = min(max(p.harmonics, 1), Self.maxHarmonics)
         let theta = min(max(p.threshold, 1e-6), 1 - 1e-6)
         minLogit = Float(log(theta / (1 - theta)))
-        decay = Float(pow(2, -Double(Clock.day) / Double(max(1, p.halfLife.ticks))))
+        decay = dailyDecay(halfLife: p.halfLife)
         half = max(16, min(Self.maxRows, p.reservoir) / 32 * 16)
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         random = context.random
+        change = RoutineChange(halfLife: p.halfLife)
         windowRow = pack(centre: n, weekend: false, sinceQuarters: 192, charging: false, wifi: false)
     }
 
@@ -316,7 +321,7 @@ public struct LogisticPolicy: WakePolicy {
     }
 
     /// Brings the observation up to now, then takes in what the device shows.
-    mutating func see(_ view: DeviceView) {
+    mutating func observe(_ view: DeviceView) {
         advance(to: view.now)
         charging = view.charging
         if view.network != .offline { wifi = view.network == .wifi }
@@ -325,43 +330,36 @@ public struct LogisticPolicy: WakePolicy {
     // MARK: Callbacks
 
     public mutating func opened(_ view: DeviceView) -> WakeDecision {
-        see(view)
+        observe(view)
         windowHasOpen = true
+        change.open(at: view.now)
         lastOpen = view.now
-        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
-    }
-
-    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
-        see(view)
-        wake.runStarted(at: view.now)
-        return .keep
-    }
-
-    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
-        see(view)
-        wake.runEnded(status, at: view.now)
-        return plan(from: view.now, now: view.now)
-    }
-
-    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
-        see(view)
-        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
-        return plan(from: from, now: view.now)
+        return resumed(view)
     }
 
     /// Charging changed: the prediction did too, so a fitted policy plans again.
     public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
-        see(view)
+        observe(view)
         return wake.resume() || (fitted && !wake.waiting) ? plan(from: view.now, now: view.now) : .keep
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
-        see(view)
-        for s in 0..<Self.strata { totals[s] *= decay }
+        observe(view)
         let day = Clock.dayIndex(view.now)
+        if change.midnight() {
+            // A changed routine: keep a share of each stratum's rows and of its total, so
+            // that new windows enter almost surely and soon outnumber the old.
+            for s in 0..<Self.strata {
+                totals[s] *= RoutineChange.forgetFactor
+                filled[s] = Int((Float(filled[s]) * RoutineChange.forgetFactor).rounded(.up))
+            }
+            changedOn = day
+        }
+        for s in 0..<Self.strata { totals[s] *= decay }
         var negatives = 0
         for s in 1..<Self.strata { negatives += filled[s] }
-        if fitted ? day % max(1, p.refitDays) == 0 : filled[0] >= 2 && negatives >= 2 { refit() }
+        let refitDays = max(1, p.refitDays)
+        if fitted ? day % refitDays == 0 || day - changedOn < refitDays : filled[0] >= 2 && negatives >= 2 { refit() }
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)
     }
 }

@@ -7,7 +7,8 @@ import Foundation
 /// fitted by Poisson IRLS (each step one `gsl_multifit_wlinear` solve) from binned
 /// sufficient statistics: the decayed opens per hour of the week and the decayed exposure
 /// of each weekday, pooled into 48 rows (hour of day × weekday/weekend; rows with the same
-/// covariates pool exactly in a Poisson likelihood). Refits come every `refit_days` as one
+/// covariates pool exactly in a Poisson likelihood). Refits come every `refit_days` (and
+/// nightly for `refit_days` after a changed routine, ``RoutineChange``) as one
 /// warm-started IRLS step; the first fit iterates to convergence.
 ///
 /// It wakes where the expected staleness a wake saves per joule is highest:
@@ -23,8 +24,8 @@ import Foundation
 /// A plan takes the first 15 min slot where saving/E reaches `min_saving_per_joule` and
 /// moves on to the peak of F/E that follows (one wake per rising stretch). State: the
 /// counts (about 750 bytes), the coefficients, F for 2 × 96 slots, 24 Wi-Fi shares
-/// (1,936 bytes in all).
-public struct NHPPPolicy: WakePolicy {
+/// and the routine-change profile (2,096 bytes in all).
+public struct NHPPPolicy: GuardedPolicy {
     public static let name = "nhpp"
     public static let summary = "statistical: Poisson regression of opens on time-of-day harmonics and weekend (IRLS, GSL); wake where staleness saved per joule peaks"
 
@@ -42,6 +43,9 @@ public struct NHPPPolicy: WakePolicy {
     let itemRate: Double
     var wake: WakeGuard
     var histogram: HourOfWeekCounts
+    var change: RoutineChange
+    /// The day a changed routine was last seen: refits come nightly for `refit_days` after.
+    var changedOn = -1_000_000
     /// The coefficients: intercept, harmonic pairs, weekend (2K + 2 used).
     var beta = InlineArray<14, Double>(repeating: 0)
     var fitted = false
@@ -61,6 +65,7 @@ public struct NHPPPolicy: WakePolicy {
         itemRate = 1 / max(p.itemInterval.seconds, 1)
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         histogram = HourOfWeekCounts(halfLife: p.halfLife)
+        change = RoutineChange(halfLife: p.halfLife)
     }
 
     // MARK: The model
@@ -260,8 +265,9 @@ public struct NHPPPolicy: WakePolicy {
     public mutating func opened(_ view: DeviceView) -> WakeDecision {
         observe(view)
         histogram.open(at: view.now)
+        change.open(at: view.now)
         lastFetch = view.now  // fresh, or fetched in the foreground: no item missed as of now
-        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
+        return resumed(view)
     }
 
     public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
@@ -277,22 +283,16 @@ public struct NHPPPolicy: WakePolicy {
         return plan(from: view.now, now: view.now)
     }
 
-    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
-        observe(view)
-        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
-        return plan(from: from, now: view.now)
-    }
-
-    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
-        observe(view)
-        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
-    }
-
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
         observe(view)
-        histogram.midnight(at: view.now)
         let day = Clock.dayIndex(view.now)
-        if fitted ? day % max(1, p.refitDays) == 0 : histogram.opensPerDay > 0 { refit() }
+        if change.midnight() {
+            histogram.forget(RoutineChange.forgetFactor)
+            changedOn = day
+        }
+        histogram.midnight(at: view.now)
+        let refitDays = max(1, p.refitDays)
+        if fitted ? day % refitDays == 0 || day - changedOn < refitDays : histogram.opensPerDay > 0 { refit() }
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)
     }
 }

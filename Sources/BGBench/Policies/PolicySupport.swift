@@ -1,10 +1,12 @@
 import Foundation
 
 // Pieces shared by the learning policies (`usage`, `histogram`, `nhpp`, `bayes`, `kde`,
-// `logistic`): how they react to the platform (denials, state gates, failures, kills),
-// the decayed hour-of-week open counts three of them learn from, the chance that a fetch
-// is still fresh at the next open (`kde`, `nhpp`), a run's energy (`nhpp`) and the
-// time-of-day harmonics (`nhpp`, `logistic`). Each policy is still one file of its own;
+// `logistic`): how they react to the platform (denials, state gates, failures, kills)
+// and the callbacks that do only that (`GuardedPolicy`), how all but `usage` notice a
+// changed routine, the day's opens by hour and the daily forgetting factor, the decayed
+// hour-of-week open counts three of them learn from, the chance that a fetch is still
+// fresh at the next open (`kde`, `nhpp`), a run's energy (`nhpp`) and the time-of-day
+// harmonics (`nhpp`, `logistic`). Each policy is still one file of its own;
 // docs/policies.md states these rules once for all of them.
 
 /// The platform-facing rules every learning policy follows (MODEL.md §7):
@@ -71,6 +73,132 @@ struct WakeGuard {
     }
 }
 
+/// A learning policy that meets the platform through its ``WakeGuard`` and plans with
+/// `plan(from:now:)`. The callbacks that only pass the event to the guard and plan again
+/// are written once, here; a policy that needs more in one of them writes its own.
+/// `observe(_:)` comes first in each, for policies that note the device's state (`nhpp`
+/// and `logistic`: charging and network).
+protocol GuardedPolicy: WakePolicy {
+    var wake: WakeGuard { get set }
+    mutating func plan(from t: SimTime, now: SimTime) -> WakeDecision
+    /// Notes what the device shows at a callback; by default nothing.
+    mutating func observe(_ view: DeviceView)
+}
+
+extension GuardedPolicy {
+    mutating func observe(_ view: DeviceView) {}
+
+    /// After an open or a state change: plans from now if the policy was waiting on a
+    /// state gate, else keeps its request.
+    mutating func resumed(_ view: DeviceView) -> WakeDecision {
+        wake.resume() ? plan(from: view.now, now: view.now) : .keep
+    }
+
+    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
+        observe(view)
+        wake.runStarted(at: view.now)
+        return .keep
+    }
+
+    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
+        observe(view)
+        wake.runEnded(status, at: view.now)
+        return plan(from: view.now, now: view.now)
+    }
+
+    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
+        observe(view)
+        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
+        return plan(from: from, now: view.now)
+    }
+
+    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
+        observe(view)
+        return resumed(view)
+    }
+}
+
+/// The factor that forgets counts with the given half-life, applied once a day:
+/// 2^(−1 day / half-life).
+func dailyDecay(halfLife: TimeSpan) -> Float {
+    Float(pow(2, -Double(Clock.day) / Double(max(1, halfLife.ticks))))
+}
+
+/// The current day's opens per hour of day (saturating counters), folded in at midnight.
+struct OpensToday {
+    private var counts = InlineArray<24, UInt16>(repeating: 0)
+
+    mutating func add(at t: SimTime) {
+        let h = Clock.hourOfDay(t)
+        if counts[h] < .max { counts[h] += 1 }
+    }
+
+    subscript(hour: Int) -> UInt16 { counts[hour] }
+
+    mutating func clear() { counts = InlineArray<24, UInt16>(repeating: 0) }
+}
+
+/// A changed routine (MODEL.md §3 drift), seen from the opens alone: a day whose opens
+/// fall mostly in hours where the user has hardly ever opened the app. The learning
+/// policies forget their statistics hard when it fires (`forgetFactor` of them stays),
+/// so that weeks of the old routine, forgotten only at `half_life`, do not outweigh the
+/// new one for weeks. The judge is a profile of opens per hour of day, forgotten at the
+/// policy's own half-life: a day with at least `minOpens` opens fires when at least
+/// `surprisingShare` of them fall in hours holding less than `rareHourShare` of the
+/// profile, once the profile holds `minHistory` (decayed) opens. After firing the profile
+/// is forgotten too, so it judges again only when it has learned the new routine: at
+/// most once per change. A user without a routine spreads opens over the waking day and
+/// rarely has most of a day's opens in such hours. State: 24 floats, 24 counters, one
+/// float and the decay (152 bytes).
+struct RoutineChange {
+    /// What stays of the statistics (and of this profile) when a change is seen.
+    static let forgetFactor: Float = 0.02
+    /// An hour is rare when it holds less than this share of the profile (a uniform day
+    /// gives each hour 1/24 ≈ 4.2 %).
+    static let rareHourShare: Float = 0.01
+    /// At least two thirds of the day's opens in rare hours, of at least two opens (a
+    /// routine moved into the night loses opens to the sleep window).
+    static let surprisingShare = 2.0 / 3
+    static let minOpens = 2
+    /// Decayed opens the profile needs before it judges (about three days of a routine
+    /// user's opens).
+    static let minHistory: Float = 10
+
+    private var profile = InlineArray<24, Float>(repeating: 0)
+    private var total: Float = 0
+    private var today = OpensToday()
+    let decay: Float
+
+    init(halfLife: TimeSpan) {
+        decay = dailyDecay(halfLife: halfLife)
+    }
+
+    /// An open at t (judged with the rest of its day at the next midnight).
+    mutating func open(at t: SimTime) { today.add(at: t) }
+
+    /// Midnight: judges the day that ended, then adds it to the profile. True when the
+    /// day looks like a new routine (the caller forgets its statistics by `forgetFactor`).
+    mutating func midnight() -> Bool {
+        var opens = 0, surprising = 0
+        let rare = Self.rareHourShare * total
+        for h in 0..<24 {
+            let n = Int(today[h])
+            opens += n
+            if profile[h] < rare { surprising += n }
+        }
+        let changed = total >= Self.minHistory && opens >= Self.minOpens
+            && Double(surprising) >= Self.surprisingShare * Double(opens)
+        let keep = changed ? decay * Self.forgetFactor : decay
+        total = 0
+        for h in 0..<24 {
+            profile[h] = profile[h] * keep + Float(today[h])
+            total += profile[h]
+        }
+        today.clear()
+        return changed
+    }
+}
+
 /// Opens counted per hour of the week (168 bins, day 0 = Monday 00:00), forgotten
 /// exponentially, with the exposure of each weekday: the binned sufficient statistics of
 /// `histogram`, `bayes` and `nhpp`. The current day's opens wait in `today` and are
@@ -82,18 +210,22 @@ struct HourOfWeekCounts {
     private(set) var counts = InlineArray<168, Float>(repeating: 0)
     /// Decayed number of whole days seen, per weekday (0 = Monday).
     private(set) var exposure = InlineArray<7, Float>(repeating: 0)
-    private var today = InlineArray<24, UInt16>(repeating: 0)
+    private var today = OpensToday()
     /// Factor applied to everything at each midnight: 2^(−1 day / half-life).
     let decay: Float
 
     init(halfLife: TimeSpan) {
-        decay = Float(pow(2, -Double(Clock.day) / Double(max(1, halfLife.ticks))))
+        decay = dailyDecay(halfLife: halfLife)
     }
 
     /// An open at t (counted at the next midnight).
-    mutating func open(at t: SimTime) {
-        let h = Clock.hourOfDay(t)
-        if today[h] < .max { today[h] += 1 }
+    mutating func open(at t: SimTime) { today.add(at: t) }
+
+    /// Keeps `factor` of the counts and of the exposure (a changed routine,
+    /// ``RoutineChange``): rates stay as they were, but the next days weigh more.
+    mutating func forget(_ factor: Float) {
+        for b in 0..<Self.bins { counts[b] *= factor }
+        for d in 0..<7 { exposure[d] *= factor }
     }
 
     /// Midnight at t: the day that just ended joins the counts.
@@ -105,8 +237,8 @@ struct HourOfWeekCounts {
         let weekday = ended % 7
         for h in 0..<24 {
             counts[weekday * 24 + h] += Float(today[h])
-            today[h] = 0
         }
+        today.clear()
         exposure[weekday] += 1
     }
 

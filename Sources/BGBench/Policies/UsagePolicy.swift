@@ -7,7 +7,7 @@ import Foundation
 /// days most likely to see an open (P ≥ `min_probability`), K = round(`wakes_scale` ·
 /// ln(1 + u)) at most `wakes_cap` with u its decayed opens a day; it wakes `lead` before
 /// each. State: 48 floats, 24 day counters and a few scalars.
-public struct UsagePolicy: WakePolicy {
+public struct UsagePolicy: GuardedPolicy {
     public static let name = "usage"
     public static let summary = "heuristic (iOS-like): wake `lead` before the hours most likely to see an open; more opens, more wakes"
 
@@ -19,14 +19,14 @@ public struct UsagePolicy: WakePolicy {
     var counts = InlineArray<48, Float>(repeating: 0)
     /// Decayed whole weekdays and weekend days seen.
     var weekdays: Float = 0, weekendDays: Float = 0
-    var today = InlineArray<24, UInt16>(repeating: 0)
+    var today = OpensToday()
     /// The chosen hours: bit h of `chosenWeekday` / `chosenWeekend`.
     var chosenWeekday: UInt32 = 0, chosenWeekend: UInt32 = 0
 
     public init(_ context: PolicyContext) {
         p = context.scenario.policies.usage
         lead = p.lead.ticks
-        decay = Float(pow(2, -Double(Clock.day) / Double(max(1, p.halfLife.ticks))))
+        decay = dailyDecay(halfLife: p.halfLife)
         wake = WakeGuard(minGap: .seconds(0), failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
     }
 
@@ -80,28 +80,8 @@ public struct UsagePolicy: WakePolicy {
     public mutating func start(_ view: DeviceView) -> WakeDecision { .keep }
 
     public mutating func opened(_ view: DeviceView) -> WakeDecision {
-        let h = Clock.hourOfDay(view.now)
-        if today[h] < .max { today[h] += 1 }
-        return wake.resume() ? plan(from: view.now, now: view.now) : .keep
-    }
-
-    public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
-        wake.runStarted(at: view.now)
-        return .keep
-    }
-
-    public mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision {
-        wake.runEnded(status, at: view.now)
-        return plan(from: view.now, now: view.now)
-    }
-
-    public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
-        guard let from = wake.denied(reason, retryAt: retryAt, now: view.now) else { return .keep }
-        return plan(from: from, now: view.now)
-    }
-
-    public mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
-        wake.resume() ? plan(from: view.now, now: view.now) : .keep
+        today.add(at: view.now)
+        return resumed(view)
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
@@ -111,8 +91,8 @@ public struct UsagePolicy: WakePolicy {
         let offset = Clock.isWeekend(day: ended) ? 24 : 0
         for h in 0..<24 {
             counts[offset + h] += Float(today[h])
-            today[h] = 0
         }
+        today.clear()
         if offset == 0 { weekdays += 1 } else { weekendDays += 1 }
         choose()
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)

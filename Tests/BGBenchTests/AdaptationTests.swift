@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import BGBench
+
+/// Adaptation (issue 3, MODEL.md §3 drift): the routine user of ``PolicyTests/routine()``
+/// moves the whole routine 4 h later on day 60 (07:30, 12:30, 21:00 become 11:30, 16:30
+/// and 01:00). Each learning policy must win back 90 % of its pre-shift fresh-open rate
+/// within 14 days; the daily series (`FleetResult.daily`, daily.csv's rows) are the curve.
+///
+/// Every device of a run reads one news feed, so a day's fresh-open rate swings with
+/// that feed (a learned policy is fresh when nothing was published between its wake and
+/// the open, and the opens cluster at the same times of day): one seed's 7-day rate moves
+/// by ±30 % of itself. Many seeds with small fleets average over many feeds: 48 seeds of
+/// 16 devices give the ratio a standard error of about 4 points for `adaptive`.
+@Suite struct AdaptationTests {
+    static let shiftDay = 60
+    static let shift = TimeSpan.hours(4)
+    /// The pre-shift rate: the two weeks before the shift, long after the learning of
+    /// the first weeks (PolicyTests' learning bar holds from day 14).
+    static let before = 46...59
+    /// Within 14 days of the shift: the last week of them (days 67–73, a 7-day window
+    /// that ends before day 74).
+    static let after = 67...73
+    static let days = 74
+    /// Issue 3's bar: the rate after is at least 90 % of the rate before.
+    static let minRecovery = 0.90
+    static let devices = 16
+    static let seeds = 48
+    static let seed: UInt64 = 13
+
+    /// The policies that do not meet the bar at their default parameters, even with
+    /// ``RoutineChange``'s hard forgetting (measured here: nhpp 64 %, bayes 78 %). `bayes`
+    /// counts by hour of the week, so by days 67–73 each new bin has one open, against a
+    /// prior worth `prior_weeks`: its draws pass the threshold only in part (it is back
+    /// to its old rate after about 3 weeks). `nhpp` is fresh less often on the shifted
+    /// routine even when it has learned it (35 % on days 100–119 against 40 % before).
+    /// Open work (docs/policies.md, "Adaptation"); a policy that starts to pass makes its
+    /// known issue go unrecorded, which fails the test until it leaves this list.
+    static let knownFailures: Set<String> = ["nhpp", "bayes"]
+
+    static func scenario() -> Scenario {
+        var s = PolicyTests.routine()
+        s.population.driftDay = shiftDay
+        s.population.driftShift = shift
+        return s
+    }
+
+    /// Fresh opens over opens, summed over the replications' fleets and `days` (a ratio
+    /// of totals, as summary.csv).
+    static func freshRate(_ results: [PolicyResult], _ days: ClosedRange<Int>) -> Double {
+        var fresh = 0.0, opens = 0.0
+        for r in results {
+            for d in days {
+                fresh += r.result.daily[d, .freshOpens]
+                opens += r.result.daily[d, .opens]
+            }
+        }
+        return fresh / opens
+    }
+
+    /// ``RoutineChange`` on a hand-built week: a routine learned for 10 days never fires;
+    /// a day with both opens in hours never seen fires once, and the next such day does
+    /// not (its profile was forgotten too); a day with one open never fires.
+    @Test func routineChangeFiresOncePerChange() {
+        var change = RoutineChange(halfLife: .days(28))
+        func day(_ hours: [Double]) -> Bool {
+            for h in hours { change.open(at: SimTime(h * Double(Clock.hour))) }
+            return change.midnight()
+        }
+        for _ in 0..<10 { #expect(!day([7.5, 12.5, 21])) }
+        #expect(!day([3.5]), "one open is too few to judge")
+        #expect(!day([7.5, 15.5, 21]), "one open of three in a new hour")
+        #expect(day([11.5, 16.5]), "both opens in hours never seen")
+        #expect(!day([11.5, 16.5]), "the profile forgot too: too little history to judge")
+        for _ in 0..<4 { #expect(!day([11.5, 16.5, 21])) }
+        #expect(day([2.5, 4.5, 9.5]), "learned again: the next change fires")
+    }
+
+    @Test(arguments: PolicyTests.learning.map { $0.name })
+    func regainsTheFreshOpenRateAfterTheRoutineShifts(policy name: String) throws {
+        let request = RunRequest(scenario: LoadedScenario(scenario: Self.scenario(), file: nil, sha256: "", resolvedJSON: ""),
+                                 policies: [name],
+                                 options: RunOptions(devices: Self.devices, days: Self.days, seed: Self.seed, threads: 2),
+                                 replications: Self.seeds)
+        let results = try Runner.run(request).results
+        #expect(results.count == Self.seeds)
+        let before = Self.freshRate(results, Self.before), after = Self.freshRate(results, Self.after)
+        let dip = Self.freshRate(results, Self.shiftDay...Self.shiftDay + 2)
+        print(String(format: "%@: fresh %.1f %% on days %d-%d, %.1f %% on days %d-%d, %.1f %% on days %d-%d: %.0f %% recovered",
+                     name, 100 * before, Self.before.lowerBound, Self.before.upperBound,
+                     100 * dip, Self.shiftDay, Self.shiftDay + 2,
+                     100 * after, Self.after.lowerBound, Self.after.upperBound, 100 * after / before))
+        #expect(dip < Self.minRecovery * before, "the shift costs freshness at first")
+        withKnownIssue("\(name) does not adapt within 14 days at its defaults", isIntermittent: false) {
+            #expect(after >= Self.minRecovery * before, "\(name): \(after) after the shift vs \(before) before")
+        } when: {
+            Self.knownFailures.contains(name)
+        }
+    }
+}
