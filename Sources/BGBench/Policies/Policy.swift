@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a policy may see of the device when it decides (MODEL.md §7): the clock and the
 /// device's state, nothing of the future.
 public struct DeviceView: Sendable {
@@ -131,18 +133,22 @@ public enum PolicyRegistry {
         PolicyEntry(OraclePolicy.self),
     ]
 
-    nonisolated(unsafe) private static var added: [PolicyEntry] = []
+    /// Registered policies; a lock makes registering safe while other threads read.
+    private static let added = Mutex<[PolicyEntry]>([])
 
     /// All policies, built-in first, then registered ones in registration order.
-    public static var all: [PolicyEntry] { builtIn + added }
+    public static var all: [PolicyEntry] { builtIn + added.withLock { $0 } }
 
     public static func named(_ name: String) -> PolicyEntry? {
         all.first { $0.name == name }
     }
 
-    /// Adds a policy. Call before any run starts (registration is not synchronised).
+    /// Adds a policy; registering a name twice is a programming error. A run sees the
+    /// policies registered when it starts.
     public static func register<P: WakePolicy>(_ policy: P.Type) {
-        precondition(named(P.name) == nil, "a policy named '\(P.name)' is already registered")
-        added.append(PolicyEntry(policy))
+        added.withLock { added in
+            precondition(!(builtIn + added).contains { $0.name == P.name }, "a policy named '\(P.name)' is already registered")
+            added.append(PolicyEntry(policy))
+        }
     }
 }
