@@ -15,6 +15,9 @@ public enum StreamPurpose: UInt64, Sendable {
     case feed = 9           // the shared content feed (device index ignored)
     case foreground = 10    // foreground fetches at stale opens
     case utcOffset = 11     // the device's time zone (fleet server load only)
+    case content = 12       // a device's own content stream (sync data)
+    case transfer = 13      // background transfers' delays (catalog images)
+    case processing = 14    // the processing task's first due time
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): used only to expand seeds into generator states.

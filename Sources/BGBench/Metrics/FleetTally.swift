@@ -8,6 +8,9 @@ public enum Quantity: Int, CaseIterable, Sendable {
     case deniedNotSubmitted, deniedSpacing, deniedBudget, deniedBusy
     case newData, noData, failed, expired, killed
     case throttleEvents, backgroundEnergy, cellularBytes, wifiBytes, zeroBattery, events
+    // Content kinds and the processing task (docs/content.md).
+    case serverJobs, serverLag, serverOnTime, transfers, cellularImageBytes
+    case processingCompleted, processingOnTime, processingMissed, processingInterruptions, processingEnergy
 
     public static let count = allCases.count
 
@@ -38,6 +41,16 @@ public enum Quantity: Int, CaseIterable, Sendable {
         case .wifiBytes: "wifi_bytes"
         case .zeroBattery: "zero_battery_s"
         case .events: "events"
+        case .serverJobs: "server_jobs"
+        case .serverLag: "server_lag_s"
+        case .serverOnTime: "server_on_time"
+        case .transfers: "transfers"
+        case .cellularImageBytes: "cellular_image_bytes"
+        case .processingCompleted: "processing_completed"
+        case .processingOnTime: "processing_on_time"
+        case .processingMissed: "processing_missed"
+        case .processingInterruptions: "processing_interruptions"
+        case .processingEnergy: "processing_energy_j"
         }
     }
 
@@ -74,6 +87,16 @@ extension DeviceTally {
         v[Quantity.wifiBytes.rawValue] = wifiBytes
         v[Quantity.zeroBattery.rawValue] = Clock.seconds(ticksAtZeroBattery)
         v[Quantity.events.rawValue] = Double(events)
+        v[Quantity.serverJobs.rawValue] = Double(serverJobs)
+        v[Quantity.serverLag.rawValue] = Clock.seconds(serverLagTicks)
+        v[Quantity.serverOnTime.rawValue] = Double(serverOnTime)
+        v[Quantity.transfers.rawValue] = Double(transfers)
+        v[Quantity.cellularImageBytes.rawValue] = cellularImageBytes
+        v[Quantity.processingCompleted.rawValue] = Double(processingCompleted)
+        v[Quantity.processingOnTime.rawValue] = Double(processingOnTime)
+        v[Quantity.processingMissed.rawValue] = Double(processingMissed)
+        v[Quantity.processingInterruptions.rawValue] = Double(processingInterruptions)
+        v[Quantity.processingEnergy.rawValue] = processingEnergy
         return v
     }
 }

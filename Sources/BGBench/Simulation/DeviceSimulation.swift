@@ -13,6 +13,8 @@ enum SimEvent: UInt8, EventKind {
     case sessionEnd
     case open
     case request
+    // Content kinds and the processing task (docs/content.md).
+    case serverJob, transferDone, processingDue, processingEnd, processingDeadline
 
     var code: UInt8 { rawValue }
     init(code: UInt8) { self = SimEvent(rawValue: code)! }
@@ -26,6 +28,10 @@ enum SimEvent: UInt8, EventKind {
         case .sessionEnd: 4
         case .open: 5
         case .request: 6
+        // A transfer's update lands like a run's; the server job reads after both.
+        case .transferDone, .processingEnd: 3
+        case .serverJob, .processingDeadline: 4
+        case .processingDue: 2
         }
     }
 }
@@ -92,6 +98,20 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private var inFlightStatus = RunStatus.noData
     private var inFlightContent = false
 
+    // Content kinds and the processing task (docs/content.md); the news path only reads
+    // the flags.
+    private let content: ContentKind
+    /// Whether the user waits for a foreground fetch (not for a `sync` upload).
+    private let userWaits: Bool
+    /// A successful run brings the cache to its start (catalog: not when its images were
+    /// left for Wi-Fi or handed to a transfer), and the images it hands to a transfer.
+    private var inFlightHolds = true
+    private var inFlightTransferBytes = 0.0
+    private var transfer = BackgroundTransfer()
+    private var transferRNG: RandomStream
+    private let processingEnabled: Bool
+    private var processing: ProcessingTask
+
     private(set) var tally = DeviceTally()
     /// The series totals at the start of the day, and the whole run's by hour of day.
     private var dayStart = SeriesRow(repeating: 0)
@@ -157,8 +177,16 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 
         platform = Platform(PlatformSetup(scenario: s, initialUsage: traits.initialUsage))
         task = AppTask(scenario: s, runtimeLimit: platform.runtimeLimit, rng: stream(.task))
-        cursor = FeedCursor(feed: ctx.feed)
-        let feed = ctx.feed
+        content = s.content.kind
+        userWaits = content != .sync
+        transferRNG = stream(.transfer)
+        var processingStream = stream(.processing)
+        processingEnabled = s.app.processing.enabled
+        processing = ProcessingTask(s.app.processing, rng: &processingStream)
+        // sync: the device's own data, generated for the whole run at its start.
+        let feed = content.sharesFeed ? ctx.feed
+            : NewsFeed(content: s.content, days: Clock.dayIndex(ctx.horizon - 1) + 1, seed: ctx.seed, device: index)
+        cursor = FeedCursor(feed: feed)
         averageItemBytes = feed.times.isEmpty ? 0 : feed.cumulativeBytes[feed.times.count] / Double(feed.times.count)
         policy = Policy(PolicyContext(
             scenario: s, deviceIndex: index, horizon: ctx.horizon, random: stream(.policy),
@@ -176,6 +204,11 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             planCharging(day: -1)
             planCharging(day: 0)
         }
+        if content == .sync { schedule(.serverJob, at: firstServerJob()) }
+        if processingEnabled {
+            schedule(.processingDue, at: processing.due)
+            schedule(.processingDeadline, at: processing.due + processing.deadline, payload: processing.instance)
+        }
         apply(policy.start(view(at: 0)), at: 0)
 
         while let event = queue.pop() {
@@ -188,21 +221,33 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             case .lowPowerOff:
                 if event.payload == lowPowerGeneration {
                     battery.advance(to: t)
+                    if processingEnabled { considerProcessing(at: t) }
                     apply(policy.stateChanged(view(at: t)), at: t)
                 }
             case .screenOn:
                 screenCount += 1
+                if processing.running { interruptProcessing(at: t) }
                 battery.setScreen(true, at: t)
                 schedule(.screenOff, at: t + Clock.ticks(seconds: screenRNG.lognormal(median: screenMedianSeconds, sigma: screenSigma)))
                 scheduleNextScreenSession()
             case .screenOff:
                 screenCount -= 1
-                if screenCount == 0 { battery.setScreen(false, at: t) }
+                if screenCount == 0 {
+                    battery.setScreen(false, at: t)
+                    if processingEnabled { considerProcessing(at: t) }
+                }
             case .runEnd: runEnded(at: t)
             case .sessionEnd: endSession(at: t, forceQuit: event.payload == 1)
             case .open: open(at: t, result: &result)
             case .request:
                 if requestPending && event.payload == requestGeneration && t == requestTime { request(at: t) }
+            case .serverJob: serverJob(at: t)
+            case .transferDone: if transfer.pending && event.payload == transfer.generation { transferDue(at: t) }
+            case .processingDue: considerProcessing(at: t)
+            case .processingEnd:
+                if processing.running && event.payload == processing.generation { processingCompleted(at: t) }
+            case .processingDeadline:
+                if processing.deadlinePassed(instance: event.payload) && counting(t) { tally.processingMissed += 1 }
             }
         }
         if requestPending && counting(horizon - 1) {
@@ -336,6 +381,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         let now = chargeCount > 0
         guard was != now else { return }
         battery.setCharging(now, at: t)
+        if processingEnabled {
+            if now { considerProcessing(at: t) } else if processing.running && processing.requiresPower { interruptProcessing(at: t) }
+        }
         lowPowerGeneration &+= 1
         if let off = battery.lowPowerOffTime { schedule(.lowPowerOff, at: off, payload: lowPowerGeneration) }
         apply(policy.stateChanged(view(at: t)), at: t)
@@ -346,6 +394,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         let length = nextSession, quits = nextForceQuit
         if hasBattery { battery.setScreen(true, at: t) }
         screenCount += 1
+        if processing.running { interruptProcessing(at: t) }
         foreground = true
         forceQuit = false
         submitted = true  // the app submits its task again at launch (rule 8)
@@ -375,18 +424,27 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 if counting(t) { tally.foregroundFailures += 1 }
             } else {
                 let missing = cursor.missing(upTo: t)
-                let fetch = task.foregroundFetch(on: net, missingBytes: missing.bytes, itemBytes: averageItemBytes)
+                // Catalog images come too, but not on cellular when they are Wi-Fi-only.
+                let images = content == .catalog ? imageBytes(items: missing.count) : 0
+                let skipsImages = images > 0 && net.isCellular && ctx.scenario.content.catalog.wifiOnly
+                let fetch = task.foregroundFetch(on: net, missingBytes: missing.bytes, itemBytes: averageItemBytes,
+                                                 extraBytes: skipsImages ? 0 : images)
+                let wait = userWaits ? fetch.wait : 0
                 if hasBattery { battery.spend(fetch.energy, at: t) }
                 if counting(t) {
                     tally.foregroundFetches += 1
-                    tally.foregroundWaitTicks += fetch.wait
-                    record(.foregroundWait, Clock.seconds(fetch.wait), at: t)
+                    tally.foregroundWaitTicks += wait
+                    record(.foregroundWait, Clock.seconds(wait), at: t)
                     load.add(1, atUTC: t - traits.utcOffset)
                     tally.foregroundEnergy += fetch.energy
                     if net.isCellular { tally.cellularBytes += fetch.bytes } else { tally.wifiBytes += fetch.bytes }
+                    if net.isCellular && !skipsImages { tally.cellularImageBytes += images }
                 }
-                cacheTime = t
-                cursor.cache(upTo: t)
+                if !skipsImages {
+                    cacheTime = t
+                    cursor.cache(upTo: t)
+                    if transfer.pending { transfer.finish() }  // the app has every image now
+                }
             }
         }
         if length > 0 { schedule(.sessionEnd, at: t + length, payload: quits ? 1 : 0) }
@@ -403,6 +461,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         if quits { forceQuit = true }
         screenCount -= 1
         if screenCount == 0 && hasBattery { battery.setScreen(false, at: t) }
+        if screenCount == 0 && processingEnabled { considerProcessing(at: t) }
     }
 
     /// A pending request falls due: the platform admits or denies it (rule 2).
@@ -446,7 +505,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         if !ctx.scenario.app.resubmits { submitted = false }
         let net = network.at(t)
         let missing = cursor.missing(upTo: t)
-        let run = task.run(on: net, newItems: missing.count, newBytes: missing.bytes, itemBytes: averageItemBytes)
+        let images = content == .catalog ? planImages(items: missing.count, on: net) : 0
+        let run = task.run(on: net, newItems: missing.count, newBytes: missing.bytes, itemBytes: averageItemBytes,
+                           extraBytes: images)
         if hasBattery { battery.spend(run.energy, at: t) }
         if counting(t) {
             tally.runs += 1
@@ -457,6 +518,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             if run.status == .killed { record(.killed, 1, at: t) }
             load.add(run.requests, atUTC: t - traits.utcOffset)
             if net.isCellular { tally.cellularBytes += run.bytes } else { tally.wifiBytes += run.bytes }
+            // The images ride on the first request: fetched if any bytes came.
+            if net.isCellular && run.bytes > 0 { tally.cellularImageBytes += images }
         }
         if tracing {
             log("started", net.label, Double(missing.count), at: t)
@@ -479,10 +542,11 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         }
         if inFlightStatus == .newData || inFlightStatus == .noData {
             // The update holds everything published up to the run's start (R1 rule 7).
-            if inFlightStart > cacheTime {
+            if inFlightHolds && inFlightStart > cacheTime {
                 cacheTime = inFlightStart
                 cursor.cache(upTo: inFlightStart)
             }
+            if inFlightTransferBytes > 0 { handToTransfer(at: t) }
         }
         let throttles = platform.throttleEvents
         platform.runEnded(at: t, status: inFlightStatus, broughtContent: inFlightContent)
@@ -528,5 +592,142 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             requestTime = max(when, t)
             schedule(.request, at: requestTime, payload: requestGeneration)
         }
+    }
+}
+
+// MARK: - Content kinds and the processing task (docs/content.md)
+
+extension DeviceSimulation {
+    /// `sync`: the first daily server job, at `server_job_at` UTC in device-local time.
+    private func firstServerJob() -> SimTime {
+        let at = ctx.scenario.content.sync.serverJobAt.ticks + traits.utcOffset
+        return ((at % Clock.day) + Clock.day) % Clock.day
+    }
+
+    /// `sync`: the server reads its copy; the lag is the age of the oldest item the device
+    /// has not uploaded (0 when it has uploaded everything).
+    private mutating func serverJob(at t: SimTime) {
+        if counting(t) {
+            let first = cursor.firstMissingTime
+            let lag = first <= t ? t - first : 0
+            let onTime = lag <= ctx.scenario.content.sync.targetAge.ticks
+            tally.serverJobs += 1
+            tally.serverLagTicks += lag
+            if onTime { tally.serverOnTime += 1 }
+            if tracing { log("server_job", onTime ? "on_time" : "late", Clock.seconds(lag), at: t) }
+        }
+        schedule(.serverJob, at: t + Clock.day)
+    }
+
+    /// `catalog`: the image bytes of `items` new items (a full refresh: of the full set).
+    private func imageBytes(items: Int) -> Double {
+        let app = ctx.scenario.app
+        let count = app.sync == .delta ? items : (items > 0 ? app.fullSetItems : 0)
+        return Double(count) * ctx.scenario.content.catalog.imageKilobytesPerItem * 1000
+    }
+
+    /// `catalog`: what a run starting on `net` does with the images of `items` new items:
+    /// returns the bytes it downloads itself, and sets whether its success brings the
+    /// cache to its start and what it hands to a background transfer.
+    private mutating func planImages(items: Int, on net: NetworkKind) -> Double {
+        let c = ctx.scenario.content.catalog
+        let images = imageBytes(items: items)
+        inFlightHolds = true
+        inFlightTransferBytes = 0
+        guard images > 0 else { return 0 }
+        if c.backgroundTransfer {
+            inFlightHolds = false
+            inFlightTransferBytes = images
+            return 0
+        }
+        if c.wifiOnly && net.isCellular {
+            inFlightHolds = false  // the metadata only: the images wait for a run on Wi-Fi
+            return 0
+        }
+        return images
+    }
+
+    /// A successful run hands its images to the background transfer.
+    private mutating func handToTransfer(at t: SimTime) {
+        let c = ctx.scenario.content.catalog
+        let delay = Clock.ticks(seconds: transferRNG.lognormal(median: c.transferDelayMedian.seconds, sigma: c.transferDelaySigma))
+        if let due = transfer.hand(bytes: inFlightTransferBytes, holdsUpTo: inFlightStart, at: t, delay: delay) {
+            schedule(.transferDone, at: due, payload: transfer.generation)
+        }
+        if tracing { log("transfer", "handed", inFlightTransferBytes, at: t) }
+    }
+
+    /// The system runs the pending transfer: off Wi-Fi (Wi-Fi-only) or offline it waits
+    /// `transfer_retry`; else it downloads the images and the cache holds the items.
+    private mutating func transferDue(at t: SimTime) {
+        let c = ctx.scenario.content.catalog
+        let net = network.at(t)
+        if net == .offline || (c.wifiOnly && net != .wifi) {
+            schedule(.transferDone, at: t + c.transferRetry.ticks, payload: transfer.generation)
+            return
+        }
+        let bytes = transfer.bytes
+        let energy = task.transferEnergy(bytes: bytes, on: net)
+        if hasBattery { battery.spend(energy, at: t) }
+        if counting(t) {
+            tally.transfers += 1
+            tally.backgroundEnergy += energy
+            record(.backgroundEnergy, energy, at: t)
+            load.add(1, atUTC: t - traits.utcOffset)
+            if net.isCellular {
+                tally.cellularBytes += bytes
+                tally.cellularImageBytes += bytes
+            } else {
+                tally.wifiBytes += bytes
+            }
+        }
+        if tracing { log("transfer", net.label, bytes, at: t) }
+        if transfer.holdsUpTo > cacheTime {
+            cacheTime = transfer.holdsUpTo
+            cursor.cache(upTo: cacheTime)
+        }
+        transfer.finish()
+    }
+
+    /// Starts the processing task if it is due and the device is idle (screen off) with
+    /// its requirements met: power and network as asked, and the gates a discretionary
+    /// task obeys (Background App Refresh on, not force-quit, no Low Power Mode, battery
+    /// not low). Called whenever one of these may have come to hold.
+    private mutating func considerProcessing(at t: SimTime) {
+        guard processingEnabled, !processing.running, t >= processing.due, screenCount == 0, !foreground,
+              !traits.barOff, !forceQuit, !processing.requiresPower || chargeCount > 0 else { return }
+        if hasBattery {
+            battery.advance(to: t)
+            if battery.lowPower || battery.isLow { return }
+        }
+        if processing.requiresNetwork && network.at(t) == .offline { return }
+        let end = processing.start(at: t)
+        schedule(.processingEnd, at: end, payload: processing.generation)
+        if tracing { log("processing", "started", Clock.seconds(end - t), at: t) }
+    }
+
+    /// The screen came on or the phone was unplugged: the task stops, keeping its work.
+    private mutating func interruptProcessing(at t: SimTime) {
+        let energy = processing.interrupt(at: t)
+        bookProcessing(energy, at: t)
+        if counting(t) { tally.processingInterruptions += 1 }
+        if tracing { log("processing", "interrupted", Clock.seconds(processing.remaining), at: t) }
+    }
+
+    private mutating func processingCompleted(at t: SimTime) {
+        let (energy, onTime) = processing.complete(at: t)
+        bookProcessing(energy, at: t)
+        if counting(t) {
+            tally.processingCompleted += 1
+            if onTime { tally.processingOnTime += 1 }
+        }
+        if tracing { log("processing", onTime ? "completed" : "completed_late", chargeCount > 0 ? 1 : 0, at: t) }
+        schedule(.processingDue, at: processing.due)
+        schedule(.processingDeadline, at: processing.due + processing.deadline, payload: processing.instance)
+    }
+
+    private mutating func bookProcessing(_ energy: Double, at t: SimTime) {
+        if hasBattery { battery.spend(energy, at: t) }
+        if counting(t) { tally.processingEnergy += energy }
     }
 }
