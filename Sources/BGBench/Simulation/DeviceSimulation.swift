@@ -46,6 +46,9 @@ struct DeviceRunContext: Sendable {
     let feed: NewsFeed
     /// Devices below this index log every event (events.csv).
     var traceDevices = 0
+    /// For tests: device i's own item stream (`sync`) when there is an entry for it, in
+    /// place of one generated from the seed.
+    var deviceFeeds: [NewsFeed] = []
 }
 
 /// One device as a small discrete-event simulation (MODEL.md §2): the user's opens, phone
@@ -185,6 +188,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         processing = ProcessingTask(s.app.processing, rng: &processingStream)
         // sync: the device's own data, generated for the whole run at its start.
         let feed = content.sharesFeed ? ctx.feed
+            : index < ctx.deviceFeeds.count ? ctx.deviceFeeds[index]
             : NewsFeed(content: s.content, days: Clock.dayIndex(ctx.horizon - 1) + 1, seed: ctx.seed, device: index)
         cursor = FeedCursor(feed: feed)
         averageItemBytes = feed.times.isEmpty ? 0 : feed.cumulativeBytes[feed.times.count] / Double(feed.times.count)
