@@ -57,7 +57,6 @@ struct DeviceRunContext: Sendable {
 /// scored for freshness. Generic over policy and platform so both are specialised into
 /// the loop; the loop allocates nothing.
 struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
-    private let ctx: DeviceRunContext
     private let index: Int
     private let traits: DeviceTraits
     private let queue: EventQueue<SimEvent>
@@ -122,6 +121,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     /// The end of the current hour and its first index in `byHour`.
     private var hourEnd = Clock.hour
     private var hourRow = 0
+    /// Last: the scenario inside is large and grows with every parameter, and fields
+    /// after it would move with it (the hot fields' cache-line layout changed measurably
+    /// when it grew).
+    private let ctx: DeviceRunContext
 
     init(index: Int, context ctx: DeviceRunContext, queue: EventQueue<SimEvent>, load: ServerLoadSink) {
         self.ctx = ctx
@@ -245,13 +248,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             case .open: open(at: t, result: &result)
             case .request:
                 if requestPending && event.payload == requestGeneration && t == requestTime { request(at: t) }
-            case .serverJob: serverJob(at: t)
-            case .transferDone: if transfer.pending && event.payload == transfer.generation { transferDue(at: t) }
-            case .processingDue: considerProcessing(at: t)
-            case .processingEnd:
-                if processing.running && event.payload == processing.generation { processingCompleted(at: t) }
-            case .processingDeadline:
-                if processing.deadlinePassed(instance: event.payload) && counting(t) { tally.processingMissed += 1 }
+            case .serverJob, .transferDone, .processingDue, .processingEnd, .processingDeadline:
+                contentEvent(event.kind, payload: event.payload, at: t)
             }
         }
         if requestPending && counting(horizon - 1) {
@@ -287,7 +285,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         byHour[hourRow + field.rawValue] += value
     }
 
-    /// The device's totals so far of the series fields.
+    /// The device's totals so far of the series fields. Inlined: a call would copy the
+    /// whole simulation (kilobytes) to pass a non-mutating self.
+    @inline(__always)
     private func seriesTotals() -> SeriesRow {
         var row = SeriesRow(repeating: 0)
         row[SeriesField.opens.rawValue] = Double(tally.opens)
@@ -429,10 +429,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             } else {
                 let missing = cursor.missing(upTo: t)
                 // Catalog images come too, but not on cellular when they are Wi-Fi-only.
-                let images = content == .catalog ? imageBytes(items: missing.count) : 0
-                let skipsImages = images > 0 && net.isCellular && ctx.scenario.content.catalog.wifiOnly
+                var images = 0.0, holds = true
+                if content == .catalog { (images, holds) = foregroundImages(items: missing.count, on: net) }
                 let fetch = task.foregroundFetch(on: net, missingBytes: missing.bytes, itemBytes: averageItemBytes,
-                                                 extraBytes: skipsImages ? 0 : images)
+                                                 extraBytes: images)
                 let wait = userWaits ? fetch.wait : 0
                 if hasBattery { battery.spend(fetch.energy, at: t) }
                 if counting(t) {
@@ -441,10 +441,14 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                     record(.foregroundWait, Clock.seconds(wait), at: t)
                     load.add(1, atUTC: t - traits.utcOffset)
                     tally.foregroundEnergy += fetch.energy
-                    if net.isCellular { tally.cellularBytes += fetch.bytes } else { tally.wifiBytes += fetch.bytes }
-                    if net.isCellular && !skipsImages { tally.cellularImageBytes += images }
+                    if net.isCellular {
+                        tally.cellularBytes += fetch.bytes
+                        tally.cellularImageBytes += images
+                    } else {
+                        tally.wifiBytes += fetch.bytes
+                    }
                 }
-                if !skipsImages {
+                if holds {
                     cacheTime = t
                     cursor.cache(upTo: t)
                     if transfer.pending { transfer.finish() }  // the app has every image now
@@ -521,9 +525,13 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             record(.backgroundEnergy, run.energy, at: t)
             if run.status == .killed { record(.killed, 1, at: t) }
             load.add(run.requests, atUTC: t - traits.utcOffset)
-            if net.isCellular { tally.cellularBytes += run.bytes } else { tally.wifiBytes += run.bytes }
-            // The images ride on the first request: fetched if any bytes came.
-            if net.isCellular && run.bytes > 0 { tally.cellularImageBytes += images }
+            if net.isCellular {
+                tally.cellularBytes += run.bytes
+                // The images ride on the first request: fetched if any bytes came.
+                tally.cellularImageBytes += run.bytes > 0 ? images : 0
+            } else {
+                tally.wifiBytes += run.bytes
+            }
         }
         if tracing {
             log("started", net.label, Double(missing.count), at: t)
@@ -602,7 +610,31 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 // MARK: - Content kinds and the processing task (docs/content.md)
 
 extension DeviceSimulation {
+    /// The events of the content kinds and the processing task, out of the news path.
+    @inline(never)
+    private mutating func contentEvent(_ kind: SimEvent, payload: UInt16, at t: SimTime) {
+        switch kind {
+        case .serverJob: serverJob(at: t)
+        case .transferDone: if transfer.pending && payload == transfer.generation { transferDue(at: t) }
+        case .processingDue: considerProcessing(at: t)
+        case .processingEnd: if processing.running && payload == processing.generation { processingCompleted(at: t) }
+        case .processingDeadline:
+            if processing.deadlinePassed(instance: payload) && counting(t) { tally.processingMissed += 1 }
+        default: break
+        }
+    }
+
+    /// `catalog`: the images a stale open fetches with the metadata, and whether the cache
+    /// then holds everything (not when the images are Wi-Fi-only and the device is on cellular).
+    @inline(__always)  // non-mutating: inlined, so self is not copied
+    private func foregroundImages(items: Int, on net: NetworkKind) -> (bytes: Double, holds: Bool) {
+        let images = imageBytes(items: items)
+        let skips = images > 0 && net.isCellular && ctx.scenario.content.catalog.wifiOnly
+        return skips ? (0, false) : (images, true)
+    }
+
     /// `sync`: the first daily server job, at `server_job_at` UTC in device-local time.
+    @inline(__always)  // non-mutating: inlined, so self is not copied
     private func firstServerJob() -> SimTime {
         let at = ctx.scenario.content.sync.serverJobAt.ticks + traits.utcOffset
         return ((at % Clock.day) + Clock.day) % Clock.day
@@ -610,6 +642,7 @@ extension DeviceSimulation {
 
     /// `sync`: the server reads its copy; the lag is the age of the oldest item the device
     /// has not uploaded (0 when it has uploaded everything).
+    @inline(never)
     private mutating func serverJob(at t: SimTime) {
         if counting(t) {
             let first = cursor.firstMissingTime
@@ -624,6 +657,7 @@ extension DeviceSimulation {
     }
 
     /// `catalog`: the image bytes of `items` new items (a full refresh: of the full set).
+    @inline(__always)  // non-mutating: inlined, so self is not copied
     private func imageBytes(items: Int) -> Double {
         let app = ctx.scenario.app
         let count = app.sync == .delta ? items : (items > 0 ? app.fullSetItems : 0)
@@ -633,6 +667,7 @@ extension DeviceSimulation {
     /// `catalog`: what a run starting on `net` does with the images of `items` new items:
     /// returns the bytes it downloads itself, and sets whether its success brings the
     /// cache to its start and what it hands to a background transfer.
+    @inline(never)
     private mutating func planImages(items: Int, on net: NetworkKind) -> Double {
         let c = ctx.scenario.content.catalog
         let images = imageBytes(items: items)
@@ -652,6 +687,7 @@ extension DeviceSimulation {
     }
 
     /// A successful run hands its images to the background transfer.
+    @inline(never)
     private mutating func handToTransfer(at t: SimTime) {
         let c = ctx.scenario.content.catalog
         let delay = Clock.ticks(seconds: transferRNG.lognormal(median: c.transferDelayMedian.seconds, sigma: c.transferDelaySigma))
@@ -663,6 +699,7 @@ extension DeviceSimulation {
 
     /// The system runs the pending transfer: off Wi-Fi (Wi-Fi-only) or offline it waits
     /// `transfer_retry`; else it downloads the images and the cache holds the items.
+    @inline(never)
     private mutating func transferDue(at t: SimTime) {
         let c = ctx.scenario.content.catalog
         let net = network.at(t)
@@ -697,6 +734,7 @@ extension DeviceSimulation {
     /// its requirements met: power and network as asked, and the gates a discretionary
     /// task obeys (Background App Refresh on, not force-quit, no Low Power Mode, battery
     /// not low). Called whenever one of these may have come to hold.
+    @inline(never)
     private mutating func considerProcessing(at t: SimTime) {
         guard processingEnabled, !processing.running, t >= processing.due, screenCount == 0, !foreground,
               !traits.barOff, !forceQuit, !processing.requiresPower || chargeCount > 0 else { return }
@@ -711,6 +749,7 @@ extension DeviceSimulation {
     }
 
     /// The screen came on or the phone was unplugged: the task stops, keeping its work.
+    @inline(never)
     private mutating func interruptProcessing(at t: SimTime) {
         let energy = processing.interrupt(at: t)
         bookProcessing(energy, at: t)
@@ -718,6 +757,7 @@ extension DeviceSimulation {
         if tracing { log("processing", "interrupted", Clock.seconds(processing.remaining), at: t) }
     }
 
+    @inline(never)
     private mutating func processingCompleted(at t: SimTime) {
         let (energy, onTime) = processing.complete(at: t)
         bookProcessing(energy, at: t)
@@ -730,6 +770,7 @@ extension DeviceSimulation {
         schedule(.processingDeadline, at: processing.due + processing.deadline, payload: processing.instance)
     }
 
+    @inline(never)
     private mutating func bookProcessing(_ energy: Double, at t: SimTime) {
         if hasBattery { battery.spend(energy, at: t) }
         if counting(t) { tally.processingEnergy += energy }
