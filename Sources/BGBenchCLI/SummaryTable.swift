@@ -27,12 +27,44 @@ enum SummaryTable {
             ]
             lines.append(zip(values, columns).map { pad($0, $1.1) }.joined(separator: " "))
         }
+        lines += kindLines(report, pad: pad)
         let o = report.request.options
         let rate = Double(report.deviceDays) / max(report.wallSeconds, 1e-9)
         let seeds = report.request.replications > 1 ? "seeds \(o.seed)–\(o.seed &+ UInt64(report.request.replications - 1))" : "seed \(o.seed)"
         lines.append("\(o.devices) devices × \(o.days) days × \(report.request.policies.count) policies, \(seeds): "
                      + "\(fixed(report.wallSeconds, 2)) s, \(fixed(rate, 0)) device-days/s on \(report.threads) threads")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The headline figures of the content kind and the processing task, when the
+    /// scenario has them (docs/content.md): a second small table.
+    static func kindLines(_ report: RunReport, pad: (String, Int) -> String) -> [String] {
+        let scenario = report.request.scenario.scenario
+        var columns: [(String, Int, (FleetEstimates) -> String)] = []
+        switch scenario.content.kind {
+        case .news: break
+        case .sync:
+            columns += [("server lag s", 13, { fixed($0.perDeviceDay(.serverLag).value, 0) }),
+                        ("on time %", 10, { fixed(100 * $0.perDeviceDay(.serverOnTime).value, 1) })]
+        case .catalog:
+            columns += [("transfers/d", 12, { fixed($0.perDeviceDay(.transfers).value, 2) }),
+                        ("cell img B/d", 13, { fixed($0.perDeviceDay(.cellularImageBytes).value, 0) })]
+        }
+        if scenario.app.processing.enabled {
+            columns += [("proc on time %", 15, { e in
+                            let resolved = e.tally[.processingOnTime] + e.tally[.processingMissed]
+                            return fixed(resolved > 0 ? 100 * e.tally[.processingOnTime] / resolved : .nan, 1) }),
+                        ("proc done/d", 12, { fixed($0.perDeviceDay(.processingCompleted).value, 3) }),
+                        ("interrupts/d", 13, { fixed($0.perDeviceDay(.processingInterruptions).value, 3) })]
+        }
+        guard !columns.isEmpty else { return [] }
+        var lines = [pad("policy", 12) + " " + columns.map { pad($0.0, $0.1) }.joined(separator: " ")]
+        for r in report.results {
+            let e = FleetEstimates(tally: r.tally, days: report.countedDays)
+            let name = report.request.replications > 1 ? "\(r.policy)@\(r.seed)" : r.policy
+            lines.append(pad(name, 12) + " " + columns.map { pad($0.2(e), $0.1) }.joined(separator: " "))
+        }
+        return lines
     }
 
     /// A number with a fixed count of decimals, independent of the locale.

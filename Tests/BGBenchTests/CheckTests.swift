@@ -395,10 +395,12 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
             #expect(m.tolerancePercent == 1)
         }
         #expect(CheckMetrics.named("fresh_open_rate")?.direction == .higherIsBetter)
-        #expect(CheckMetrics.table.filter { $0.direction == .higherIsBetter }.map(\.name) == ["fresh_open_rate"])
+        #expect(CheckMetrics.table.filter { $0.direction == .higherIsBetter }.map(\.name)
+                == ["fresh_open_rate", "server_on_time_rate", "processing_on_time_rate"])
         #expect(Set(CheckMetrics.table.filter { $0.direction == .neutral }.map(\.name))
                 == ["opens_per_day", "requested_per_day", "runs_per_day", "replaced_per_day", "pending_at_horizon_per_day",
-                    "new_data_per_day", "no_data_per_day", "push_sent_per_day", "push_runs_per_day"])
+                    "new_data_per_day", "no_data_per_day", "push_sent_per_day", "push_runs_per_day",
+                    "transfers_per_day", "processing_completed_per_day"])
     }
 
     /// The paired test's standard error is paired.csv's, device by device: comparing policy

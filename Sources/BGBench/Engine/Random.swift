@@ -16,6 +16,9 @@ public enum StreamPurpose: UInt64, Sendable {
     case foreground = 10    // foreground fetches at stale opens
     case utcOffset = 11     // the device's time zone (fleet server load only)
     case push = 12          // silent pushes' loss and delay on the way to the device
+    case content = 13       // a device's own content stream (sync data)
+    case transfer = 14      // background transfers' delays (catalog images)
+    case processing = 15    // the processing task's first due time
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): used only to expand seeds into generator states.

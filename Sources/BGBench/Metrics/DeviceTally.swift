@@ -36,6 +36,21 @@ public struct DeviceTally: Sendable {
     public var pushRuns = 0
     /// Simulation events processed (all of them, warm-up included).
     public var events = 0
+    /// `sync`: daily server jobs, the sum of their lags (age of the oldest item not yet
+    /// uploaded, 0 when none), and those with a lag within the target (docs/content.md).
+    public var serverJobs = 0
+    public var serverLagTicks: Int64 = 0
+    public var serverOnTime = 0
+    /// `catalog`: background transfers completed, and image bytes received on cellular.
+    public var transfers = 0
+    public var cellularImageBytes = 0.0
+    /// The processing task: instances completed (late ones too), completed within their
+    /// deadline, whose deadline passed first, interruptions, and its energy (J).
+    public var processingCompleted = 0
+    public var processingOnTime = 0
+    public var processingMissed = 0
+    public var processingInterruptions = 0
+    public var processingEnergy = 0.0
 
     public init() {}
 

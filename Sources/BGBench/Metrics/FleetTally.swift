@@ -9,6 +9,9 @@ public enum Quantity: Int, CaseIterable, Sendable {
     case newData, noData, failed, expired, killed
     case throttleEvents, backgroundEnergy, cellularBytes, wifiBytes, zeroBattery, events
     case pushSent, pushLost, pushGated, pushThrottled, pushRuns
+    // Content kinds and the processing task (docs/content.md).
+    case serverJobs, serverLag, serverOnTime, transfers, cellularImageBytes
+    case processingCompleted, processingOnTime, processingMissed, processingInterruptions, processingEnergy
 
     public static let count = allCases.count
 
@@ -44,6 +47,16 @@ public enum Quantity: Int, CaseIterable, Sendable {
         case .pushGated: "push_gated"
         case .pushThrottled: "push_throttled"
         case .pushRuns: "push_runs"
+        case .serverJobs: "server_jobs"
+        case .serverLag: "server_lag_s"
+        case .serverOnTime: "server_on_time"
+        case .transfers: "transfers"
+        case .cellularImageBytes: "cellular_image_bytes"
+        case .processingCompleted: "processing_completed"
+        case .processingOnTime: "processing_on_time"
+        case .processingMissed: "processing_missed"
+        case .processingInterruptions: "processing_interruptions"
+        case .processingEnergy: "processing_energy_j"
         }
     }
 
@@ -85,6 +98,16 @@ extension DeviceTally {
         v[Quantity.pushGated.rawValue] = Double(pushGated)
         v[Quantity.pushThrottled.rawValue] = Double(pushThrottled)
         v[Quantity.pushRuns.rawValue] = Double(pushRuns)
+        v[Quantity.serverJobs.rawValue] = Double(serverJobs)
+        v[Quantity.serverLag.rawValue] = Clock.seconds(serverLagTicks)
+        v[Quantity.serverOnTime.rawValue] = Double(serverOnTime)
+        v[Quantity.transfers.rawValue] = Double(transfers)
+        v[Quantity.cellularImageBytes.rawValue] = cellularImageBytes
+        v[Quantity.processingCompleted.rawValue] = Double(processingCompleted)
+        v[Quantity.processingOnTime.rawValue] = Double(processingOnTime)
+        v[Quantity.processingMissed.rawValue] = Double(processingMissed)
+        v[Quantity.processingInterruptions.rawValue] = Double(processingInterruptions)
+        v[Quantity.processingEnergy.rawValue] = processingEnergy
         return v
     }
 }

@@ -96,11 +96,12 @@ struct AppTask {
         return app.sync == .delta ? fixed + missingBytes : fixed + Double(app.fullSetItems) * itemBytes
     }
 
-    /// Runs the task from t on `network`; `newItems` is what the cache misses at t.
-    /// `limit`, if given, replaces the runtime limit for this run (a platform that stops
-    /// a job early, as Android does when its quota runs out).
+    /// Runs the task from t on `network`; `newItems` is what the cache misses at t;
+    /// `extraBytes` ride on the first request (catalog images). `limit`, if given,
+    /// replaces the runtime limit for this run (a platform that stops a job early, as
+    /// Android does when its quota runs out).
     mutating func run(on network: NetworkKind, newItems: Int, newBytes: Double, itemBytes: Double,
-                      limit runLimit: SimTime? = nil) -> RunExecution {
+                      extraBytes: Double = 0, limit runLimit: SimTime? = nil) -> RunExecution {
         let limit = runLimit ?? self.limit
         if app.task == .lognormal { return runLognormal(on: network, newItems: newItems, limit: limit) }
         let launch = app.launchJ
@@ -116,7 +117,8 @@ struct AppTask {
         var sent: Int32 = 0
         for r in 0..<requests {
             sent += 1
-            let payload = r == 0 ? payloadBytes(missingBytes: newBytes, itemBytes: itemBytes) : app.payloadFixedKilobytes * 1000
+            let payload = r == 0 ? payloadBytes(missingBytes: newBytes, itemBytes: itemBytes) + extraBytes
+                                 : app.payloadFixedKilobytes * 1000
             let u = rng.uniform()
             active += latencySeconds(on: network)
             if u < app.failureProbability { status = .failed; break }
@@ -155,10 +157,17 @@ struct AppTask {
 
     /// A foreground fetch at a stale open: one request for what the cache misses.
     /// Returns the user's wait and the energy (costed apart from background work).
-    mutating func foregroundFetch(on network: NetworkKind, missingBytes: Double, itemBytes: Double)
+    mutating func foregroundFetch(on network: NetworkKind, missingBytes: Double, itemBytes: Double, extraBytes: Double = 0)
         -> (wait: SimTime, energy: Double, bytes: Double) {
-        let payload = payloadBytes(missingBytes: missingBytes, itemBytes: itemBytes)
+        let payload = payloadBytes(missingBytes: missingBytes, itemBytes: itemBytes) + extraBytes
         let seconds = latencySeconds(on: network) + transferSeconds(bytes: payload, on: network)
         return (Clock.ticks(seconds: seconds), energy.radio(activeSeconds: seconds, on: network), payload)
+    }
+
+    /// A background transfer of `bytes` on `network` (catalog images): transfer time over
+    /// the bandwidth with the radio's promotion and tail, no launch and no request latency
+    /// (the system runs it, and its bytes dwarf a round trip). Returns the energy (J).
+    func transferEnergy(bytes: Double, on network: NetworkKind) -> Double {
+        energy.radio(activeSeconds: transferSeconds(bytes: bytes, on: network), on: network)
     }
 }

@@ -1,14 +1,25 @@
 /// The one news feed all devices read (MODEL.md §5, §10 rule 4): items arrive as a
 /// non-homogeneous Poisson process with a daily rate and hourly weights, and have
 /// lognormal sizes. Generated once per run from the feed's own stream, read-only after.
+/// The same type holds a device's own item stream (`sync`), generated at the device's start.
 public final class NewsFeed: Sendable {
     /// Publication times, ascending.
     public let times: [SimTime]
     /// `cumulativeBytes[i]` = total size of items 0..<i (so a range's bytes is O(1)).
     let cumulativeBytes: [Double]
 
-    public init(content: ContentModel, days: Int, seed: UInt64) {
-        var rng = RandomStream(seed: seed, device: 0, purpose: .feed)
+    public convenience init(content: ContentModel, days: Int, seed: UInt64) {
+        self.init(content: content, days: days, rng: RandomStream(seed: seed, device: 0, purpose: .feed))
+    }
+
+    /// One device's own stream of items by the same rules (`sync`: the data the device
+    /// produces), from its `content` stream.
+    convenience init(content: ContentModel, days: Int, seed: UInt64, device: Int) {
+        self.init(content: content, days: days, rng: RandomStream(seed: seed, device: UInt64(device), purpose: .content))
+    }
+
+    private init(content: ContentModel, days: Int, rng: RandomStream) {
+        var rng = rng
         let total = content.hourlyWeights.reduce(0, +)
         var times: [SimTime] = []
         times.reserveCapacity(Int(content.itemsPerDay * Double(days) * 1.1) + 16)

@@ -76,6 +76,15 @@ public enum CheckMetrics {
         m("push_gated_per_day", .lowerIsBetter, .perDevice("push_gated")),
         m("push_throttled_per_day", .lowerIsBetter, .perDevice("push_throttled")),
         m("push_runs_per_day", .neutral, .perDevice("push_runs")),          // runs: scored in energy
+        m("server_lag_mean_s", .lowerIsBetter, .perDevice("server_lag_s")),
+        m("server_on_time_rate", .higherIsBetter, .perDevice("server_on_time")),
+        m("transfers_per_day", .neutral, .perDevice("transfers")),          // a means of freshness, like runs
+        m("cellular_image_bytes_per_day", .lowerIsBetter, .perDevice("cellular_image_bytes")),
+        // A ratio over resolved tasks; the tests use the on-time count per device.
+        m("processing_on_time_rate", .higherIsBetter, .perDevice("processing_on_time")),
+        m("processing_completed_per_day", .neutral, .perDevice("processing_completed")),
+        m("processing_interruptions_per_day", .lowerIsBetter, .perDevice("processing_interruptions")),
+        m("processing_energy_j_per_day", .lowerIsBetter, .perDevice("processing_energy_j")),
     ]
 
     public static func named(_ name: String) -> CheckMetric? { table.first { $0.name == name } }

@@ -77,7 +77,30 @@ public enum SummarySchema {
         perDay("push_gated_per_day", "1/device-day", .pushGated, "pushes that arrived and were refused by a gate (app open, switch off, force-quit, Low Power Mode, low battery, run in flight)"),
         perDay("push_throttled_per_day", "1/device-day", .pushThrottled, "pushes that arrived above the platform's hourly push budget: not delivered"),
         perDay("push_runs_per_day", "1/device-day", .pushRuns, "background runs launched by a delivered push (included in runs_per_day)"),
+        // Content kinds and the processing task (docs/content.md): empty where they do not apply.
+        perServerJob("server_lag_mean_s", "s", .serverLag,
+                     "`sync`: mean over the daily server jobs of the age of the oldest item the server did not have yet (0 when it had everything)"),
+        perServerJob("server_on_time_rate", "ratio", .serverOnTime,
+                     "`sync`: share of the daily server jobs that found every item older than `content.sync.target_age` uploaded"),
+        perDay("transfers_per_day", "1/device-day", .transfers, "`catalog`: background transfers of images completed"),
+        perDay("cellular_image_bytes_per_day", "B/device-day", .cellularImageBytes,
+               "`catalog`: image bytes received on LTE or 5G, background and foreground (part of `cellular_bytes_per_day`)"),
+        SummaryColumn(name: "processing_on_time_rate", unit: "ratio",
+                      definition: "processing tasks completed within their deadline / those completed in time or whose deadline passed", interval: false) { e, _ in
+            let resolved = e.tally[.processingOnTime] + e.tally[.processingMissed]
+            return Estimate(resolved > 0 ? e.tally[.processingOnTime] / resolved : .nan) },
+        perDay("processing_completed_per_day", "1/device-day", .processingCompleted, "processing tasks completed, late ones included"),
+        perDay("processing_interruptions_per_day", "1/device-day", .processingInterruptions,
+               "processing tasks stopped by the screen coming on or the phone being unplugged"),
+        perDay("processing_energy_j_per_day", "J/device-day", .processingEnergy, "energy of the processing task (not in `background_energy_j_per_day`)"),
     ]
+
+    /// A mean per daily server job (`sync`): every device has one a counted day, so it is
+    /// the per-device-day mean; empty without server jobs.
+    static func perServerJob(_ name: String, _ unit: String, _ q: Quantity, _ definition: String) -> SummaryColumn {
+        SummaryColumn(name: name, unit: unit, definition: definition, interval: true) { e, _ in
+            e.tally[.serverJobs] > 0 ? e.perDeviceDay(q) : Estimate(.nan) }
+    }
 
     /// The header of summary.csv.
     public static var header: [String] {

@@ -198,9 +198,52 @@ public struct ContentModel: Codable, Sendable, Equatable {
     /// per item, assumption).
     public var itemSizeMedianKilobytes = 4.5
     public var itemSizeSigma = 0.5
+    /// `sync` only: the server job and its target (the item fields above then describe the
+    /// data each device produces, not a shared feed).
+    public var sync = SyncContentParameters()
+    /// `catalog` only: images, Wi-Fi-only and background transfers.
+    public var catalog = CatalogParameters()
 }
 
-public enum ContentKind: String, Codable, Sendable, CaseIterable { case news }
+/// What the content is (MODEL.md §5; docs/content.md). `news` and `catalog` read one feed
+/// shared by all devices; `sync` gives every device its own stream of data to upload.
+public enum ContentKind: String, Codable, Sendable, CaseIterable {
+    case news, sync, catalog
+    /// Whether devices read the run's shared feed (else each has its own stream).
+    public var sharesFeed: Bool { self != .sync }
+}
+
+/// A fitness-style upload (MODEL.md §5): the device produces items (samples, workouts) by
+/// the item fields of `content`, from its own stream; a run or an open uploads what the
+/// server lacks (delta); a daily server job reads the server's copy.
+public struct SyncContentParameters: Codable, Sendable, Equatable {
+    /// When the daily server job reads the uploads, as a UTC time of day (device-local time
+    /// = UTC + the device's offset). Assumption: nightly batch jobs run in the small hours.
+    public var serverJobAt = TimeSpan.hours(4)
+    /// The job is on time if every item older than this was uploaded (assumption: the
+    /// fitness preset's ~4 h sync interval).
+    public var targetAge = TimeSpan.hours(4)
+}
+
+/// An e-commerce catalog (MODEL.md §5: a larger payload that changes hourly): each item of
+/// the shared feed (a product change) brings images; optionally Wi-Fi-only, optionally
+/// downloaded by a background transfer that completes after the run, at the system's
+/// discretion (as a background URLSession does).
+public struct CatalogParameters: Codable, Sendable, Equatable {
+    /// Image bytes per new item (assumption: a product's images after app-side resizing).
+    public var imageKilobytesPerItem = 250.0
+    /// Images only on Wi-Fi: on cellular a run or a stale open fetches the metadata alone
+    /// and the cache stays stale (a user's "download images on Wi-Fi only" setting).
+    public var wifiOnly = false
+    /// Hand the images to a background transfer instead of downloading them in the run.
+    public var backgroundTransfer = false
+    /// The transfer completes this long after the run ends: lognormal, median 30 min,
+    /// sigma 1 (assumption: discretionary transfers wait minutes to hours for good conditions).
+    public var transferDelayMedian = TimeSpan.minutes(30)
+    public var transferDelaySigma = 1.0
+    /// A Wi-Fi-only transfer due while off Wi-Fi is retried this much later (assumption).
+    public var transferRetry = TimeSpan.minutes(15)
+}
 
 // MARK: - App (MODEL.md §6)
 
@@ -231,6 +274,28 @@ public struct AppModel: Codable, Sendable, Equatable {
     public var lognormalMedian = TimeSpan.seconds(0.8)
     public var lognormalSigma = 1.0
     public var lognormalFailureProbability = 0.02
+    /// An optional processing task beside the refresh (MODEL.md §6: BGProcessingTask).
+    public var processing = ProcessingTaskParameters()
+}
+
+/// A processing task (BGProcessingTask, MODEL.md §6; docs/content.md): deferrable work,
+/// minutes long, due every `interval`; the platform runs it only while the device is idle
+/// (screen off) and its requirements hold, interrupts it when the screen comes on or the
+/// phone is unplugged, and resumes it later where it stopped.
+public struct ProcessingTaskParameters: Codable, Sendable, Equatable {
+    public var enabled = false
+    /// Due this long after the last completion; the first is due at a uniform time in the
+    /// first interval (assumption: weekly database maintenance).
+    public var interval = TimeSpan.days(7)
+    /// Work to do, in device time (assumption: a few minutes of database maintenance).
+    public var work = TimeSpan.minutes(5)
+    /// BGProcessingTaskRequest.requiresExternalPower and requiresNetworkConnectivity.
+    public var requiresPower = true
+    public var requiresNetwork = false
+    /// Reported on time if it completes within this after it became due (assumption).
+    public var deadline = TimeSpan.days(1)
+    /// CPU power while it runs (assumption: about one busy core).
+    public var powerW = 1.0
 }
 
 public enum TaskModelKind: String, Codable, Sendable, CaseIterable { case requests, lognormal }

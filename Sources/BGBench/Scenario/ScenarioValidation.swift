@@ -106,6 +106,13 @@ extension Scenario {
         v.checkWeights(content.hourlyWeights, count: 24, "content.hourly_weights")
         v.check(content.itemSizeMedianKilobytes, in: 0...1_000_000, "content.item_size_median_kilobytes")
         v.check(content.itemSizeSigma, in: 0...5, "content.item_size_sigma")
+        v.check(content.sync.serverJobAt, in: TimeSpan.hours(0)...TimeSpan.hours(24), "content.sync.server_job_at")
+        v.check(content.sync.targetAge, in: TimeSpan.hours(0)...TimeSpan.days(365), "content.sync.target_age")
+        let cat = content.catalog
+        v.check(cat.imageKilobytesPerItem, in: 0...1_000_000, "content.catalog.image_kilobytes_per_item")
+        v.check(cat.transferDelayMedian, in: TimeSpan.seconds(0)...TimeSpan.days(7), "content.catalog.transfer_delay_median")
+        v.check(cat.transferDelaySigma, in: 0...5, "content.catalog.transfer_delay_sigma")
+        v.check(cat.transferRetry, in: TimeSpan.minutes(1)...TimeSpan.days(1), "content.catalog.transfer_retry")
 
         let a = app
         v.check(a.launch, in: TimeSpan.seconds(0)...TimeSpan.seconds(600), "app.launch")
@@ -119,6 +126,11 @@ extension Scenario {
         v.check(a.lognormalMedian, in: TimeSpan.seconds(0.000_001)...TimeSpan.seconds(3600), "app.lognormal_median")
         v.check(a.lognormalSigma, in: 0...5, "app.lognormal_sigma")
         v.check(a.lognormalFailureProbability, in: 0...1, "app.lognormal_failure_probability")
+        let pr = a.processing
+        v.check(pr.interval, in: TimeSpan.minutes(15)...TimeSpan.days(365), "app.processing.interval")
+        v.check(pr.work, in: TimeSpan.seconds(1)...TimeSpan.days(1), "app.processing.work")
+        v.check(pr.deadline, in: TimeSpan.minutes(1)...TimeSpan.days(365), "app.processing.deadline")
+        v.check(pr.powerW, in: 0...100, "app.processing.power_w")
 
         if PlatformRegistry.named(platform.name) == nil {
             v.fail("platform.name", "unknown platform '\(platform.name)': expected one of \(PlatformRegistry.all.map { $0.name }.joined(separator: ", "))")

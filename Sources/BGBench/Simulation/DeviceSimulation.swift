@@ -17,6 +17,8 @@ enum SimEvent: UInt8, EventKind {
     case publish, pushSend, pushArrive
     /// A wake the platform chose itself (`ios-fetch`).
     case systemWake
+    // Content kinds and the processing task (docs/content.md).
+    case serverJob, transferDone, processingDue, processingEnd, processingDeadline
 
     var code: UInt8 { rawValue }
     /// Only codes the queue was given come back, so the code needs no check.
@@ -32,6 +34,10 @@ enum SimEvent: UInt8, EventKind {
         case .open: 5
         case .request: 6
         case .publish, .pushSend, .pushArrive, .systemWake: 7
+        // A transfer's update lands like a run's; the server job reads after both.
+        case .transferDone, .processingEnd: 3
+        case .serverJob, .processingDeadline: 4
+        case .processingDue: 2
         }
     }
 }
@@ -48,6 +54,9 @@ struct DeviceRunContext: Sendable {
     var traceDevices = 0
     /// Trace replay: device i's opens are the trace's device i (MODEL.md §3).
     var opensTrace: OpensTrace? = nil
+    /// For tests: device i's own item stream (`sync`) when there is an entry for it, in
+    /// place of one generated from the seed.
+    var deviceFeeds: [NewsFeed] = []
 }
 
 /// One device as a small discrete-event simulation (MODEL.md §2): the user's opens, phone
@@ -56,7 +65,6 @@ struct DeviceRunContext: Sendable {
 /// scored for freshness. Generic over policy and platform so both are specialised into
 /// the loop; the loop allocates nothing.
 struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
-    private let ctx: DeviceRunContext
     private let index: Int
     private let traits: DeviceTraits
     private let queue: EventQueue<SimEvent>
@@ -110,6 +118,20 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     private var systemWakeTime = Clock.never
     private var systemWakeGeneration: UInt16 = 0
 
+    // Content kinds and the processing task (docs/content.md); the news path only reads
+    // the flags.
+    private let content: ContentKind
+    /// Whether the user waits for a foreground fetch (not for a `sync` upload).
+    private let userWaits: Bool
+    /// A successful run brings the cache to its start (catalog: not when its images were
+    /// left for Wi-Fi or handed to a transfer), and the images it hands to a transfer.
+    private var inFlightHolds = true
+    private var inFlightTransferBytes = 0.0
+    private var transfer = BackgroundTransfer()
+    private var transferRNG: RandomStream
+    private let processingEnabled: Bool
+    private var processing: ProcessingTask
+
     private(set) var tally = DeviceTally()
     /// The series totals at the start of the day, and the whole run's by hour of day.
     private var dayStart = SeriesRow(repeating: 0)
@@ -117,6 +139,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     /// The end of the current hour and its first index in `byHour`.
     private var hourEnd = Clock.hour
     private var hourRow = 0
+    /// Last: the scenario inside is large and grows with every parameter, and fields
+    /// after it would move with it (the hot fields' cache-line layout changed measurably
+    /// when it grew).
+    private let ctx: DeviceRunContext
 
     init(index: Int, context ctx: DeviceRunContext, queue: EventQueue<SimEvent>, load: ServerLoadSink) {
         self.ctx = ctx
@@ -181,9 +207,18 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 
         platform = Platform(PlatformSetup(scenario: s, initialUsage: traits.initialUsage, barOff: traits.barOff))
         task = AppTask(scenario: s, runtimeLimit: platform.runtimeLimit, rng: stream(.task))
+        content = s.content.kind
+        userWaits = content != .sync
+        transferRNG = stream(.transfer)
+        var processingStream = stream(.processing)
+        processingEnabled = s.app.processing.enabled
+        processing = ProcessingTask(s.app.processing, rng: &processingStream)
+        // sync: the device's own data, generated for the whole run at its start.
+        let feed = content.sharesFeed ? ctx.feed
+            : index < ctx.deviceFeeds.count ? ctx.deviceFeeds[index]
+            : NewsFeed(content: s.content, days: Clock.dayIndex(ctx.horizon - 1) + 1, seed: ctx.seed, device: index)
+        cursor = FeedCursor(feed: feed)
         push = PushChannel(s.push, rng: stream(.push))
-        cursor = FeedCursor(feed: ctx.feed)
-        let feed = ctx.feed
         averageItemBytes = feed.times.isEmpty ? 0 : feed.cumulativeBytes[feed.times.count] / Double(feed.times.count)
         policy = Policy(PolicyContext(
             scenario: s, deviceIndex: index, horizon: ctx.horizon, random: stream(.policy),
@@ -201,6 +236,11 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             planCharging(day: -1)
             planCharging(day: 0)
         }
+        if content == .sync { schedule(.serverJob, at: firstServerJob()) }
+        if processingEnabled {
+            schedule(.processingDue, at: processing.due)
+            schedule(.processingDeadline, at: processing.due + processing.deadline, payload: processing.instance)
+        }
         apply(policy.start(view(at: 0)), at: 0)
         if Policy.observesPublications { scheduleNextPublication() }
         planSystemWake(at: 0)
@@ -215,18 +255,23 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             case .lowPowerOff:
                 if event.payload == lowPowerGeneration {
                     battery.advance(to: t)
+                    if processingEnabled { considerProcessing(at: t) }
                     apply(policy.stateChanged(view(at: t)), at: t)
                     planSystemWake(at: t)
                 }
             case .screenOn:
                 screenCount += 1
+                if processing.running { interruptProcessing(at: t) }
                 battery.setScreen(true, at: t)
                 deviceChanged(at: t)
                 schedule(.screenOff, at: t + Clock.ticks(seconds: screenRNG.lognormal(median: screenMedianSeconds, sigma: screenSigma)))
                 scheduleNextScreenSession()
             case .screenOff:
                 screenCount -= 1
-                if screenCount == 0 { battery.setScreen(false, at: t) }
+                if screenCount == 0 {
+                    battery.setScreen(false, at: t)
+                    if processingEnabled { considerProcessing(at: t) }
+                }
                 deviceChanged(at: t)
             case .runEnd: runEnded(at: t)
             case .sessionEnd: endSession(at: t, forceQuit: event.payload == 1)
@@ -241,6 +286,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             case .pushArrive: pushArrived(at: t)
             case .systemWake:
                 if event.payload == systemWakeGeneration && t == systemWakeTime { systemWake(at: t) }
+            case .serverJob, .transferDone, .processingDue, .processingEnd, .processingDeadline:
+                contentEvent(event.kind, payload: event.payload, at: t)
             }
         }
         if requestPending && counting(horizon - 1) {
@@ -277,7 +324,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         byHour[hourRow + field.rawValue] += value
     }
 
-    /// The device's totals so far of the series fields.
+    /// The device's totals so far of the series fields. Inlined: a call would copy the
+    /// whole simulation (kilobytes) to pass a non-mutating self.
+    @inline(__always)
     private func seriesTotals() -> SeriesRow {
         var row = SeriesRow(repeating: 0)
         row[SeriesField.opens.rawValue] = Double(tally.opens)
@@ -376,6 +425,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         let now = chargeCount > 0
         guard was != now else { return }
         battery.setCharging(now, at: t)
+        if processingEnabled {
+            if now { considerProcessing(at: t) } else if processing.running && processing.requiresPower { interruptProcessing(at: t) }
+        }
         lowPowerGeneration &+= 1
         if let off = battery.lowPowerOffTime { schedule(.lowPowerOff, at: off, payload: lowPowerGeneration) }
         deviceChanged(at: t)
@@ -388,6 +440,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         let length = nextSession, quits = nextForceQuit
         if hasBattery { battery.setScreen(true, at: t) }
         screenCount += 1
+        if processing.running { interruptProcessing(at: t) }
         foreground = true
         forceQuit = false
         submitted = true  // the app submits its task again at launch (rule 8)
@@ -419,18 +472,31 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 if counting(t) { tally.foregroundFailures += 1 }
             } else {
                 let missing = cursor.missing(upTo: t)
-                let fetch = task.foregroundFetch(on: net, missingBytes: missing.bytes, itemBytes: averageItemBytes)
+                // Catalog images come too, but not on cellular when they are Wi-Fi-only.
+                var images = 0.0, holds = true
+                if content == .catalog { (images, holds) = foregroundImages(items: missing.count, on: net) }
+                let fetch = task.foregroundFetch(on: net, missingBytes: missing.bytes, itemBytes: averageItemBytes,
+                                                 extraBytes: images)
+                let wait = userWaits ? fetch.wait : 0
                 if hasBattery { battery.spend(fetch.energy, at: t) }
                 if counting(t) {
                     tally.foregroundFetches += 1
-                    tally.foregroundWaitTicks += fetch.wait
-                    record(.foregroundWait, Clock.seconds(fetch.wait), at: t)
+                    tally.foregroundWaitTicks += wait
+                    record(.foregroundWait, Clock.seconds(wait), at: t)
                     load.add(1, atUTC: t - traits.utcOffset)
                     tally.foregroundEnergy += fetch.energy
-                    if net.isCellular { tally.cellularBytes += fetch.bytes } else { tally.wifiBytes += fetch.bytes }
+                    if net.isCellular {
+                        tally.cellularBytes += fetch.bytes
+                        tally.cellularImageBytes += images
+                    } else {
+                        tally.wifiBytes += fetch.bytes
+                    }
                 }
-                cacheTime = t
-                cursor.cache(upTo: t)
+                if holds {
+                    cacheTime = t
+                    cursor.cache(upTo: t)
+                    if transfer.pending { transfer.finish() }  // the app has every image now
+                }
             }
         }
         if length > 0 { schedule(.sessionEnd, at: t + length, payload: quits ? 1 : 0) }
@@ -448,6 +514,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         if quits { forceQuit = true }
         screenCount -= 1
         if screenCount == 0 && hasBattery { battery.setScreen(false, at: t) }
+        if screenCount == 0 && processingEnabled { considerProcessing(at: t) }
         deviceChanged(at: t)
         planSystemWake(at: t)
     }
@@ -502,8 +569,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         }
         let net = network.at(t)
         let missing = cursor.missing(upTo: t)
+        let images = content == .catalog ? planImages(items: missing.count, on: net) : 0
         let run = task.run(on: net, newItems: missing.count, newBytes: missing.bytes, itemBytes: averageItemBytes,
-                           limit: platform.runLimit(at: t))
+                           extraBytes: images, limit: platform.runLimit(at: t))
         if hasBattery { battery.spend(run.energy, at: t) }
         if counting(t) {
             tally.runs += 1
@@ -513,7 +581,13 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             record(.backgroundEnergy, run.energy, at: t)
             if run.status == .killed { record(.killed, 1, at: t) }
             load.add(run.requests, atUTC: t - traits.utcOffset)
-            if net.isCellular { tally.cellularBytes += run.bytes } else { tally.wifiBytes += run.bytes }
+            if net.isCellular {
+                tally.cellularBytes += run.bytes
+                // The images ride on the first request: fetched if any bytes came.
+                tally.cellularImageBytes += run.bytes > 0 ? images : 0
+            } else {
+                tally.wifiBytes += run.bytes
+            }
         }
         if tracing {
             log("started", viaPush ? net.label + " push" : net.label, Double(missing.count), at: t)
@@ -536,10 +610,11 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         }
         if inFlightStatus == .newData || inFlightStatus == .noData {
             // The update holds everything published up to the run's start (R1 rule 7).
-            if inFlightStart > cacheTime {
+            if inFlightHolds && inFlightStart > cacheTime {
                 cacheTime = inFlightStart
                 cursor.cache(upTo: inFlightStart)
             }
+            if inFlightTransferBytes > 0 { handToTransfer(at: t) }
         }
         let throttles = platform.throttleEvents
         platform.runEnded(at: t, status: inFlightStatus, broughtContent: inFlightContent)
@@ -552,7 +627,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 
     /// The server hears of the next content change when it is published.
     private mutating func scheduleNextPublication() {
-        let times = ctx.feed.times
+        let times = cursor.feed.times
         guard nextPublication < times.count else { return }
         let at = times[nextPublication]
         // Items published at one instant are one change.
@@ -682,5 +757,175 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             deny(reason, retryAt: retryAt, at: t)
             if retryAt != nil { planSystemWake(at: t) }
         }
+    }
+}
+
+// MARK: - Content kinds and the processing task (docs/content.md)
+
+extension DeviceSimulation {
+    /// The events of the content kinds and the processing task, out of the news path.
+    @inline(never)
+    private mutating func contentEvent(_ kind: SimEvent, payload: UInt16, at t: SimTime) {
+        switch kind {
+        case .serverJob: serverJob(at: t)
+        case .transferDone: if transfer.pending && payload == transfer.generation { transferDue(at: t) }
+        case .processingDue: considerProcessing(at: t)
+        case .processingEnd: if processing.running && payload == processing.generation { processingCompleted(at: t) }
+        case .processingDeadline:
+            if processing.deadlinePassed(instance: payload) && counting(t) { tally.processingMissed += 1 }
+        default: break
+        }
+    }
+
+    /// `catalog`: the images a stale open fetches with the metadata, and whether the cache
+    /// then holds everything (not when the images are Wi-Fi-only and the device is on cellular).
+    @inline(__always)  // non-mutating: inlined, so self is not copied
+    private func foregroundImages(items: Int, on net: NetworkKind) -> (bytes: Double, holds: Bool) {
+        let images = imageBytes(items: items)
+        let skips = images > 0 && net.isCellular && ctx.scenario.content.catalog.wifiOnly
+        return skips ? (0, false) : (images, true)
+    }
+
+    /// `sync`: the first daily server job, at `server_job_at` UTC in device-local time.
+    @inline(__always)  // non-mutating: inlined, so self is not copied
+    private func firstServerJob() -> SimTime {
+        let at = ctx.scenario.content.sync.serverJobAt.ticks + traits.utcOffset
+        return ((at % Clock.day) + Clock.day) % Clock.day
+    }
+
+    /// `sync`: the server reads its copy; the lag is the age of the oldest item the device
+    /// has not uploaded (0 when it has uploaded everything).
+    @inline(never)
+    private mutating func serverJob(at t: SimTime) {
+        if counting(t) {
+            let first = cursor.firstMissingTime
+            let lag = first <= t ? t - first : 0
+            let onTime = lag <= ctx.scenario.content.sync.targetAge.ticks
+            tally.serverJobs += 1
+            tally.serverLagTicks += lag
+            if onTime { tally.serverOnTime += 1 }
+            if tracing { log("server_job", onTime ? "on_time" : "late", Clock.seconds(lag), at: t) }
+        }
+        schedule(.serverJob, at: t + Clock.day)
+    }
+
+    /// `catalog`: the image bytes of `items` new items (a full refresh: of the full set).
+    @inline(__always)  // non-mutating: inlined, so self is not copied
+    private func imageBytes(items: Int) -> Double {
+        let app = ctx.scenario.app
+        let count = app.sync == .delta ? items : (items > 0 ? app.fullSetItems : 0)
+        return Double(count) * ctx.scenario.content.catalog.imageKilobytesPerItem * 1000
+    }
+
+    /// `catalog`: what a run starting on `net` does with the images of `items` new items:
+    /// returns the bytes it downloads itself, and sets whether its success brings the
+    /// cache to its start and what it hands to a background transfer.
+    @inline(never)
+    private mutating func planImages(items: Int, on net: NetworkKind) -> Double {
+        let c = ctx.scenario.content.catalog
+        let images = imageBytes(items: items)
+        inFlightHolds = true
+        inFlightTransferBytes = 0
+        guard images > 0 else { return 0 }
+        if c.backgroundTransfer {
+            inFlightHolds = false
+            inFlightTransferBytes = images
+            return 0
+        }
+        if c.wifiOnly && net.isCellular {
+            inFlightHolds = false  // the metadata only: the images wait for a run on Wi-Fi
+            return 0
+        }
+        return images
+    }
+
+    /// A successful run hands its images to the background transfer.
+    @inline(never)
+    private mutating func handToTransfer(at t: SimTime) {
+        let c = ctx.scenario.content.catalog
+        let delay = Clock.ticks(seconds: transferRNG.lognormal(median: c.transferDelayMedian.seconds, sigma: c.transferDelaySigma))
+        if let due = transfer.hand(bytes: inFlightTransferBytes, holdsUpTo: inFlightStart, at: t, delay: delay) {
+            schedule(.transferDone, at: due, payload: transfer.generation)
+        }
+        if tracing { log("transfer", "handed", inFlightTransferBytes, at: t) }
+    }
+
+    /// The system runs the pending transfer: off Wi-Fi (Wi-Fi-only) or offline it waits
+    /// `transfer_retry`; else it downloads the images and the cache holds the items.
+    @inline(never)
+    private mutating func transferDue(at t: SimTime) {
+        let c = ctx.scenario.content.catalog
+        let net = network.at(t)
+        if net == .offline || (c.wifiOnly && net != .wifi) {
+            schedule(.transferDone, at: t + c.transferRetry.ticks, payload: transfer.generation)
+            return
+        }
+        let bytes = transfer.bytes
+        let energy = task.transferEnergy(bytes: bytes, on: net)
+        if hasBattery { battery.spend(energy, at: t) }
+        if counting(t) {
+            tally.transfers += 1
+            tally.backgroundEnergy += energy
+            record(.backgroundEnergy, energy, at: t)
+            load.add(1, atUTC: t - traits.utcOffset)
+            if net.isCellular {
+                tally.cellularBytes += bytes
+                tally.cellularImageBytes += bytes
+            } else {
+                tally.wifiBytes += bytes
+            }
+        }
+        if tracing { log("transfer", net.label, bytes, at: t) }
+        if transfer.holdsUpTo > cacheTime {
+            cacheTime = transfer.holdsUpTo
+            cursor.cache(upTo: cacheTime)
+        }
+        transfer.finish()
+    }
+
+    /// Starts the processing task if it is due and the device is idle (screen off) with
+    /// its requirements met: power and network as asked, and the gates a discretionary
+    /// task obeys (Background App Refresh on, not force-quit, no Low Power Mode, battery
+    /// not low). Called whenever one of these may have come to hold.
+    @inline(never)
+    private mutating func considerProcessing(at t: SimTime) {
+        guard processingEnabled, !processing.running, t >= processing.due, screenCount == 0, !foreground,
+              !traits.barOff, !forceQuit, !processing.requiresPower || chargeCount > 0 else { return }
+        if hasBattery {
+            battery.advance(to: t)
+            if battery.lowPower || battery.isLow { return }
+        }
+        if processing.requiresNetwork && network.at(t) == .offline { return }
+        let end = processing.start(at: t)
+        schedule(.processingEnd, at: end, payload: processing.generation)
+        if tracing { log("processing", "started", Clock.seconds(end - t), at: t) }
+    }
+
+    /// The screen came on or the phone was unplugged: the task stops, keeping its work.
+    @inline(never)
+    private mutating func interruptProcessing(at t: SimTime) {
+        let energy = processing.interrupt(at: t)
+        bookProcessing(energy, at: t)
+        if counting(t) { tally.processingInterruptions += 1 }
+        if tracing { log("processing", "interrupted", Clock.seconds(processing.remaining), at: t) }
+    }
+
+    @inline(never)
+    private mutating func processingCompleted(at t: SimTime) {
+        let (energy, onTime) = processing.complete(at: t)
+        bookProcessing(energy, at: t)
+        if counting(t) {
+            tally.processingCompleted += 1
+            if onTime { tally.processingOnTime += 1 }
+        }
+        if tracing { log("processing", onTime ? "completed" : "completed_late", chargeCount > 0 ? 1 : 0, at: t) }
+        schedule(.processingDue, at: processing.due)
+        schedule(.processingDeadline, at: processing.due + processing.deadline, payload: processing.instance)
+    }
+
+    @inline(never)
+    private mutating func bookProcessing(_ energy: Double, at t: SimTime) {
+        if hasBattery { battery.spend(energy, at: t) }
+        if counting(t) { tally.processingEnergy += energy }
     }
 }

@@ -45,8 +45,10 @@ public enum Runner {
         for seed in request.seeds {
             var options = request.options
             options.seed = seed
-            // One feed per replication, shared by every policy (same content for all).
-            let feed = NewsFeed(content: scenario.content, days: options.days, seed: seed)
+            // One feed per replication, shared by every policy (same content for all);
+            // `sync` devices make their own streams instead.
+            let feed = scenario.content.kind.sharesFeed ? NewsFeed(content: scenario.content, days: options.days, seed: seed)
+                                                        : NewsFeed(times: [])
             for name in request.policies {
                 guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
                 let policyStart = DispatchTime.now()
