@@ -49,6 +49,11 @@ enum SummaryTable {
         case .catalog:
             columns += [("transfers/d", 12, { fixed($0.perDeviceDay(.transfers).value, 2) }),
                         ("cell img B/d", 13, { fixed($0.perDeviceDay(.cellularImageBytes).value, 0) })]
+        case .messages:
+            // Silent push carries a messaging app (the `push` policy; 0 for the others).
+            columns += [("push sent/d", 12, { fixed($0.perDeviceDay(.pushSent).value, 2) }),
+                        ("push runs/d", 12, { fixed($0.perDeviceDay(.pushRuns).value, 2) }),
+                        ("push lost/d", 12, { fixed($0.perDeviceDay(.pushLost).value, 2) })]
         }
         if scenario.app.processing.enabled {
             columns += [("proc on time %", 15, { e in

@@ -254,7 +254,7 @@ import Testing
     // MARK: Presets and parameters
 
     /// Every preset loads, is named after its file, and `bgbench list` would show it.
-    @Test(arguments: ["news", "fitness-sync", "ecommerce", "finance"])
+    @Test(arguments: ["news", "fitness-sync", "ecommerce", "finance", "messaging"])
     func presetLoads(name: String) throws {
         let loaded = try T.loadScenario(name)
         #expect(loaded.scenario.name == name)
@@ -271,7 +271,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"content": {"kind": "messages"}}"#, "error: s.json:1:22: content.kind: expected one of: news, sync, catalog"),
+        (#"{"content": {"kind": "chat"}}"#, "error: s.json:1:22: content.kind: expected one of: news, sync, catalog, messages"),
         (#"{"content": {"catalog": {"transfer_delay_sigma": 9}}}"#,
          "error: s.json:1:50: content.catalog.transfer_delay_sigma: 9 is out of range: expected a number from 0 to 5"),
         (#"{"content": {"sync": {"server_job_at": "25:00"}}}"#,

@@ -1,7 +1,8 @@
 /// The one news feed all devices read (MODEL.md §5, §10 rule 4): items arrive as a
 /// non-homogeneous Poisson process with a daily rate and hourly weights, and have
 /// lognormal sizes. Generated once per run from the feed's own stream, read-only after.
-/// The same type holds a device's own item stream (`sync`), generated at the device's start.
+/// The same type holds a device's own item stream (`sync`, `messages`), generated at the
+/// device's start.
 public final class NewsFeed: Sendable {
     /// Publication times, ascending.
     public let times: [SimTime]
@@ -18,8 +19,21 @@ public final class NewsFeed: Sendable {
         self.init(content: content, days: days, rng: RandomStream(seed: seed, device: UInt64(device), purpose: .content))
     }
 
-    private init(content: ContentModel, days: Int, rng: RandomStream) {
+    private convenience init(content: ContentModel, days: Int, rng: RandomStream) {
         var rng = rng
+        let times = content.kind == .messages ? Self.messageTimes(content, days: days, rng: &rng)
+                                              : Self.poissonTimes(content, days: days, rng: &rng)
+        var cumulative = [0.0]
+        cumulative.reserveCapacity(times.count + 1)
+        for _ in times {
+            let bytes = 1000 * rng.lognormal(median: content.itemSizeMedianKilobytes, sigma: content.itemSizeSigma)
+            cumulative.append(cumulative[cumulative.count - 1] + bytes)
+        }
+        self.init(times: times, cumulativeBytes: cumulative)
+    }
+
+    /// Items of a non-homogeneous Poisson process: `items_per_day` by the hourly weights.
+    private static func poissonTimes(_ content: ContentModel, days: Int, rng: inout RandomStream) -> [SimTime] {
         let total = content.hourlyWeights.reduce(0, +)
         var times: [SimTime] = []
         times.reserveCapacity(Int(content.itemsPerDay * Double(days) * 1.1) + 16)
@@ -35,21 +49,47 @@ public final class NewsFeed: Sendable {
                 times.append(contentsOf: hourTimes.sorted())
             }
         }
-        var cumulative = [0.0]
-        cumulative.reserveCapacity(times.count + 1)
-        for _ in times {
-            let bytes = 1000 * rng.lognormal(median: content.itemSizeMedianKilobytes, sigma: content.itemSizeSigma)
-            cumulative.append(cumulative[cumulative.count - 1] + bytes)
+        return times
+    }
+
+    /// A device's messages (`messages`): conversations start as a non-homogeneous Poisson
+    /// process (`items_per_day / burst_mean` a day by the hourly weights) and each brings a
+    /// geometric number of messages, mean `burst_mean`, with exponential gaps. A
+    /// conversation may run past the last day: its messages there are never read.
+    private static func messageTimes(_ content: ContentModel, days: Int, rng: inout RandomStream) -> [SimTime] {
+        let m = content.messages
+        let total = content.hourlyWeights.reduce(0, +)
+        let conversationsPerDay = content.itemsPerDay / m.burstMean
+        let more = 1 - 1 / m.burstMean  // P(another message): a geometric count, mean burst_mean
+        let gapMean = Double(m.burstGapMean.ticks)
+        var times: [SimTime] = []
+        times.reserveCapacity(Int(content.itemsPerDay * Double(days) * 1.2) + 16)
+        for day in 0..<days {
+            for hour in 0..<24 {
+                let mean = total > 0 ? conversationsPerDay * content.hourlyWeights[hour] / total : 0
+                let start = SimTime(day) * Clock.day + SimTime(hour) * Clock.hour
+                for _ in 0..<rng.poisson(mean: mean) {
+                    var t = start + SimTime(rng.index(below: Int(Clock.hour)))
+                    times.append(t)
+                    while rng.bernoulli(more) {
+                        t += SimTime(gapMean * rng.standardExponential())
+                        times.append(t)
+                    }
+                }
+            }
         }
+        return times.sorted()
+    }
+
+    private init(times: [SimTime], cumulativeBytes: [Double]) {
         self.times = times
-        self.cumulativeBytes = cumulative
+        self.cumulativeBytes = cumulativeBytes
     }
 
     /// A feed with the given item times (ascending) and sizes, for tests and trace replay.
-    public init(times: [SimTime], itemBytes: Double = 5000) {
+    public convenience init(times: [SimTime], itemBytes: Double = 5000) {
         precondition(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }, "feed times must ascend")
-        self.times = times
-        self.cumulativeBytes = (0...times.count).map { Double($0) * itemBytes }
+        self.init(times: times, cumulativeBytes: (0...times.count).map { Double($0) * itemBytes })
     }
 }
 

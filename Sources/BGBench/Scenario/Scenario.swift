@@ -203,14 +203,29 @@ public struct ContentModel: Codable, Sendable, Equatable {
     public var sync = SyncContentParameters()
     /// `catalog` only: images, Wi-Fi-only and background transfers.
     public var catalog = CatalogParameters()
+    /// `messages` only: how a device's messages cluster into conversations.
+    public var messages = MessagesParameters()
 }
 
 /// What the content is (MODEL.md §5; docs/content.md). `news` and `catalog` read one feed
 /// shared by all devices; `sync` gives every device its own stream of data to upload.
 public enum ContentKind: String, Codable, Sendable, CaseIterable {
-    case news, sync, catalog
+    case news, sync, catalog, messages
     /// Whether devices read the run's shared feed (else each has its own stream).
-    public var sharesFeed: Bool { self != .sync }
+    public var sharesFeed: Bool { self == .news || self == .catalog }
+}
+
+/// A messaging app's inbox (MODEL.md §5: "per-device, bursty"): each device receives its own
+/// messages, `items_per_day` of them on average by the `hourly_weights`, in conversations:
+/// a conversation starts as a non-homogeneous Poisson process and brings a geometric number
+/// of messages (mean `burst_mean`) with exponential gaps (mean `burst_gap_mean`).
+public struct MessagesParameters: Codable, Sendable, Equatable {
+    /// Messages per conversation, mean of a geometric count (at least 1). Assumption:
+    /// chats come in short exchanges; no public figure for an average app.
+    public var burstMean = 3.0
+    /// Mean gap between messages of a conversation (exponential). Assumption: replies
+    /// within about a minute.
+    public var burstGapMean = TimeSpan.minutes(1)
 }
 
 /// A fitness-style upload (MODEL.md §5): the device produces items (samples, workouts) by

@@ -108,6 +108,8 @@ extension Scenario {
         v.check(content.itemSizeSigma, in: 0...5, "content.item_size_sigma")
         v.check(content.sync.serverJobAt, in: TimeSpan.hours(0)...TimeSpan.hours(24), "content.sync.server_job_at")
         v.check(content.sync.targetAge, in: TimeSpan.hours(0)...TimeSpan.days(365), "content.sync.target_age")
+        v.check(content.messages.burstMean, in: 1...1000, "content.messages.burst_mean")
+        v.check(content.messages.burstGapMean, in: TimeSpan.seconds(0)...TimeSpan.days(1), "content.messages.burst_gap_mean")
         let cat = content.catalog
         v.check(cat.imageKilobytesPerItem, in: 0...1_000_000, "content.catalog.image_kilobytes_per_item")
         v.check(cat.transferDelayMedian, in: TimeSpan.seconds(0)...TimeSpan.days(7), "content.catalog.transfer_delay_median")
