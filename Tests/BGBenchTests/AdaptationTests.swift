@@ -28,16 +28,6 @@ import Testing
     static let seeds = 48
     static let seed: UInt64 = 13
 
-    /// The policies that do not meet the bar at their default parameters, even with
-    /// ``RoutineChange``'s hard forgetting (measured here: nhpp 64 %, bayes 78 %). `bayes`
-    /// counts by hour of the week, so by days 67–73 each new bin has one open, against a
-    /// prior worth `prior_weeks`: its draws pass the threshold only in part (it is back
-    /// to its old rate after about 3 weeks). `nhpp` is fresh less often on the shifted
-    /// routine even when it has learned it (35 % on days 100–119 against 40 % before).
-    /// Open work (docs/policies.md, "Adaptation"); a policy that starts to pass makes its
-    /// known issue go unrecorded, which fails the test until it leaves this list.
-    static let knownFailures: Set<String> = ["nhpp", "bayes"]
-
     static func scenario() -> Scenario {
         var s = PolicyTests.routine()
         s.population.driftDay = shiftDay
@@ -62,7 +52,7 @@ import Testing
     /// a day with both opens in hours never seen fires once, and the next such day does
     /// not (its profile was forgotten too); a day with one open never fires.
     @Test func routineChangeFiresOncePerChange() {
-        var change = RoutineChange(halfLife: .days(28))
+        var change = RoutineChange(halfLife: .days(28), RoutineChangeParameters())
         func day(_ hours: [Double]) -> Bool {
             for h in hours { change.open(at: SimTime(h * Double(Clock.hour))) }
             return change.midnight()
@@ -74,6 +64,24 @@ import Testing
         #expect(!day([11.5, 16.5]), "the profile forgot too: too little history to judge")
         for _ in 0..<4 { #expect(!day([11.5, 16.5, 21])) }
         #expect(day([2.5, 4.5, 9.5]), "learned again: the next change fires")
+    }
+
+    /// The rule's thresholds are each policy's `routine_change` parameters: they load by
+    /// their JSON path, are range-checked there, and reach the policy (`nhpp` keeps nothing
+    /// by default, the others 2 %).
+    @Test func routineChangeParametersReachThePolicy() throws {
+        let loaded = try ScenarioLoader.load(json: "{}", overrides: ["policies.kde.routine_change.keep=0.1",
+                                                                   "policies.kde.routine_change.min_opens=3"])
+        let kde = loaded.scenario.policies.kde.routineChange
+        #expect(kde.keep == 0.1 && kde.minOpens == 3 && kde.rareHourShare == 0.01)
+        let policy = KDEPolicy(PolicyTests.context(loaded.scenario))
+        #expect(policy.change.keep == 0.1 && policy.change.minOpens == 3)
+        #expect(NHPPPolicy(PolicyTests.context()).change.keep == 0)
+        #expect(BayesPolicy(PolicyTests.context()).change.keep == 0.02)
+        var s = Scenario()
+        s.policies.logistic.routineChange.surprisingShare = 1.5
+        #expect(s.validate() == [ScenarioProblem(path: "policies.logistic.routine_change.surprising_share",
+                                                 message: "1.5 is out of range: expected a number from 0 to 1")])
     }
 
     @Test(arguments: PolicyTests.learning.map { $0.name })
@@ -91,10 +99,6 @@ import Testing
                      100 * dip, Self.shiftDay, Self.shiftDay + 2,
                      100 * after, Self.after.lowerBound, Self.after.upperBound, 100 * after / before))
         #expect(dip < Self.minRecovery * before, "the shift costs freshness at first")
-        withKnownIssue("\(name) does not adapt within 14 days at its defaults", isIntermittent: false) {
-            #expect(after >= Self.minRecovery * before, "\(name): \(after) after the shift vs \(before) before")
-        } when: {
-            Self.knownFailures.contains(name)
-        }
+        #expect(after >= Self.minRecovery * before, "\(name): \(after) after the shift vs \(before) before")
     }
 }

@@ -410,15 +410,41 @@ extension PolicyTests {
         #expect(abs(share - expected) <= 3 * standardError, "\(inBucket) of \(seeds), expected \(expected)")
     }
 
-    /// The posterior is Gamma(prior_shape + decayed opens, prior_weeks + decayed weeks).
+    /// The posterior is Gamma(prior_shape + pool_weeks · pooled rate + decayed opens,
+    /// prior_weeks + pool_weeks + decayed weeks).
     @Test func bayesPosterior() {
         var policy = BayesPolicy(Self.context())
         Self.drive(&policy, opens: Self.routineOpens(hours: [7.5], jitterMinutes: 5, days: 7), days: 7)
         let decay = pow(2, -1.0 / 28)  // one day of the 28 d half-life
         let (shape, rate) = policy.posterior(7)
-        // The Monday of day 0 was folded in at the first midnight and decayed 6 times since.
-        #expect(abs(shape - (0.02 + pow(decay, 6))) < 1e-5)
-        #expect(abs(rate - (0.5 + pow(decay, 6))) < 1e-5)
+        // The Monday of day 0 was folded in at the first midnight and decayed 6 times since;
+        // every day had its open in hour 7, so the pooled rate of hour 7 is 1 a day, worth
+        // the default 2 pseudo-weeks.
+        #expect(abs(shape - (0.02 + 2 + pow(decay, 6))) < 1e-5)
+        #expect(abs(rate - (0.5 + 2 + pow(decay, 6))) < 1e-5)
+    }
+
+    /// The hierarchical prior pools across the days of the week: after six days (Monday to
+    /// Saturday) with an open at 07:30, Sunday's hour 7, never seen, has (at `pool_weeks`
+    /// = 1) a prior mean of (0.02 + 1 · 1 a day) / (0.5 + 1) = 0.68 opens, so its draws pass the 0.3 threshold
+    /// about half the time (without pooling: the flat prior's 0.04, 2.6 % of draws); an hour
+    /// never opened keeps the flat prior's shape.
+    @Test func bayesPoolsAcrossDays() {
+        func sundaySeven(poolWeeks: Double) -> (shape: Double, rate: Double, quiet: Double) {
+            var s = Scenario()
+            s.policies.bayes.poolWeeks = poolWeeks
+            var policy = BayesPolicy(Self.context(s))
+            Self.drive(&policy, opens: Self.routineOpens(hours: [7.5], jitterMinutes: 5, days: 6), days: 6)
+            let (shape, rate) = policy.posterior(6 * 24 + 7)
+            return (shape, rate, policy.posterior(6 * 24 + 3).shape)
+        }
+        let pooled = sundaySeven(poolWeeks: 1)
+        #expect(abs(pooled.shape - 1.02) < 1e-5)
+        #expect(abs(pooled.rate - 1.5) < 1e-9)
+        #expect(abs(pooled.quiet - 0.02) < 1e-9)
+        let flat = sundaySeven(poolWeeks: 0)
+        #expect(abs(flat.shape - 0.02) < 1e-9)
+        #expect(abs(flat.rate - 0.5) < 1e-9)
     }
 
     // kde

@@ -1,14 +1,18 @@
 import Foundation
 
 /// `bayes` (MODEL.md §7): a Gamma–Poisson model per hour of the week. Opens in bin b on
-/// one occurrence of its weekday are Poisson with rate λ_b; with a Gamma(`prior_shape`,
-/// rate `prior_weeks`) prior and decayed data (n_b opens over e_b occurrences), the
-/// posterior is Gamma(prior_shape + n_b, prior_weeks + e_b). Each plan is a Thompson
+/// one occurrence of its weekday are Poisson with rate λ_b. Its prior is hierarchical
+/// (empirical Bayes, Gelman et al., *Bayesian Data Analysis*, ch. 5): Gamma(`prior_shape`
+/// + `pool_weeks`·r_h, rate `prior_weeks` + `pool_weeks`), r_h the opens a day in b's hour
+/// of day pooled over all weekdays, so a bin is shrunk towards its hour of day and an hour
+/// taken up every day is learned from every day's opens. With decayed data (n_b opens over
+/// e_b occurrences), the posterior is Gamma(shape + n_b, rate + e_b). Each plan is a Thompson
 /// sample: it draws λ_b for the hours ahead (Marsaglia–Tsang on the policy's own random
 /// stream) and wakes `lead` before the first hour whose sampled P(an open) = 1 − e^(−λ_b)
 /// reaches `threshold`, moved on while the next hour's draw is higher. Hours rarely seen
 /// busy are sometimes drawn high and so explored; well-known ones are drawn near their
-/// mean. State: the counts (about 750 bytes), the random stream (40 bytes), a few scalars.
+/// mean. State: the counts (about 750 bytes), 24 pooled rates, the random stream (40 bytes),
+/// the routine-change profile, a few scalars.
 /// A plan draws at most `look_ahead` hours' rates.
 public struct BayesPolicy: GuardedPolicy {
     public static let name = "bayes"
@@ -18,10 +22,14 @@ public struct BayesPolicy: GuardedPolicy {
     let priorShape: Double, priorWeeks: Double
     let minRate: Double
     let lookAheadHours: Int
+    let poolWeeks: Double
     var wake: WakeGuard
     var histogram: HourOfWeekCounts
     var change: RoutineChange
     var random: RandomStream
+    /// Opens per day in each hour of the day, pooled over the weekdays (the hierarchical
+    /// prior's means), updated at midnight.
+    var pooled = InlineArray<24, Float>(repeating: 0)
 
     public init(_ context: PolicyContext) {
         let p = context.scenario.policies.bayes
@@ -30,15 +38,31 @@ public struct BayesPolicy: GuardedPolicy {
         priorWeeks = max(p.priorWeeks, 1e-6)
         minRate = -log1p(-min(p.threshold, 0.999_999))
         lookAheadHours = max(1, Int(p.lookAhead.ticks / Clock.hour))
+        poolWeeks = max(p.poolWeeks, 0)
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         histogram = HourOfWeekCounts(halfLife: p.halfLife)
-        change = RoutineChange(halfLife: p.halfLife)
+        change = RoutineChange(halfLife: p.halfLife, p.routineChange)
         random = context.random
     }
 
-    /// The posterior of bin b: (shape, rate).
+    /// The posterior of bin b: (shape, rate). Its prior pools across the days of the week:
+    /// `pool_weeks` pseudo-weeks of the hour of day's pooled rate on top of the flat prior.
     mutating func posterior(_ b: Int) -> (shape: Double, rate: Double) {
-        (priorShape + Double(histogram.counts[b]), priorWeeks + Double(histogram.exposure[b / 24]))
+        (priorShape + poolWeeks * Double(pooled[b % 24]) + Double(histogram.counts[b]),
+         priorWeeks + poolWeeks + Double(histogram.exposure[b / 24]))
+    }
+
+    /// The pooled rates from the counts: every weekday's opens in an hour of the day over
+    /// every weekday's exposure.
+    mutating func pool() {
+        var days: Float = 0
+        for d in 0..<7 { days += histogram.exposure[d] }
+        guard days > 0 else { return }
+        for h in 0..<24 {
+            var n: Float = 0
+            for d in 0..<7 { n += histogram.counts[d * 24 + h] }
+            pooled[h] = n / days
+        }
     }
 
     /// One Thompson draw of λ for bin b.
@@ -78,8 +102,9 @@ public struct BayesPolicy: GuardedPolicy {
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
-        if change.midnight() { histogram.forget(RoutineChange.forgetFactor) }
+        if change.midnight() { histogram.forget(change.keep) }
         histogram.midnight(at: view.now)
+        pool()
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)
     }
 }

@@ -26,7 +26,7 @@ public struct HistogramPolicy: GuardedPolicy {
         minExpected = Float(-log1p(-min(p.threshold, 0.999_999)))
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         histogram = HourOfWeekCounts(halfLife: p.halfLife)
-        change = RoutineChange(halfLife: p.halfLife)
+        change = RoutineChange(halfLife: p.halfLife, p.routineChange)
     }
 
     /// Expected opens in the window starting at global hour H.
@@ -65,7 +65,7 @@ public struct HistogramPolicy: GuardedPolicy {
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
-        if change.midnight() { histogram.forget(RoutineChange.forgetFactor) }
+        if change.midnight() { histogram.forget(change.keep) }
         histogram.midnight(at: view.now)
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)
     }

@@ -48,7 +48,7 @@ public struct KDEPolicy: GuardedPolicy {
         decay = dailyDecay(halfLife: p.halfLife)
         muPerSlot = Clock.seconds(Self.slot) / max(p.itemInterval.seconds, 1)
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
-        change = RoutineChange(halfLife: p.halfLife)
+        change = RoutineChange(halfLife: p.halfLife, p.routineChange)
         let minutes = max(p.bandwidth.seconds / 60, 1)
         halfWidth = min(Self.maxHalfWidth, Int((4 * minutes / 15).rounded(.up)))
         let kappa = Self.kappa(bandwidthMinutes: minutes)
@@ -155,7 +155,7 @@ public struct KDEPolicy: GuardedPolicy {
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
         let ended = Clock.dayIndex(view.now) - 1
-        let keep = change.midnight() ? decay * RoutineChange.forgetFactor : decay
+        let keep = change.midnight() ? decay * change.keep : decay
         for i in 0..<(2 * Self.slots) { density[i] *= keep }
         weekdays *= keep; weekendDays *= keep
         fold(day: ended)

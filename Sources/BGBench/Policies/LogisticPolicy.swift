@@ -25,7 +25,7 @@ import Foundation
 /// last open as they will be then), moved on while the time of day's part of the logit
 /// rises. State: the reservoir (4 bytes a row, at most 128 rows), 17 stratum counts and
 /// totals, the coefficients, the time part of the logit per quarter-hour (2 × 96 floats),
-/// the routine-change profile, a few scalars: 2,060 bytes.
+/// the routine-change profile, a few scalars: 2,132 bytes.
 public struct LogisticPolicy: GuardedPolicy {
     public static let name = "logistic"
     public static let summary = "statistical: logistic regression of an open in the next window on time, weekday, time since last open, charging, network (IRLS, GSL)"
@@ -96,7 +96,7 @@ public struct LogisticPolicy: GuardedPolicy {
         half = max(16, min(Self.maxRows, p.reservoir) / 32 * 16)
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         random = context.random
-        change = RoutineChange(halfLife: p.halfLife)
+        change = RoutineChange(halfLife: p.halfLife, p.routineChange)
         windowRow = pack(centre: n, weekend: false, sinceQuarters: 192, charging: false, wifi: false)
     }
 
@@ -350,8 +350,8 @@ public struct LogisticPolicy: GuardedPolicy {
             // A changed routine: keep a share of each stratum's rows and of its total, so
             // that new windows enter almost surely and soon outnumber the old.
             for s in 0..<Self.strata {
-                totals[s] *= RoutineChange.forgetFactor
-                filled[s] = Int((Float(filled[s]) * RoutineChange.forgetFactor).rounded(.up))
+                totals[s] *= change.keep
+                filled[s] = Int((Float(filled[s]) * change.keep).rounded(.up))
             }
             changedOn = day
         }

@@ -24,7 +24,7 @@ import Foundation
 /// A plan takes the first 15 min slot where saving/E reaches `min_saving_per_joule` and
 /// moves on to the peak of F/E that follows (one wake per rising stretch). State: the
 /// counts (about 750 bytes), the coefficients, F for 2 × 96 slots, 24 Wi-Fi shares
-/// and the routine-change profile (2,096 bytes in all).
+/// and the routine-change profile (2,168 bytes in all).
 public struct NHPPPolicy: GuardedPolicy {
     public static let name = "nhpp"
     public static let summary = "statistical: Poisson regression of opens on time-of-day harmonics and weekend (IRLS, GSL); wake where staleness saved per joule peaks"
@@ -65,7 +65,7 @@ public struct NHPPPolicy: GuardedPolicy {
         itemRate = 1 / max(p.itemInterval.seconds, 1)
         wake = WakeGuard(minGap: p.minGap, failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
         histogram = HourOfWeekCounts(halfLife: p.halfLife)
-        change = RoutineChange(halfLife: p.halfLife)
+        change = RoutineChange(halfLife: p.halfLife, p.routineChange)
     }
 
     // MARK: The model
@@ -176,9 +176,9 @@ public struct NHPPPolicy: GuardedPolicy {
         return improved ? beta : nil
     }
 
-    /// Refits from the counts: the first time to convergence (at most `firstFitSteps`
-    /// steps), later one warm-started step. A failed fit keeps the previous coefficients
-    /// (and F).
+    /// Refits from the counts: the first time (and the first after a changed routine) to
+    /// convergence (at most `firstFitSteps` steps), later one warm-started step. A failed
+    /// fit keeps the previous coefficients (and F).
     mutating func refit() {
         let K = min(max(p.harmonics, 1), Self.maxHarmonics), pCount = 2 * K + 2
         var counts = [Double](repeating: 0, count: 48), exposure = [Double](repeating: 0, count: 48)
@@ -235,13 +235,22 @@ public struct NHPPPolicy: GuardedPolicy {
             let chance = freshChance(slot: k)
             let saving = Double(chance) * staleness(age: Clock.seconds(SimTime(k) * Self.slot - lead - lastFetch))
             if saving >= p.minSavingPerJoule * joules {
-                // Then to the peak of F per joule.
-                var top = chance / Float(joules)
-                while k + 1 < end {
-                    let next = freshChance(slot: k + 1) / Float(self.joules(hour: ((k + 1) % Self.slotsPerDay) / 4))
-                    if next > top { top = next; k += 1 } else { break }
+                // Then, among the slots up to the open this one aims at (while F rises),
+                // the one with the most F per joule. Stopping at the first dip of F per
+                // joule woke hours early wherever E steps up (an hour the policy has not
+                // yet seen on Wi-Fi after one it has), and spent the budget the wake just
+                // before the open needed.
+                var best = k, top = chance / Float(joules), f = chance
+                var j = k
+                while j + 1 < end {
+                    let next = freshChance(slot: j + 1)
+                    if next <= f { break }
+                    j += 1
+                    f = next
+                    let perJoule = next / Float(self.joules(hour: (j % Self.slotsPerDay) / 4))
+                    if perJoule > top { top = perJoule; best = j }
                 }
-                return .request(at: SimTime(k) * Self.slot - lead)
+                return .request(at: SimTime(best) * Self.slot - lead)
             }
             k += 1
         }
@@ -287,8 +296,12 @@ public struct NHPPPolicy: GuardedPolicy {
         observe(view)
         let day = Clock.dayIndex(view.now)
         if change.midnight() {
-            histogram.forget(RoutineChange.forgetFactor)
+            histogram.forget(change.keep)
             changedOn = day
+            // Fit the new routine as a first fit, from a flat start to convergence, rather
+            // than one step from the old routine's coefficients (which put the new hours at
+            // λ ≈ 0, far from the optimum: the usual GLM starting values instead).
+            fitted = false
         }
         histogram.midnight(at: view.now)
         let refitDays = max(1, p.refitDays)

@@ -140,58 +140,58 @@ struct OpensToday {
 
 /// A changed routine (MODEL.md §3 drift), seen from the opens alone: a day whose opens
 /// fall mostly in hours where the user has hardly ever opened the app. The learning
-/// policies forget their statistics hard when it fires (`forgetFactor` of them stays),
+/// policies forget their statistics hard when it fires (`keep` of them stays),
 /// so that weeks of the old routine, forgotten only at `half_life`, do not outweigh the
 /// new one for weeks. The judge is a profile of opens per hour of day, forgotten at the
 /// policy's own half-life: a day with at least `minOpens` opens fires when at least
 /// `surprisingShare` of them fall in hours holding less than `rareHourShare` of the
-/// profile, once the profile holds `minHistory` (decayed) opens. After firing the profile
+/// profile, once the profile holds `minHistory` (decayed) opens (the policy's
+/// `routine_change` parameters, `RoutineChangeParameters`). After firing the profile
 /// is forgotten too, so it judges again only when it has learned the new routine: at
 /// most once per change. A user without a routine spreads opens over the waking day and
 /// rarely has most of a day's opens in such hours. State: 24 floats, 24 counters, one
-/// float and the decay (152 bytes).
+/// float, the decay and the parameters (180 bytes).
 struct RoutineChange {
     /// What stays of the statistics (and of this profile) when a change is seen.
-    static let forgetFactor: Float = 0.02
-    /// An hour is rare when it holds less than this share of the profile (a uniform day
-    /// gives each hour 1/24 ≈ 4.2 %).
-    static let rareHourShare: Float = 0.01
-    /// At least two thirds of the day's opens in rare hours, of at least two opens (a
-    /// routine moved into the night loses opens to the sleep window).
-    static let surprisingShare = 2.0 / 3
-    static let minOpens = 2
-    /// Decayed opens the profile needs before it judges (about three days of a routine
-    /// user's opens).
-    static let minHistory: Float = 10
+    let keep: Float
+    let rareHourShare: Float
+    let surprisingShare: Double
+    let minOpens: Int
+    let minHistory: Float
 
     private var profile = InlineArray<24, Float>(repeating: 0)
     private var total: Float = 0
     private var today = OpensToday()
     let decay: Float
 
-    init(halfLife: TimeSpan) {
+    init(halfLife: TimeSpan, _ p: RoutineChangeParameters = RoutineChangeParameters()) {
         decay = dailyDecay(halfLife: halfLife)
+        keep = Float(p.keep)
+        rareHourShare = Float(p.rareHourShare)
+        surprisingShare = p.surprisingShare
+        minOpens = p.minOpens
+        minHistory = Float(p.minHistory)
     }
 
     /// An open at t (judged with the rest of its day at the next midnight).
     mutating func open(at t: SimTime) { today.add(at: t) }
 
     /// Midnight: judges the day that ended, then adds it to the profile. True when the
-    /// day looks like a new routine (the caller forgets its statistics by `forgetFactor`).
+    /// day looks like a new routine (the caller keeps `keep` of its statistics).
     mutating func midnight() -> Bool {
         var opens = 0, surprising = 0
-        let rare = Self.rareHourShare * total
+        let rare = rareHourShare * total
         for h in 0..<24 {
             let n = Int(today[h])
             opens += n
             if profile[h] < rare { surprising += n }
         }
-        let changed = total >= Self.minHistory && opens >= Self.minOpens
-            && Double(surprising) >= Self.surprisingShare * Double(opens)
-        let keep = changed ? decay * Self.forgetFactor : decay
+        let changed = total >= minHistory && opens >= minOpens
+            && Double(surprising) >= surprisingShare * Double(opens)
+        let factor = changed ? decay * keep : decay
         total = 0
         for h in 0..<24 {
-            profile[h] = profile[h] * keep + Float(today[h])
+            profile[h] = profile[h] * factor + Float(today[h])
             total += profile[h]
         }
         today.clear()

@@ -219,11 +219,13 @@ extension Scenario {
         let h = f.histogram
         v.checkLearning(h.halfLife, lead: h.lead, minGap: h.minGap, failureBackoff: h.failureBackoff,
                         killBackoff: h.killBackoff, "policies.histogram")
+        v.checkRoutineChange(h.routineChange, "policies.histogram")
         v.check(h.window, in: TimeSpan.hours(1)...TimeSpan.hours(24), "policies.histogram.window")
         v.check(h.threshold, in: 0.001...0.999, "policies.histogram.threshold")
         let nh = f.nhpp
         v.checkLearning(nh.halfLife, lead: nh.lead, minGap: nh.minGap, failureBackoff: nh.failureBackoff,
                         killBackoff: nh.killBackoff, "policies.nhpp")
+        v.checkRoutineChange(nh.routineChange, "policies.nhpp")
         v.check(nh.harmonics, in: 1...6, "policies.nhpp.harmonics")
         v.check(nh.ridge, in: 0.000_001...1_000_000, "policies.nhpp.ridge")
         v.check(nh.refitDays, in: 1...28, "policies.nhpp.refit_days")
@@ -232,19 +234,23 @@ extension Scenario {
         let b = f.bayes
         v.checkLearning(b.halfLife, lead: b.lead, minGap: b.minGap, failureBackoff: b.failureBackoff,
                         killBackoff: b.killBackoff, "policies.bayes")
+        v.checkRoutineChange(b.routineChange, "policies.bayes")
         v.check(b.priorShape, in: 0.001...100, "policies.bayes.prior_shape")
         v.check(b.priorWeeks, in: 0.001...1000, "policies.bayes.prior_weeks")
+        v.check(b.poolWeeks, in: 0...1000, "policies.bayes.pool_weeks")
         v.check(b.threshold, in: 0.001...0.999, "policies.bayes.threshold")
         v.check(b.lookAhead, in: TimeSpan.hours(1)...TimeSpan.days(7), "policies.bayes.look_ahead")
         let k = f.kde
         v.checkLearning(k.halfLife, lead: k.lead, minGap: k.minGap, failureBackoff: k.failureBackoff,
                         killBackoff: k.killBackoff, "policies.kde")
+        v.checkRoutineChange(k.routineChange, "policies.kde")
         v.check(k.bandwidth, in: TimeSpan.minutes(10)...TimeSpan.hours(1), "policies.kde.bandwidth")
         v.check(k.itemInterval, in: TimeSpan.minutes(1)...TimeSpan.days(7), "policies.kde.item_interval")
         v.check(k.minFresh, in: 0...1, "policies.kde.min_fresh")
         let l = f.logistic
         v.checkLearning(l.halfLife, lead: l.lead, minGap: l.minGap, failureBackoff: l.failureBackoff,
                         killBackoff: l.killBackoff, "policies.logistic")
+        v.checkRoutineChange(l.routineChange, "policies.logistic")
         v.check(l.harmonics, in: 1...6, "policies.logistic.harmonics")
         if ![0.5, 1, 1.5, 2, 3, 4, 6].contains(where: { TimeSpan.hours($0) == l.window }) {
             v.fail("policies.logistic.window", "\(l.window) is not a window length that tiles a day: expected one of 30m, 1h, 90m, 2h, 3h, 4h, 6h")
@@ -303,6 +309,15 @@ struct ScenarioValidator {
         if let minGap { check(minGap, in: TimeSpan.minutes(0)...TimeSpan.days(7), path + ".min_gap") }
         check(failureBackoff, in: TimeSpan.minutes(0)...TimeSpan.days(1), path + ".failure_backoff")
         check(killBackoff, in: TimeSpan.minutes(0)...TimeSpan.days(1), path + ".kill_backoff")
+    }
+
+    /// The routine-change rule of `histogram`, `nhpp`, `bayes`, `kde` and `logistic`.
+    mutating func checkRoutineChange(_ r: RoutineChangeParameters, _ path: String) {
+        check(r.keep, in: 0...1, path + ".routine_change.keep")
+        check(r.rareHourShare, in: 0...1, path + ".routine_change.rare_hour_share")
+        check(r.surprisingShare, in: 0...1, path + ".routine_change.surprising_share")
+        check(r.minOpens, in: 1...1000, path + ".routine_change.min_opens")
+        check(r.minHistory, in: 0...1_000_000, path + ".routine_change.min_history")
     }
 
     /// `count` relative weights: none negative, a positive sum.
