@@ -48,9 +48,10 @@ import Testing
         return fresh / opens
     }
 
-    /// ``RoutineChange`` on a hand-built week: a routine learned for 10 days never fires;
-    /// a day with both opens in hours never seen fires once, and the next such day does
-    /// not (its profile was forgotten too); a day with one open never fires.
+    /// ``RoutineChange`` on hand-built days: a routine learned for 10 days never fires; one
+    /// odd day does not fire, nor does one day with one open in a new hour; two days in a
+    /// row with their opens in hours never seen fire once, on the second, and the next such
+    /// day does not (the profile was forgotten too).
     @Test func routineChangeFiresOncePerChange() {
         var change = RoutineChange(halfLife: .days(28), RoutineChangeParameters())
         func day(_ hours: [Double]) -> Bool {
@@ -60,9 +61,13 @@ import Testing
         for _ in 0..<10 { #expect(!day([7.5, 12.5, 21])) }
         #expect(!day([3.5]), "one open is too few to judge")
         #expect(!day([7.5, 15.5, 21]), "one open of three in a new hour")
-        #expect(day([11.5, 16.5]), "both opens in hours never seen")
+        #expect(!day([2.5, 9.5]), "one odd day")
+        #expect(!day([7.5, 12.5, 21]), "back to the routine: the odd day is forgotten as a sign")
+        #expect(!day([11.5, 16.5]), "both opens in hours never seen: a first day")
+        #expect(day([11.5, 16.5]), "the second day in a row: the routine has changed")
         #expect(!day([11.5, 16.5]), "the profile forgot too: too little history to judge")
         for _ in 0..<4 { #expect(!day([11.5, 16.5, 21])) }
+        #expect(!day([2.5, 4.5, 9.5]))
         #expect(day([2.5, 4.5, 9.5]), "learned again: the next change fires")
     }
 

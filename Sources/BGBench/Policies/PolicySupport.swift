@@ -158,6 +158,12 @@ struct RoutineChange {
     let surprisingShare: Double
     let minOpens: Int
     let minHistory: Float
+    let minDays: Int
+    /// Surprising days in a row so far, and their opens by hour, held out of the profile
+    /// until the run is confirmed or broken (so the next day is judged against the old
+    /// routine, not one that already holds the new hours).
+    private var surprisingDays = 0
+    private var held = InlineArray<24, Float>(repeating: 0)
 
     private var profile = InlineArray<24, Float>(repeating: 0)
     private var total: Float = 0
@@ -171,6 +177,7 @@ struct RoutineChange {
         surprisingShare = p.surprisingShare
         minOpens = p.minOpens
         minHistory = Float(p.minHistory)
+        minDays = max(1, p.minDays)
     }
 
     /// An open at t (judged with the rest of its day at the next midnight).
@@ -186,12 +193,23 @@ struct RoutineChange {
             opens += n
             if profile[h] < rare { surprising += n }
         }
-        let changed = total >= minHistory && opens >= minOpens
+        let surprisingDay = total >= minHistory && opens >= minOpens
             && Double(surprising) >= surprisingShare * Double(opens)
+        // A day without opens neither confirms nor breaks a run of surprising days.
+        if surprisingDay { surprisingDays += 1 } else if opens > 0 { surprisingDays = 0 }
+        let changed = surprisingDays >= minDays
+        let holding = surprisingDays > 0 && !changed
+        if changed { surprisingDays = 0 }
         let factor = changed ? decay * keep : decay
         total = 0
         for h in 0..<24 {
-            profile[h] = profile[h] * factor + Float(today[h])
+            if holding {
+                held[h] = held[h] * decay + Float(today[h])
+                profile[h] *= factor
+            } else {
+                profile[h] = profile[h] * factor + held[h] * decay + Float(today[h])
+                held[h] = 0
+            }
             total += profile[h]
         }
         today.clear()

@@ -318,6 +318,7 @@ struct ScenarioValidator {
         check(r.surprisingShare, in: 0...1, path + ".routine_change.surprising_share")
         check(r.minOpens, in: 1...1000, path + ".routine_change.min_opens")
         check(r.minHistory, in: 0...1_000_000, path + ".routine_change.min_history")
+        check(r.minDays, in: 1...30, path + ".routine_change.min_days")
     }
 
     /// `count` relative weights: none negative, a positive sum.
