@@ -413,4 +413,31 @@ import Testing
         platform.runStarted(at: 10)
         #expect(platform.admit(at: 11, gates: GateInputs()) == .deny(.budget, retryAt: Self.day))
     }
+
+    /// Rule 8 on a hand-built day of `ios-bgtask`: an app that forgets to resubmit gets its
+    /// first run (01:00) and no more: every later wake is denied `not_submitted`, though
+    /// tokens and spacing would allow some, until the open at 23:00 submits the task again
+    /// and the wake at 23:30 runs.
+    @Test func forgottenResubmissionStopsLaterRunsUntilTheNextOpen() {
+        var s = TestSupport.cleanScenario(opens: [23 * Clock.hour])
+        s.platform.name = IOSBGTask.name
+        s.app.resubmits = false
+        let wakes = (1...22).map { SimTime($0) * Clock.hour } + [23 * Clock.hour + 30 * Clock.minute]
+        let tally = ScheduledWakes.$times.withValue(wakes) {
+            TestSupport.simulate(ScheduledWakes.self, IOSBGTask.self, scenario: s, feed: NewsFeed(times: []), days: 1)
+        }
+        #expect(tally.runs == 2)
+        #expect(tally.denials(.notSubmitted) == 21, "02:00 to 22:00")
+        #expect(tally.deniedTotal == 21)
+        // The same day with an app that resubmits: the budget, not rule 8, limits it (one
+        // open a day gives B = 2.5 ln 2 ≈ 1.7 runs a day: 01:00, then 15:00 when the next
+        // token is whole).
+        s.app.resubmits = true
+        let resubmitting = ScheduledWakes.$times.withValue(wakes) {
+            TestSupport.simulate(ScheduledWakes.self, IOSBGTask.self, scenario: s, feed: NewsFeed(times: []), days: 1)
+        }
+        #expect(resubmitting.runs == 2)
+        #expect(resubmitting.denials(.notSubmitted) == 0)
+        #expect(resubmitting.denials(.budget) == 21)
+    }
 }
