@@ -584,7 +584,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         }
         // The file as bench prints it, recorded in Benchmarks/, reads back.
         let recorded = try BenchBaseline.load(TestSupport.packageRoot.path + "/Benchmarks/results-2026-11-29.csv")
-        #expect(recorded.map(\.workload) == ["r1/fixed", "default/fixed", "default/adaptive"])
+        #expect(recorded.map(\.workload) == ["r1/fixed", "default/fixed", "default/adaptive", "default/nhpp"])
         #expect(throws: CLIError(message: "cannot read bench baseline '/nonexistent.csv': no such file", code: 66, hint: false)) {
             try BenchBaseline.load("/nonexistent.csv")
         }
