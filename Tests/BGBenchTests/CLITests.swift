@@ -282,7 +282,7 @@ private let errorCases: [ErrorCase] = [
         let result = bgbench(["scenario", "--set", "policies.fixed.interval=30m", "--set", "platform.name=unrestricted"])
         #expect(result.code == 0)
         var expected = Scenario()
-        expected.policies.fixed.interval = .minutes(30)
+        expected.policies[FixedPolicy.self].interval = .minutes(30)
         expected.platform.name = "unrestricted"
         #expect(try ScenarioLoader.load(json: result.output).scenario == expected)
     }
@@ -299,8 +299,8 @@ private let errorCases: [ErrorCase] = [
         let path = checkout.appendingPathComponent("Datasets/scenarios/r1.json").path
         let s = try ScenarioLoader.load(file: path).scenario
         #expect(s.name == "r1")
-        #expect(s.platform.name == "unrestricted" && s.platform.unrestricted.dailyCap == 12)
-        #expect(s.policies.fixed.interval == .minutes(30))
+        #expect(s.platform.name == "unrestricted" && s.platform[Unrestricted.self].dailyCap == 12)
+        #expect(s.policies[FixedPolicy.self].interval == .minutes(30))
     }
 
     @Test func smallRunWritesReports() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A scenario ready to run, with where it came from.
 public struct LoadedScenario: Sendable {
@@ -166,7 +167,19 @@ struct Schema: @unchecked Sendable /* immutable after init */ {
     /// `.convertToSnakeCase`: it reads `latency_median_nr5g` as `latencyMedianNr5G`.
     let swiftNames: [String: String]
 
-    static let shared = Schema()
+    /// The schema of the registry as it is now: rebuilt after a policy is registered, so
+    /// that its `policies.<name>.*` keys are known.
+    static var shared: Schema {
+        let generation = RegistryGeneration.value.load(ordering: .sequentiallyConsistent)
+        return cache.withLock { cache in
+            if let cached = cache, cached.generation == generation { return cached.schema }
+            let schema = Schema()
+            cache = (generation, schema)
+            return schema
+        }
+    }
+
+    private static let cache = Mutex<(generation: Int, schema: Schema)?>(nil)
 
     private init() {
         let encoder = JSONEncoder()
@@ -189,6 +202,12 @@ struct Schema: @unchecked Sendable /* immutable after init */ {
             else { return }
             let entryValue = Mirror(reflecting: pair.value).children.dropFirst().first!.value
             collect(entryValue, entry, at: path.child(key), types: &types, names: &names)
+        case .object(let object) where value is SchemaMembers:
+            // Sections keyed by component name (`policies`, `platform`).
+            for (key, member) in (value as! SchemaMembers).schemaMembers {
+                guard let json = object[key] else { continue }
+                collect(member, json, at: path.child(key), types: &types, names: &names)
+            }
         case .object(let object):
             for child in children {
                 guard let label = child.label, case let key = snakeCase(label), let member = object[key] else { continue }
