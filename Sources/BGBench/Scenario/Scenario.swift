@@ -26,7 +26,10 @@ public struct Scenario: Codable, Sendable, Equatable {
 public let newsOpenWeights: [Double] =
     [1, 0.5, 0.3, 0.3, 0.5, 1, 3, 6, 7, 6, 5, 5, 6, 5, 5, 5, 6, 7, 8, 9, 9, 8, 5, 2]
 
-public struct Archetype: Codable, Sendable, Equatable {
+public struct Archetype: ParameterSet {
+    /// A placeholder entry: weight 1, one open a day (a mix names its own).
+    public init() { self.init(weight: 1, medianOpensPerDay: 1) }
+
     /// Share of the population (weights are normalised over archetypes).
     public var weight: Double
     /// Median opens per day, reopens included; a user's rate is lognormal around it.
@@ -45,7 +48,9 @@ public struct Archetype: Codable, Sendable, Equatable {
     }
 }
 
-public struct Population: Codable, Sendable, Equatable {
+public struct Population: ParameterSet {
+    public init() {}
+
     /// `archetypes` draws each user from the archetype mix; `routine` gives every user the
     /// routine below (MODEL.md §3, for teaching and tests).
     public var model = UserModelKind.archetypes
@@ -76,7 +81,10 @@ public struct Population: Codable, Sendable, Equatable {
 }
 
 /// A share of the fleet living at one UTC offset (device-local time = UTC + offset).
-public struct UTCOffsetShare: Codable, Sendable, Equatable {
+public struct UTCOffsetShare: ParameterSet {
+    /// Everyone at UTC+0.
+    public init() { self.init(offset: .hours(0), share: 1) }
+
     public var offset: TimeSpan
     public var share: Double
     public init(offset: TimeSpan, share: Double) { self.offset = offset; self.share = share }
@@ -85,8 +93,13 @@ public struct UTCOffsetShare: Codable, Sendable, Equatable {
 public enum UserModelKind: String, Codable, Sendable, CaseIterable { case archetypes, routine }
 
 /// Opens at listed times of day, each with a jitter and a daily probability (MODEL.md §3).
-public struct Routine: Codable, Sendable, Equatable {
-    public struct Entry: Codable, Sendable, Equatable {
+public struct Routine: ParameterSet {
+    public init() {}
+
+    public struct Entry: ParameterSet {
+        /// A placeholder open at midnight (a routine's entries name their own `at`).
+        public init() { self.init(at: .hours(0)) }
+
         public var at: TimeSpan
         public var jitterSd = TimeSpan.minutes(10)
         public var probability = 1.0
@@ -98,7 +111,9 @@ public struct Routine: Codable, Sendable, Equatable {
     public var opens: [Entry] = [Entry(at: .hours(7.5)), Entry(at: .hours(12.5)), Entry(at: .hours(21))]
 }
 
-public struct UserBehaviour: Codable, Sendable, Equatable {
+public struct UserBehaviour: ParameterSet {
+    public init() {}
+
     /// The sleep window: no opens inside it except night checks (MODEL.md §3).
     public var sleepEnabled = true
     public var bedtimeMean = TimeSpan.hours(23.5)
@@ -125,7 +140,9 @@ public struct UserBehaviour: Codable, Sendable, Equatable {
 
 // MARK: - Device (MODEL.md §4)
 
-public struct DeviceModel: Codable, Sendable, Equatable {
+public struct DeviceModel: ParameterSet {
+    public init() {}
+
     /// false: no battery, charging or Low Power Mode at all (R1).
     public var batteryEnabled = true
     /// 15 Wh, about 4,000 mAh at 3.85 V (MODEL.md §4, assumption).
@@ -159,7 +176,9 @@ public struct DeviceModel: Codable, Sendable, Equatable {
     public var screenSessionSigma = 1.5
 }
 
-public struct NetworkModel: Codable, Sendable, Equatable {
+public struct NetworkModel: ParameterSet {
+    public init() {}
+
     /// Wi-Fi at home in the evening and at night for this share of users (MODEL.md §6.3:
     /// 90 %, assumption); R1 uses the same window, 19:00–08:00.
     public var homeWifiShare = 0.9
@@ -187,7 +206,9 @@ public struct NetworkModel: Codable, Sendable, Equatable {
 
 // MARK: - Content (MODEL.md §5)
 
-public struct ContentModel: Codable, Sendable, Equatable {
+public struct ContentModel: ParameterSet {
+    public init() {}
+
     public var kind = ContentKind.news
     /// The shared news feed: non-homogeneous Poisson, 48 items a day (MODEL.md §5) with
     /// R1's hourly weights (MODEL.md §10 rule 4).
@@ -217,7 +238,9 @@ public enum ContentKind: String, Codable, Sendable, CaseIterable {
 
 // MARK: - App (MODEL.md §6)
 
-public struct AppModel: Codable, Sendable, Equatable {
+public struct AppModel: ParameterSet {
+    public init() {}
+
     /// `requests`: MODEL.md §6.4 rule 6 (launch, then 1–2 requests). `lognormal`: R1's
     /// rule 6 (one lognormal duration, one failure probability).
     public var task = TaskModelKind.requests
@@ -264,7 +287,9 @@ public enum StatusHonesty: String, Codable, Sendable, CaseIterable {
 /// Delivery of silent (background) pushes: a server-side policy sends them; the push
 /// service and the platform deliver them late or not at all (MODEL.md §6: "delivery is not
 /// guaranteed"). A delivered push launches the app's refresh task at once.
-public struct PushModel: Codable, Sendable, Equatable {
+public struct PushModel: ParameterSet {
+    public init() {}
+
     /// Pushes the platform delivers to the app per rolling hour; more are not delivered
     /// (Apple: "don't try to send more than two or three per hour", Pushing background
     /// updates to your App, developer documentation).
@@ -278,7 +303,9 @@ public struct PushModel: Codable, Sendable, Equatable {
 
 // MARK: - Energy (MODEL.md §8)
 
-public struct EnergyModel: Codable, Sendable, Equatable {
+public struct EnergyModel: ParameterSet {
+    public init() {}
+
     /// LTE radio (Huang et al., MobiSys 2012): promotion 0.26 s at 1.2 W, connected
     /// 1.06 W, tail 11.6 s at 1.06 W.
     public var ltePromotion = TimeSpan.seconds(0.26)
