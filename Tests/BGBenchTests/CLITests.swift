@@ -274,12 +274,15 @@ private let errorCases: [ErrorCase] = [
         let result = bgbench(["scenario"])
         #expect(result.code == 0)
         #expect(result.errors == "")
-        #expect(result.output == ScenarioLoader.resolvedJSON(Scenario()))
+        // A run of the default policy's resolved scenario (scenario.json of `bgbench`).
+        #expect(result.output == ScenarioLoader.resolvedJSON(Scenario(), policies: ["adaptive"]))
         #expect(try ScenarioLoader.load(json: result.output).scenario == Scenario())
+        // --complete: every registered component's parameters (default.json).
+        #expect(bgbench(["scenario", "--complete"]).output == ScenarioLoader.resolvedJSON(Scenario()))
     }
 
     @Test func scenarioAppliesSetOverrides() throws {
-        let result = bgbench(["scenario", "--set", "policies.fixed.interval=30m", "--set", "platform.name=unrestricted"])
+        let result = bgbench(["scenario", "--policy", "fixed", "--set", "policies.fixed.interval=30m", "--set", "platform.name=unrestricted"])
         #expect(result.code == 0)
         var expected = Scenario()
         expected.policies[FixedPolicy.self].interval = .minutes(30)
@@ -336,8 +339,14 @@ private let errorCases: [ErrorCase] = [
         #expect(daily.dropFirst().map { $0[3] } == ["0", "1", "2", "0", "1", "2"])
         #expect(hourly[0] == SeriesReports.hourlyHeader && hourly.count == 1 + 24 * 2)
         #expect(!FileManager.default.fileExists(atPath: out + "/devices.csv"), "devices.csv only with --per-device")
-        // scenario.json loads back to the scenario that ran.
+        // scenario.json loads back to the scenario that ran, and holds the parameters of
+        // the run's policies only (`none` has none): `fixed`'s, not `adaptive`'s.
         #expect(try ScenarioLoader.load(file: out + "/scenario.json").scenario == Scenario())
+        let scenarioJSON = try String(contentsOfFile: out + "/scenario.json", encoding: .utf8)
+        #expect(scenarioJSON == ScenarioLoader.resolvedJSON(Scenario(), policies: ["fixed", "none"]))
+        #expect(scenarioJSON.contains("\"fixed\" : {") && !scenarioJSON.contains("\"adaptive\""))
+        #expect(try String(contentsOfFile: out + "/run.json", encoding: .utf8)
+            .contains("\"resolved_scenario_sha256\" : \"\(SHA256.hex(Data(scenarioJSON.utf8)))\""))
 
         let data = try Data(contentsOf: URL(fileURLWithPath: out + "/run.json"))
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
