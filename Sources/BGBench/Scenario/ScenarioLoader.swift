@@ -125,6 +125,20 @@ public enum ScenarioLoader {
     /// `app` the processing task only when `app.processing.enabled`. Every other section
     /// is whole. The output loads back (left-out sections take their defaults).
     public static func resolvedJSON(_ s: Scenario, policies: [String]) -> String {
+        pruned(s, policies: policies, components: true)
+    }
+
+    /// `resolvedJSON(s)` with the parameters of `policies` only among the policies, and
+    /// every platform's, content kind's and the processing task's: the complete form for a
+    /// given set of policies (`PolicyRegistry.builtIn`'s: Datasets/scenarios/default.json,
+    /// whatever else a process registered).
+    public static func completeJSON(_ s: Scenario, policies: [String]) -> String {
+        pruned(s, policies: policies, components: false)
+    }
+
+    /// The resolved JSON without the parameters of other policies and, with `components`,
+    /// of the components a run does not use.
+    private static func pruned(_ s: Scenario, policies: [String], components: Bool) -> String {
         guard var root = try? JSONParser.parse(resolvedJSON(s)).root.object else { return resolvedJSON(s) }
         func pruned(_ key: String, keeping keep: (String) -> Bool) {
             guard var section = root[key]?.object else { return }
@@ -132,6 +146,14 @@ public enum ScenarioLoader {
             root[key] = .object(section)
         }
         pruned("policies") { policies.contains($0) }
+        if components { pruneComponents(s, &root, pruned) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try! encoder.encode(JSONValue.object(root)), as: UTF8.self) + "\n"
+    }
+
+    private static func pruneComponents(_ s: Scenario, _ root: inout JSONObject,
+                                        _ pruned: (String, (String) -> Bool) -> Void) {
         var platformKeys: Set<String> = ["name"]
         func use(_ platform: any PlatformRules.Type) {
             platformKeys.insert(platform.parametersKey)
@@ -143,9 +165,6 @@ public enum ScenarioLoader {
         let kindSections = ContentKind.allCases.filter { $0 != .news }.map(\.rawValue)
         pruned("content") { !kindSections.contains($0) || $0 == s.content.kind.rawValue }
         pruned("app") { $0 != "processing" || s.app.processing.enabled }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try! encoder.encode(JSONValue.object(root)), as: UTF8.self) + "\n"
     }
 
     private static func load(text: String, bytes: Data, file: String, overrides: [String]) throws -> LoadedScenario {
