@@ -17,8 +17,10 @@ enum Command {
            bgbench plot DIR             draw a report folder as PNG files (python3,
                                         matplotlib, pandas)
            bgbench list                 policies, platforms and scenarios
-           bgbench scenario [--scenario FILE] [--set PATH=VALUE ...]
-                                        print the resolved scenario: every parameter
+           bgbench scenario [--scenario FILE] [--set PATH=VALUE ...] [--policy NAME[,NAME...]]
+                            [--complete | --markdown]
+                                        print the resolved scenario of a run of --policy
+                                        (default: adaptive): the parameters it uses
            bgbench validate FILE        check a scenario JSON or an opens trace CSV and
                                         report every problem at once
            bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv
@@ -187,20 +189,32 @@ enum Command {
 
     // MARK: scenario
 
-    /// Prints the fully resolved scenario as JSON (Datasets/scenarios/default.json is this
-    /// command's output with no options).
+    /// Prints the resolved scenario of a run of `--policy` (default: the run's default,
+    /// `adaptive`; `all`: every registered policy) as JSON: the parameters of the
+    /// components such a run uses, as scenario.json holds them. `--complete` prints every
+    /// registered component's parameters (Datasets/scenarios/default.json is this with no
+    /// other option); `--markdown` prints the generated parameter tables of docs/scenario.md.
     static func scenario<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
         var file: String?
         var overrides: [String] = []
+        var policies = RunArguments().policies
+        var complete = false, markdown = false
         var parser = OptionParser(tokens, command: "scenario")
         try parser.parse(
-            known: ["scenario", "set"], flags: [], repeatable: ["set"],
+            known: ["scenario", "set", "policy", "complete", "markdown"], flags: ["complete", "markdown"], repeatable: ["set"],
             option: { name, value in
-                if name == "scenario" { file = try required(value, for: name, expected: "a scenario file") }
-                else { overrides.append(try required(value, for: name, expected: "PATH=VALUE")) }
+                switch name {
+                case "scenario": file = try required(value, for: name, expected: "a scenario file")
+                case "policy": policies = try parsePolicies(required(value, for: name, expected: "a policy name"))
+                case "complete": complete = true
+                case "markdown": markdown = true
+                default: overrides.append(try required(value, for: name, expected: "PATH=VALUE"))
+                }
             },
             positional: { throw CLIError.unexpected($0, command: "scenario") })
-        output.write(try loadScenario(file, overrides: overrides).resolvedJSON)
+        if markdown { return output.write(ParameterDocs.markdown()) }
+        let loaded = try loadScenario(file, overrides: overrides)
+        output.write(complete ? loaded.resolvedJSON : loaded.resolvedJSON(policies: policies))
     }
 
     // MARK: list

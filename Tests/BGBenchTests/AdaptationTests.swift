@@ -77,14 +77,14 @@ import Testing
     @Test func routineChangeParametersReachThePolicy() throws {
         let loaded = try ScenarioLoader.load(json: "{}", overrides: ["policies.kde.routine_change.keep=0.1",
                                                                    "policies.kde.routine_change.min_opens=3"])
-        let kde = loaded.scenario.policies.kde.routineChange
+        let kde = loaded.scenario.policies[KDEPolicy.self].routineChange
         #expect(kde.keep == 0.1 && kde.minOpens == 3 && kde.rareHourShare == 0.01)
         let policy = KDEPolicy(PolicyTests.context(loaded.scenario))
         #expect(policy.change.keep == 0.1 && policy.change.minOpens == 3)
         #expect(NHPPPolicy(PolicyTests.context()).change.keep == 0)
         #expect(BayesPolicy(PolicyTests.context()).change.keep == 0.02)
         var s = Scenario()
-        s.policies.logistic.routineChange.surprisingShare = 1.5
+        s.policies[LogisticPolicy.self].routineChange.surprisingShare = 1.5
         #expect(s.validate() == [ScenarioProblem(path: "policies.logistic.routine_change.surprising_share",
                                                  message: "1.5 is out of range: expected a number from 0 to 1")])
     }

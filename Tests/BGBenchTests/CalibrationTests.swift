@@ -127,7 +127,7 @@ import Testing
         var s = TestSupport.cleanScenario(opens: [], runSeconds: runSeconds)
         s.platform.name = AndroidWorkManager.name
         // Never opened: without this the app would be restricted after 8 days unused.
-        s.platform.androidWorkmanager.elapsedTimeThresholds[4] = .days(365)
+        s.platform[AndroidWorkManager.self].elapsedTimeThresholds[4] = .days(365)
         if restricted { s.population.barOffShare = 1 }
         let days = 6
         let feed = NewsFeed(content: s.content, days: days, seed: 1)

@@ -9,7 +9,7 @@ import Testing
 
     static func fetch(usage: Double, interval: FetchInterval, _ tweak: (inout Scenario) -> Void = { _ in }) -> IOSFetch {
         var s = Scenario()
-        s.platform.iosFetch.minimumInterval = interval
+        s.platform[IOSFetch.self].minimumInterval = interval
         tweak(&s)
         return IOSFetch(PlatformSetup(scenario: s, initialUsage: usage))
     }
@@ -18,7 +18,7 @@ import Testing
     static func clean(_ interval: FetchInterval, _ tweak: (inout Scenario) -> Void = { _ in }) -> Scenario {
         var s = TestSupport.cleanScenario(opens: [8 * hour, 12 * hour, 20 * hour])
         s.platform.name = IOSFetch.name
-        s.platform.iosFetch.minimumInterval = interval
+        s.platform[IOSFetch.self].minimumInterval = interval
         tweak(&s)
         return s
     }
@@ -83,7 +83,7 @@ import Testing
     /// With a 15 min interval and a budget that never runs short, the system wakes the app
     /// every 15 min from t = 0: 96 runs a day, the policy's requests dropped.
     @Test func intervalSetsTheCadence() {
-        let s = Self.clean(.every(.minutes(15))) { $0.platform.iosBgtask.budgetCap = 1000; $0.platform.iosBgtask.budgetScale = 1000 }
+        let s = Self.clean(.every(.minutes(15))) { $0.platform[IOSBGTask.self].budgetCap = 1000; $0.platform[IOSBGTask.self].budgetScale = 1000 }
         let feed = NewsFeed(content: s.content, days: 1, seed: 1)
         let log = SimulationLog.record {
             let tally = TestSupport.simulate(Recorded<FixedPolicy>.self, IOSFetch.self, scenario: s, feed: feed, days: 1)
@@ -265,7 +265,7 @@ import Testing
     @Test func mixedFleetRunsEachDeviceOnItsPlatform() throws {
         var s = Scenario()
         s.population.legacyIosShare = 0.5
-        s.platform.iosFetch.minimumInterval = .every(.minutes(30))
+        s.platform[IOSFetch.self].minimumInterval = .every(.minutes(30))
         let options = RunOptions(devices: 12, days: 2, seed: 3, threads: 2, keepDevices: true)
         let feed = NewsFeed(content: s.content, days: options.days, seed: options.seed)
         let result = try Fleet.simulate(scenario: s, policy: PolicyEntry(FixedPolicy.self), options: options, feed: feed)
@@ -305,9 +305,9 @@ import Testing
 
     @Test func minimumIntervalParses() throws {
         let loaded = try ScenarioLoader.load(json: "{}", overrides: ["platform.ios_fetch.minimum_interval=15m"])
-        #expect(loaded.scenario.platform.iosFetch.minimumInterval == .every(.minutes(15)))
+        #expect(loaded.scenario.platform[IOSFetch.self].minimumInterval == .every(.minutes(15)))
         let never = try ScenarioLoader.load(json: #"{"platform": {"ios_fetch": {"minimum_interval": "never"}}}"#)
-        #expect(never.scenario.platform.iosFetch.minimumInterval == .never)
+        #expect(never.scenario.platform[IOSFetch.self].minimumInterval == .never)
         #expect(throws: ScenarioError.self) {
             try ScenarioLoader.load(json: #"{"platform": {"ios_fetch": {"minimum_interval": "soon"}}}"#, file: "s.json")
         }

@@ -349,9 +349,9 @@ import Testing
     /// the scenario, not hard-coded.
     @Test func parametersComeFromScenario() {
         var platform = Self.ios(usage: 20) {
-            $0.platform.iosBgtask.minSpacing = .minutes(30)
-            $0.platform.iosBgtask.penaltyKilled = 0.25
-            $0.platform.iosBgtask.budgetCap = 2
+            $0.platform[IOSBGTask.self].minSpacing = .minutes(30)
+            $0.platform[IOSBGTask.self].penaltyKilled = 0.25
+            $0.platform[IOSBGTask.self].budgetCap = 2
         }
         #expect(platform.dailyBudget == 2)
         platform.runStarted(at: 0)
@@ -365,7 +365,7 @@ import Testing
 
     static func unrestricted(cap: Int) -> Unrestricted {
         var s = Scenario()
-        s.platform.unrestricted.dailyCap = cap
+        s.platform[Unrestricted.self].dailyCap = cap
         return Unrestricted(PlatformSetup(scenario: s, initialUsage: 0))
     }
 

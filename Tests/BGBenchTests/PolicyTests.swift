@@ -78,7 +78,7 @@ import Testing
         // `fixed` asking as often as the policy ran.
         var matched = Self.routine()
         let interval = (Double(Clock.day) / max(learned.runsPerDay, 0.1) / Double(Clock.minute)).rounded()
-        matched.policies.fixed.interval = .minutes(interval)
+        matched.policies[FixedPolicy.self].interval = .minutes(interval)
         let fixed = try Self.freshness(PolicyRegistry.named("fixed")!, scenario: matched)
         print(String(format: "%@: %.1f %% of %d runs in the hour before an open; fresh %.1f %% at %.2f runs/day; fixed every %.0f min: fresh %.1f %% at %.2f runs/day",
                      name, 100 * placed.share, placed.runs, 100 * learned.fresh, learned.runsPerDay, interval,
@@ -432,7 +432,7 @@ extension PolicyTests {
     @Test func bayesPoolsAcrossDays() {
         func sundaySeven(poolWeeks: Double) -> (shape: Double, rate: Double, quiet: Double) {
             var s = Scenario()
-            s.policies.bayes.poolWeeks = poolWeeks
+            s.policies[BayesPolicy.self].poolWeeks = poolWeeks
             var policy = BayesPolicy(Self.context(s))
             Self.drive(&policy, opens: Self.routineOpens(hours: [7.5], jitterMinutes: 5, days: 6), days: 6)
             let (shape, rate) = policy.posterior(6 * 24 + 7)

@@ -18,7 +18,7 @@ import Testing
         s.push.dropProbability = 0
         s.push.delayMedian = .seconds(1)
         s.push.delaySigma = 0
-        s.policies.push.fallbackInterval = .seconds(0)
+        s.policies[PushPolicy.self].fallbackInterval = .seconds(0)
         tweak(&s)
         var histogram = LogHistogram()
         let tally = T.simulate(PushPolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: items),
@@ -33,7 +33,7 @@ import Testing
     /// change (its own limit 16 an hour) gets 2 of its 10 pushes delivered in the hour.
     @Test func pushesAboveTheBudgetAreNotDelivered() {
         let (tally, _) = Self.day(items: Self.burst) { s in
-            s.policies.push.perHour = 16
+            s.policies[PushPolicy.self].perHour = 16
             s.push.perHour = 2
         }
         #expect(tally.pushSent == 10)
@@ -46,7 +46,7 @@ import Testing
     /// The budget is a rolling hour: pushes an hour and a minute apart are both delivered.
     @Test func budgetIsARollingHour() {
         let (tally, _) = Self.day(items: [10 * Self.h, 10 * Self.h + Self.m, 11 * Self.h + 2 * Self.m]) { s in
-            s.policies.push.perHour = 16
+            s.policies[PushPolicy.self].perHour = 16
             s.push.perHour = 1
         }
         #expect(tally.pushSent == 3)
@@ -89,7 +89,7 @@ import Testing
         // then 14:00, ..., 23:00: 11 + 11 runs.
         let (recovered, _) = Self.day(items: item, opens: open) { s in
             s.push.dropProbability = 1
-            s.policies.push.fallbackInterval = .hours(1)
+            s.policies[PushPolicy.self].fallbackInterval = .hours(1)
         }
         #expect(recovered.pushLost == 1 && recovered.pushRuns == 0)
         #expect(recovered.freshOpens == 1)

@@ -56,8 +56,8 @@ import Testing
     @Test func scenarioFileIsR1() throws {
         let s = try TestSupport.loadScenario("r1").scenario
         #expect(s.platform.name == "unrestricted")
-        #expect(s.platform.unrestricted.dailyCap == 12)
-        #expect(s.policies.fixed.interval == .minutes(30))
+        #expect(s.platform[Unrestricted.self].dailyCap == 12)
+        #expect(s.policies[FixedPolicy.self].interval == .minutes(30))
         #expect(s.app.task == .lognormal)
         #expect(s.app.lognormalMedian == .seconds(0.8) && s.app.lognormalSigma == 1)
         #expect(s.app.lognormalFailureProbability == 0.02)

@@ -19,8 +19,8 @@ import Testing
         s.app.failureProbability = failure
         s.app.hangProbability = hang
         s.platform.name = platform
-        s.platform.iosBgtask.budgetScale = 10_000
-        s.platform.iosBgtask.budgetCap = 10_000
+        s.platform[IOSBGTask.self].budgetScale = 10_000
+        s.platform[IOSBGTask.self].budgetCap = 10_000
         return s
     }
 
@@ -175,8 +175,8 @@ import Testing
         // 10 days of wakes every 30 min; u = 1 open a day.
         let wakes = (0..<(10 * 48)).map { SimTime($0) * 30 * Clock.minute + Clock.minute }
         var s = Self.requestsScenario(platform: IOSBGTask.name)
-        s.platform.iosBgtask.budgetScale = 2.5
-        s.platform.iosBgtask.budgetCap = 12
+        s.platform[IOSBGTask.self].budgetScale = 2.5
+        s.platform[IOSBGTask.self].budgetCap = 12
         let (honest, _) = Self.run(s, IOSBGTask.self, wakes: wakes, days: 10)
         s.app.status = .alwaysNewData
         let (claims, _) = Self.run(s, IOSBGTask.self, wakes: wakes, days: 10)
@@ -258,7 +258,7 @@ import Testing
     /// second attempt on day 1 is denied `budget` with a retry at the next midnight.
     @Test func attemptAtMidnightBelongsToTheNewDay() {
         var s = T.cleanScenario(opens: [12 * Self.h])
-        s.platform.unrestricted.dailyCap = 1
+        s.platform[Unrestricted.self].dailyCap = 1
         let (tally, log) = Self.run(s, Unrestricted.self, wakes: [23 * Self.h, Clock.day, Clock.day + Self.h], days: 2)
         #expect(log.runStarts == [23 * Self.h, Clock.day])
         #expect(log.denials.count == 1)

@@ -143,8 +143,8 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
                                    "R2": Archetype(weight: 2, medianOpensPerDay: 0.5)]
         s.population.routine.opens = [.init(at: .hours(6), jitterSd: .seconds(90), probability: 0.5)]
         s.app.status = .alwaysNewData
-        s.platform.unrestricted.dailyCap = 12
-        s.policies.fixed.interval = .minutes(45)
+        s.platform[Unrestricted.self].dailyCap = 12
+        s.policies[FixedPolicy.self].interval = .minutes(45)
         s.app.launch = .seconds(0.25)
         let loaded = try ScenarioLoader.load(json: ScenarioLoader.resolvedJSON(s))
         #expect(loaded.scenario == s)
@@ -158,7 +158,7 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         let json = #"{"population": {"rate_sigma": 0.5}, "platform": {"unrestricted": {"daily_cap": 12}}}"#
         var expected = Scenario()
         expected.population.rateSigma = 0.5
-        expected.platform.unrestricted.dailyCap = 12
+        expected.platform[Unrestricted.self].dailyCap = 12
         #expect(try ScenarioLoader.load(json: json).scenario == expected)
     }
 
@@ -186,8 +186,8 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         let json = #"{"population": {"rate_sigma": 0.6}}"#
         let s = try ScenarioLoader.load(json: json, overrides: overrides).scenario
         var expected = Scenario()
-        expected.platform.unrestricted.dailyCap = 12
-        expected.policies.fixed.interval = .minutes(30)
+        expected.platform[Unrestricted.self].dailyCap = 12
+        expected.policies[FixedPolicy.self].interval = .minutes(30)
         expected.population.model = .routine
         expected.population.archetypes["heavy"]!.weight = 0.3
         expected.population.routine.opens[1].at = .hours(13)

@@ -47,7 +47,7 @@ enum TestSupport {
         s.app.lognormalSigma = 0
         s.app.lognormalFailureProbability = 0
         s.platform.name = Unrestricted.name
-        s.platform.unrestricted.dailyCap = 0
+        s.platform[Unrestricted.self].dailyCap = 0
         return s
     }
 

@@ -76,7 +76,7 @@ struct TenToTheHourPolicy: WakePolicy {
         let file = Self.packageRoot.appendingPathComponent("Datasets/scenarios/default.json").path
         let scenario = try ScenarioLoader.load(file: file, overrides: ["platform.name=unrestricted"])
         #expect(scenario.scenario.platform.name == "unrestricted")
-        #expect(scenario.scenario.platform.unrestricted.dailyCap == 0)
+        #expect(scenario.scenario.platform[Unrestricted.self].dailyCap == 0)
 
         let request = RunRequest(scenario: scenario, policies: ["none", TenToTheHourPolicy.name],
                                  options: RunOptions(devices: Self.devices, days: Self.days, seed: Self.seed, threads: 2))

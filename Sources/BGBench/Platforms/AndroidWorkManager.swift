@@ -52,7 +52,7 @@ public struct AndroidWorkManager: PlatformRules {
     public var throttleEvents: Int { 0 }
 
     public init(_ setup: PlatformSetup) {
-        p = setup.scenario.platform.androidWorkmanager
+        p = setup.scenario.platform[AndroidWorkManager.self]
         runtimeLimit = p.runtimeLimit.ticks
         spacing = max(0, p.minInterval.ticks - p.minFlex.ticks)
         restricted = setup.barOff
@@ -176,3 +176,93 @@ public struct AndroidWorkManager: PlatformRules {
 
     public mutating func midnight(at t: SimTime, opens: Int) {}
 }
+
+// MARK: - Parameters
+
+/// `android-workmanager` (MODEL.md §6.2): WorkManager periodic work under JobScheduler's
+/// App Standby Buckets, QuotaController quotas and Doze. Arrays by bucket are in the order
+/// active, working_set, frequent, rare, restricted.
+public struct AndroidWorkManagerParameters: ParameterSet {
+    public init() {}
+
+    /// PeriodicWorkRequest.MIN_PERIODIC_INTERVAL_MILLIS (15 min) and
+    /// MIN_PERIODIC_FLEX_MILLIS (5 min): a period's run may come as early as the start of
+    /// its flex window, so run starts are at least `min_interval − min_flex` (10 min) apart.
+    public var minInterval = TimeSpan.minutes(15)
+    public var minFlex = TimeSpan.minutes(5)
+    /// JobScheduler's execution cap for a job, which WorkManager's work runs as (10 min).
+    public var runtimeLimit = TimeSpan.minutes(10)
+    /// AppStandbyController DEFAULT_SCREEN_TIME_THRESHOLDS and
+    /// DEFAULT_ELAPSED_TIME_THRESHOLDS (Android 12–14): the app is in the last bucket i
+    /// whose screen-on time and elapsed time since the app's last use both reach entry i.
+    public var screenTimeThresholds: [TimeSpan] = [.hours(0), .hours(0), .hours(1), .hours(2), .hours(6)]
+    public var elapsedTimeThresholds: [TimeSpan] = [.hours(0), .hours(12), .hours(24), .hours(48), .days(8)]
+    /// QuotaController (QcConstants, Android 12–14): 10 min of job time per window
+    /// (DEFAULT_ALLOWED_TIME_PER_PERIOD_MS), windows DEFAULT_WINDOW_SIZE_*_MS 10 min / 2 h /
+    /// 8 h / 24 h / 24 h, sessions per window DEFAULT_MAX_SESSION_COUNT_* 75 / 10 / 8 / 3 / 1.
+    public var allowedTime = TimeSpan.minutes(10)
+    public var quotaWindows: [TimeSpan] = [.minutes(10), .hours(2), .hours(8), .hours(24), .hours(24)]
+    public var maxSessions: [Int] = [75, 10, 8, 3, 1]
+    /// DEFAULT_IN_QUOTA_BUFFER_MS: a job starts only with at least this much quota left.
+    public var inQuotaBuffer = TimeSpan.seconds(30)
+    /// Doze (DeviceIdleController constants): deep idle after INACTIVE_TIMEOUT (30 min) +
+    /// IDLE_AFTER_INACTIVE_TIMEOUT (30 min) of screen off, unplugged and still; idle periods
+    /// IDLE_TIMEOUT 1 h × IDLE_FACTOR 2 up to MAX_IDLE_TIMEOUT 6 h, each followed by a
+    /// maintenance window IDLE_PENDING_TIMEOUT 5 min × IDLE_PENDING_FACTOR 2 up to
+    /// MAX_IDLE_PENDING_TIMEOUT 10 min.
+    public var dozeAfter = TimeSpan.hours(1)
+    public var idleFirst = TimeSpan.hours(1)
+    public var idleFactor = 2.0
+    public var idleMax = TimeSpan.hours(6)
+    public var maintenanceFirst = TimeSpan.minutes(5)
+    public var maintenanceFactor = 2.0
+    public var maintenanceMax = TimeSpan.minutes(10)
+}
+extension AndroidWorkManagerParameters {
+    static let buckets = "(active, working_set, frequent, rare, restricted)"
+
+    /// Five durations by bucket, each in `range`.
+    static func byBucket(_ key: KeyPath<Self, [TimeSpan]>, _ name: String, each range: ClosedRange<TimeSpan>,
+                         _ doc: String) -> ParameterField<Self> {
+        ParameterField(name: name, unit: "5 durations", range: "\(range.lowerBound) to \(range.upperBound) each", doc: doc) { p, c, path in
+            let values = p[keyPath: key]
+            guard values.count == 5 else { return c.fail(path, "expected 5 durations \(buckets), got \(values.count)") }
+            for (i, value) in values.enumerated() { c.check(value, in: range, path + "[\(i)]") }
+        }
+    }
+
+    public static var fields: [ParameterField<Self>] {[
+        .duration(\.minInterval, "min_interval", in: .minutes(1)...(.days(7)),
+                  "periodic work's interval; WorkManager MIN_PERIODIC_INTERVAL_MILLIS (15 min)"),
+        .duration(\.minFlex, "min_flex", in: { .seconds(0)...$0.minInterval }, shown: "0s to `min_interval`",
+                  "flex window, run starts at least `min_interval − min_flex` apart; WorkManager MIN_PERIODIC_FLEX_MILLIS (5 min)"),
+        .duration(\.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(24)), "JobScheduler's execution cap (10 min)"),
+        byBucket(\.screenTimeThresholds, "screen_time_thresholds", each: .seconds(0)...(.days(365)),
+                 "screen-on time since the last use to reach each bucket (active … restricted); AOSP AppStandbyController"),
+        byBucket(\.elapsedTimeThresholds, "elapsed_time_thresholds", each: .seconds(0)...(.days(365)),
+                 "elapsed time since the last use to reach each bucket; AOSP AppStandbyController"),
+        .duration(\.allowedTime, "allowed_time", in: .seconds(1)...(.hours(24)),
+                  "job time per quota window; QuotaController DEFAULT_ALLOWED_TIME_PER_PERIOD_MS (10 min)"),
+        byBucket(\.quotaWindows, "quota_windows", each: .seconds(1)...(.days(365)),
+                 "quota window by bucket; QuotaController DEFAULT_WINDOW_SIZE_*_MS"),
+        ParameterField(name: "max_sessions", unit: "5 integers", range: "1 to 1000 each",
+                       doc: "job sessions per window by bucket; QuotaController DEFAULT_MAX_SESSION_COUNT_*") { p, c, path in
+            if p.maxSessions.count != 5 {
+                c.fail(path, "expected 5 integers \(buckets), got \(p.maxSessions.count)")
+            }
+            for (i, n) in p.maxSessions.enumerated() { c.check(n, in: 1...1000, path + "[\(i)]") }
+        },
+        .duration(\.inQuotaBuffer, "in_quota_buffer", in: { .seconds(0)...$0.allowedTime }, shown: "0s to `allowed_time`",
+                  "quota a job needs left to start; QuotaController DEFAULT_IN_QUOTA_BUFFER_MS (30 s)"),
+        .duration(\.dozeAfter, "doze_after", in: .minutes(1)...(.days(7)),
+                  "screen off and unplugged this long before Doze; DeviceIdleController (30 min inactive + 30 min idle-pending)"),
+        .duration(\.idleFirst, "idle_first", in: .minutes(1)...(.days(7)), "first Doze idle period; DeviceIdleController IDLE_TIMEOUT (1 h)"),
+        .number(\.idleFactor, "idle_factor", "factor", in: 1...10, "each idle period is this times the last; IDLE_FACTOR (2)"),
+        .duration(\.idleMax, "idle_max", in: .minutes(1)...(.days(7)), "longest idle period; MAX_IDLE_TIMEOUT (6 h)"),
+        .duration(\.maintenanceFirst, "maintenance_first", in: .minutes(1)...(.days(7)), "first maintenance window; IDLE_PENDING_TIMEOUT (5 min)"),
+        .number(\.maintenanceFactor, "maintenance_factor", "factor", in: 1...10, "each window is this times the last; IDLE_PENDING_FACTOR (2)"),
+        .duration(\.maintenanceMax, "maintenance_max", in: .minutes(1)...(.days(7)), "longest maintenance window; MAX_IDLE_PENDING_TIMEOUT (10 min)"),
+    ]}
+}
+
+extension AndroidWorkManager { public typealias Parameters = AndroidWorkManagerParameters }

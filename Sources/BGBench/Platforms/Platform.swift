@@ -69,7 +69,14 @@ public struct PlatformSetup: Sendable {
 /// the runtime limit, budgets and penalties. One value per device, owned by the device's
 /// simulation; a new platform is one file and one line in `PlatformRegistry`.
 public protocol PlatformRules: SendableMetatype {
+    /// The platform's parameters, declared in its own file (`ParameterSet`): the scenario's
+    /// `platform.<name with _ for ->` section, read with `setup.scenario.platform[Self.self]`.
+    /// Default: none.
+    associatedtype Parameters: ParameterSet = NoParameters
     static var name: String { get }
+    /// Keys of other platforms' parameters this platform reads too (`ios-fetch` reads
+    /// `ios_bgtask`'s): a run's resolved scenario holds them. Default: none.
+    static var sharedParameterKeys: [String] { get }
     /// One line for `bgbench list`.
     static var summary: String { get }
     init(_ setup: PlatformSetup)
@@ -108,6 +115,7 @@ public protocol PlatformRules: SendableMetatype {
 }
 
 public extension PlatformRules {
+    static var sharedParameterKeys: [String] { [] }
     static var initiatesWakes: Bool { false }
     mutating func systemWake(after t: SimTime) -> SimTime? { nil }
     mutating func runLimit(at t: SimTime) -> SimTime { runtimeLimit }

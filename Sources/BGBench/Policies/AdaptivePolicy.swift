@@ -26,7 +26,7 @@ public struct AdaptivePolicy: WakePolicy {
     let phase: SimTime
 
     public init(_ context: PolicyContext) {
-        p = context.scenario.policies.adaptive
+        p = context.scenario.policies[AdaptivePolicy.self]
         minInterval = p.minInterval.ticks; maxInterval = max(p.maxInterval.ticks, minInterval)
         increase = p.increase.ticks; lead = p.lead.ticks
         interval = min(max(p.initialInterval.ticks, minInterval), maxInterval)
@@ -103,3 +103,49 @@ public struct AdaptivePolicy: WakePolicy {
         return .keep
     }
 }
+
+// MARK: - Parameters
+
+public struct AdaptiveParameters: ParameterSet {
+    public init() {}
+
+    /// AIMD on the interval: + `increase` after noData, × `decrease` after newData.
+    public var initialInterval = TimeSpan.hours(1)
+    public var minInterval = TimeSpan.minutes(15)
+    public var maxInterval = TimeSpan.hours(8)
+    public var increase = TimeSpan.minutes(30)
+    public var decrease = 0.5
+    /// Back-off factors on the interval after a failed and after an expired or killed run.
+    public var failureBackoff = 2.0
+    public var killBackoff = 4.0
+    /// Habit: quarter-hour-of-day open counts, halved every `habit_half_life`; a slot
+    /// whose share of opens is at least `habit_lift` times the average slot's (1/96) is
+    /// habitual, and a wake is pulled to `lead` before it when it starts within the
+    /// current interval (bgbench's heuristic; no published default).
+    public var habitHalfLife = TimeSpan.days(14)
+    public var habitLift = 2.0
+    public var lead = TimeSpan.minutes(5)
+}
+extension AdaptiveParameters {
+    public static var fields: [ParameterField<Self>] {[
+        .duration(\.initialInterval, "initial_interval", in: .minutes(1)...(.days(7)), "starting interval; bgbench's heuristic"),
+        .duration(\.minInterval, "min_interval", in: .minutes(1)...(.days(7)), "smallest interval; MODEL.md §7 (the platform's 15 min)"),
+        .duration(\.maxInterval, "max_interval", in: { .minutes($0.minInterval.minutes)...(.days(7)) }, shown: "`min_interval` to 7d",
+                  "largest interval; bgbench's heuristic"),
+        .duration(\.increase, "increase", in: .minutes(0)...(.days(1)), "added to the interval after `no_data` (AIMD); bgbench's heuristic"),
+        .number(\.decrease, "decrease", "factor", in: 0.01...1, "on the interval after `new_data` (AIMD); bgbench's heuristic"),
+        .number(\.failureBackoff, "failure_backoff", "factor", in: 1...100, "on the interval after `failed`; bgbench's heuristic"),
+        .number(\.killBackoff, "kill_backoff", "factor", in: 1...100, "on the interval after `expired` or `killed`; bgbench's heuristic"),
+        .duration(\.habitHalfLife, "habit_half_life", in: .hours(1)...(.days(365)),
+                  "half-life of the quarter-hour open counts; bgbench's heuristic, no published default"),
+        .number(\.habitLift, "habit_lift", "number", in: 0...96,
+                "a quarter-hour is habitual at this multiple of the average one's share of opens; bgbench's heuristic"),
+        .duration(\.lead, "lead", in: .minutes(0)...(.days(1)), "wake this long before a habitual quarter-hour; bgbench's heuristic"),
+    ]}
+
+    public static var knob: AggressivenessKnob? {
+        AggressivenessKnob("min_interval", moreAggressive: .lower, sweep: ["5m", "15m", "30m", "1h", "2h"])
+    }
+}
+
+extension AdaptivePolicy { public typealias Parameters = AdaptiveParameters }

@@ -8,7 +8,7 @@ public struct FixedPolicy: WakePolicy {
     var next: SimTime
 
     public init(_ context: PolicyContext) {
-        interval = max(1, context.scenario.policies.fixed.interval.ticks)
+        interval = max(1, context.scenario.policies[FixedPolicy.self].interval.ticks)
         var rng = context.random
         next = SimTime(rng.uniform() * Double(interval))
     }
@@ -27,3 +27,24 @@ public struct FixedPolicy: WakePolicy {
 
     public mutating func runStarted(_ view: DeviceView) -> WakeDecision { advance(view) }
 }
+
+// MARK: - Parameters
+
+public struct FixedParameters: ParameterSet {
+    public init() {}
+
+    /// Ask every `interval` (MODEL.md §7: 15 min), from a uniform random phase.
+    public var interval = TimeSpan.minutes(15)
+}
+extension FixedParameters {
+    public static var fields: [ParameterField<Self>] {[
+        .duration(\.interval, "interval", in: .seconds(1)...(.days(7)),
+                  "spacing of the attempts, from a uniform random phase; MODEL.md §7: 15 min"),
+    ]}
+
+    public static var knob: AggressivenessKnob? {
+        AggressivenessKnob("interval", moreAggressive: .lower, sweep: ["5m", "15m", "30m", "1h", "2h", "4h"])
+    }
+}
+
+extension FixedPolicy { public typealias Parameters = FixedParameters }

@@ -20,7 +20,7 @@ public struct HistogramPolicy: GuardedPolicy {
     var change: RoutineChange
 
     public init(_ context: PolicyContext) {
-        let p = context.scenario.policies.histogram
+        let p = context.scenario.policies[HistogramPolicy.self]
         lead = p.lead.ticks
         windowHours = max(1, Int((p.window.ticks + Clock.hour / 2) / Clock.hour))
         minExpected = Float(-log1p(-min(p.threshold, 0.999_999)))
@@ -70,3 +70,41 @@ public struct HistogramPolicy: GuardedPolicy {
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)
     }
 }
+
+// MARK: - Parameters
+
+public struct HistogramParameters: ParameterSet {
+    public init() {}
+
+    /// Half-life of the 168 hour-of-week open counts: each bin sees one sample a week, so
+    /// four weeks keep about six samples per bin (assumption).
+    public var halfLife = TimeSpan.days(28)
+    /// P(an open in the `window` from the start of an hour) is 1 − exp(−expected opens in
+    /// it); whole hours (assumption: one bin).
+    public var window = TimeSpan.hours(1)
+    /// Wake before an hour where that probability reaches `threshold` (assumption).
+    public var threshold = 0.3
+    public var lead = TimeSpan.minutes(5)
+    public var minGap = TimeSpan.hours(2)
+    public var failureBackoff = TimeSpan.minutes(30)
+    public var killBackoff = TimeSpan.hours(2)
+    public var routineChange = RoutineChangeParameters()
+}
+extension HistogramParameters {
+    public static var fields: [ParameterField<Self>] {
+        LearningRules.fields(halfLife: \.halfLife, halfLifeDoc: "half-life of what `histogram` learns; assumption: about six samples per hour-of-week bin",
+                             lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
+            LearningRules.routineChange(\.routineChange),
+            .duration(\.window, "window", in: .hours(1)...(.hours(24)),
+                      "P(an open in this long from an hour's start), whole hours; assumption: one bin"),
+            .number(\.threshold, "threshold", "probability", in: 0.001...0.999,
+                    "wake before an hour where that P reaches this; assumption"),
+        ]
+    }
+
+    public static var knob: AggressivenessKnob? {
+        AggressivenessKnob("threshold", moreAggressive: .lower, sweep: ["0.1", "0.2", "0.3", "0.5", "0.7"])
+    }
+}
+
+extension HistogramPolicy { public typealias Parameters = HistogramParameters }

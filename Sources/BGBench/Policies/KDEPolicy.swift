@@ -42,7 +42,7 @@ public struct KDEPolicy: GuardedPolicy {
     var change: RoutineChange
 
     public init(_ context: PolicyContext) {
-        let p = context.scenario.policies.kde
+        let p = context.scenario.policies[KDEPolicy.self]
         lead = p.lead.ticks
         minFresh = Float(p.minFresh)
         decay = dailyDecay(halfLife: p.halfLife)
@@ -164,3 +164,45 @@ public struct KDEPolicy: GuardedPolicy {
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)
     }
 }
+
+// MARK: - Parameters
+
+public struct KDEParameters: ParameterSet {
+    public init() {}
+
+    /// Half-life of the kernel density's weights (assumption, as `histogram`).
+    public var halfLife = TimeSpan.days(28)
+    /// Circular standard deviation of the von Mises kernel, κ = 1/σ² in radians
+    /// (assumption: wider than the 15 min grid, narrower than a routine's spacing).
+    public var bandwidth = TimeSpan.minutes(20)
+    /// Mean time between content items, 1/μ (MODEL.md §5: 48 a day).
+    public var itemInterval = TimeSpan.minutes(30)
+    /// Wake where the chance that the next open finds this wake's fetch still fresh
+    /// reaches `min_fresh` (assumption).
+    public var minFresh = 0.1
+    public var lead = TimeSpan.minutes(1)
+    public var minGap = TimeSpan.hours(2)
+    public var failureBackoff = TimeSpan.minutes(30)
+    public var killBackoff = TimeSpan.hours(2)
+    public var routineChange = RoutineChangeParameters()
+}
+extension KDEParameters {
+    public static var fields: [ParameterField<Self>] {
+        LearningRules.fields(halfLife: \.halfLife, halfLifeDoc: "half-life of the kernel density's weights (as `histogram`); assumption",
+                             lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
+            LearningRules.routineChange(\.routineChange),
+            .duration(\.bandwidth, "bandwidth", in: .minutes(10)...(.hours(1)),
+                      "circular standard deviation of the von Mises kernel; assumption: wider than the 15 min grid"),
+            .duration(\.itemInterval, "item_interval", in: .minutes(1)...(.days(7)),
+                      "mean time between content items; MODEL.md §5: 48 a day"),
+            .number(\.minFresh, "min_fresh", "probability", in: 0...1,
+                    "wake where the next open would find the fetch fresh with at least this chance; assumption"),
+        ]
+    }
+
+    public static var knob: AggressivenessKnob? {
+        AggressivenessKnob("min_fresh", moreAggressive: .lower, sweep: ["0.05", "0.1", "0.2", "0.3", "0.5"])
+    }
+}
+
+extension KDEPolicy { public typealias Parameters = KDEParameters }

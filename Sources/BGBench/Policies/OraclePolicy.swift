@@ -15,7 +15,7 @@ public struct OraclePolicy: WakePolicy {
 
     public init(_ context: PolicyContext) {
         future = context.clairvoyance
-        lead = context.scenario.policies.oracle.lead.ticks
+        lead = context.scenario.policies[OraclePolicy.self].lead.ticks
     }
 
     /// A wake `lead` before the first open from `t` on that would be stale.
@@ -53,3 +53,19 @@ public struct OraclePolicy: WakePolicy {
 
     public mutating func stateChanged(_ view: DeviceView) -> WakeDecision { plan(from: view.now) }
 }
+
+// MARK: - Parameters
+
+public struct OracleParameters: ParameterSet {
+    public init() {}
+
+    /// How long before an open the clairvoyant policy asks for its wake.
+    public var lead = TimeSpan.seconds(60)
+}
+extension OracleParameters {
+    public static var fields: [ParameterField<Self>] {[
+        .duration(\.lead, "lead", in: .minutes(0)...(.days(1)), "ask this long before the open; bgbench's bound (1 min)"),
+    ]}
+}
+
+extension OraclePolicy { public typealias Parameters = OracleParameters }

@@ -53,9 +53,13 @@ public struct PolicyContext {
 
 /// A wake-prediction policy (MODEL.md §7): decides when to ask for a background wake; the
 /// platform decides whether it runs. One value per device. Each callback may return a
-/// decision; the defaults keep the pending request. Adding a policy is one file and one
-/// line in `PolicyRegistry`.
+/// decision; the defaults keep the pending request. Adding a policy is one file (the
+/// policy, and its `Parameters` if it has any) and one line in `PolicyRegistry`.
 public protocol WakePolicy: SendableMetatype {
+    /// The policy's parameters, declared in its own file (`ParameterSet`): the scenario's
+    /// `policies.<name>` section, read in `init` with `context.scenario.policies[Self.self]`.
+    /// Default: none.
+    associatedtype Parameters: ParameterSet = NoParameters
     static var name: String { get }
     /// One line for `bgbench list`.
     static var summary: String { get }
@@ -106,12 +110,15 @@ public struct PolicyEntry: Sendable {
     public let name: String
     public let summary: String
     public let type: any WakePolicy.Type
+    /// The type of the policy's parameters; nil when it has none.
+    public let parameters: (any ParameterSet.Type)?
     let simulate: @Sendable (FleetJob) -> FleetResult?
 
     public init<P: WakePolicy>(_ policy: P.Type) {
         name = P.name
         summary = P.summary
         type = policy
+        parameters = P.Parameters.self == NoParameters.self ? nil : P.Parameters.self
         simulate = { job in PlatformRegistry.visit(job.platform, PolicyFleet<P>(job: job)) }
     }
 }
@@ -143,12 +150,14 @@ public enum PolicyRegistry {
         all.first { $0.name == name }
     }
 
-    /// Adds a policy; registering a name twice is a programming error. A run sees the
+    /// Adds a policy, and with it its `policies.<name>.*` keys to the scenario loader, the
+    /// validator, `--set`, `bgbench scenario` and the docs; registering a name twice is a programming error. A run sees the
     /// policies registered when it starts.
     public static func register<P: WakePolicy>(_ policy: P.Type) {
         added.withLock { added in
             precondition(!(builtIn + added).contains { $0.name == P.name }, "a policy named '\(P.name)' is already registered")
             added.append(PolicyEntry(policy))
         }
+        RegistryGeneration.value.add(1, ordering: .sequentiallyConsistent)
     }
 }

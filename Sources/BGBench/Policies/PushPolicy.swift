@@ -28,7 +28,7 @@ public struct PushPolicy: WakePolicy {
     private var waitingForState = false
 
     public init(_ context: PolicyContext) {
-        let p = context.scenario.policies.push
+        let p = context.scenario.policies[PushPolicy.self]
         perHour = min(max(1, p.perHour), 16)
         fallback = p.fallbackInterval.ticks
     }
@@ -74,3 +74,30 @@ public struct PushPolicy: WakePolicy {
         return .request(at: view.now)
     }
 }
+
+// MARK: - Parameters
+
+public struct PushParameters: ParameterSet {
+    public init() {}
+
+    /// The server sends at most this many pushes per rolling hour to a device, coalescing
+    /// the changes in between (default: the platform's delivery budget, `push.per_hour`).
+    public var perHour = 2
+    /// The refresh fallback: a background refresh is asked for this long after the last
+    /// run or open, so a lost push is recovered (assumption; "0s" turns it off).
+    public var fallbackInterval = TimeSpan.hours(4)
+}
+extension PushParameters {
+    public static var fields: [ParameterField<Self>] {[
+        .integer(\.perHour, "per_hour", "integer", in: 1...PushChannel.maxPerHour,
+                 "the server's own limit of pushes per rolling hour to a device; default: the platform's delivery budget, `push.per_hour`"),
+        .duration(\.fallbackInterval, "fallback_interval", in: .seconds(0)...(.days(30)),
+                  "ask for a background refresh this long after the last run or open (\"0s\": no fallback); assumption"),
+    ]}
+
+    public static var knob: AggressivenessKnob? {
+        AggressivenessKnob("per_hour", moreAggressive: .higher, sweep: ["1", "2", "4", "8"])
+    }
+}
+
+extension PushPolicy { public typealias Parameters = PushParameters }

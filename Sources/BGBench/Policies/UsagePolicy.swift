@@ -24,7 +24,7 @@ public struct UsagePolicy: GuardedPolicy {
     var chosenWeekday: UInt32 = 0, chosenWeekend: UInt32 = 0
 
     public init(_ context: PolicyContext) {
-        p = context.scenario.policies.usage
+        p = context.scenario.policies[UsagePolicy.self]
         lead = p.lead.ticks
         decay = dailyDecay(halfLife: p.halfLife)
         wake = WakeGuard(minGap: .seconds(0), failureBackoff: p.failureBackoff, killBackoff: p.killBackoff)
@@ -98,3 +98,45 @@ public struct UsagePolicy: GuardedPolicy {
         return wake.waiting ? .keep : plan(from: view.now, now: view.now)
     }
 }
+
+// MARK: - Parameters
+
+public struct UsageParameters: ParameterSet {
+    public init() {}
+
+    /// Half-life of the hour-of-day open counts and of the opens-per-day average: the
+    /// platform's own usage half-life (MODEL.md §6.4 rule 4: 7 d), as iOS's predictor
+    /// would weigh recent use.
+    public var halfLife = TimeSpan.days(7)
+    /// Wakes a day K = round(`wakes_scale` · ln(1 + u)), at most `wakes_cap`, u = opens a
+    /// day: the budget formula of MODEL.md §6.3 (2.5, cap 12), so more opens bring more
+    /// wakes and the policy asks for about what ios-bgtask grants.
+    public var wakesScale = 2.5
+    public var wakesCap = 12
+    /// An hour is a candidate only if P(an open in it) is at least this (assumption).
+    public var minProbability = 0.2
+    /// How long before a chosen hour to wake (assumption: a few minutes, as iOS launches
+    /// an app shortly before its predicted use).
+    public var lead = TimeSpan.minutes(10)
+    public var failureBackoff = TimeSpan.minutes(30)
+    public var killBackoff = TimeSpan.hours(2)
+}
+extension UsageParameters {
+    public static var fields: [ParameterField<Self>] {
+        LearningRules.fields(halfLife: \.halfLife, halfLifeDoc: "half-life of what `usage` learns; the platform's usage half-life (MODEL.md §6.4 rule 4: 7 d)",
+                             lead: \.lead, leadDoc: "wake this long before the chosen slot; assumption: iOS launches an app shortly before its predicted use",
+                             minGap: nil, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
+            .number(\.wakesScale, "wakes_scale", "number", in: 0...100,
+                    "wakes a day = round(`wakes_scale` · ln(1 + opens a day)); MODEL.md §6.3's budget formula (2.5)"),
+            .integer(\.wakesCap, "wakes_cap", "integer", in: 0...24, "at most this many wakes a day; MODEL.md §6.3 (12)"),
+            .number(\.minProbability, "min_probability", "probability", in: 0...1,
+                    "an hour is a candidate if P(an open in it) reaches this; assumption"),
+        ]
+    }
+
+    public static var knob: AggressivenessKnob? {
+        AggressivenessKnob("wakes_scale", moreAggressive: .higher, sweep: ["1", "2.5", "4", "6"])
+    }
+}
+
+extension UsagePolicy { public typealias Parameters = UsageParameters }

@@ -13,7 +13,7 @@ public enum ReportWriter {
             ("daily.csv", SeriesReports.dailyCSV(report)),
             ("hourly.csv", SeriesReports.hourlyCSV(report)),
             ("server.csv", SeriesReports.serverCSV(report)),
-            ("scenario.json", report.request.scenario.resolvedJSON),
+            ("scenario.json", report.request.scenario.resolvedJSON(policies: report.request.policies)),
         ]
         if report.request.options.keepDevices { files.append(("devices.csv", SeriesReports.devicesCSV(report))) }
         if report.request.options.traceDevices > 0 { files.append(("events.csv", SeriesReports.eventsCSV(report))) }
@@ -70,7 +70,7 @@ public enum ReportWriter {
         let manifest = RunManifest(
             schemaVersion: schemaVersion, bgbenchVersion: BuildInfo.version, gitCommit: BuildInfo.gitCommit,
             scenarioFile: r.scenario.file ?? "(built-in default)", scenarioSha256: r.scenario.sha256,
-            scenarioOverrides: r.scenario.overrides, resolvedScenarioSha256: r.scenario.resolvedSha256,
+            scenarioOverrides: r.scenario.overrides, resolvedScenarioSha256: r.scenario.resolvedSha256(policies: r.policies),
             policies: r.policies, seed: r.options.seed, replications: r.replications, devices: r.options.devices, days: r.options.days,
             warmupDays: r.options.warmupDays, deviceDays: report.deviceDays,
             events: Int(report.events), gsl: BuildInfo.gslVersion,

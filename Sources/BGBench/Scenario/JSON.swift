@@ -333,3 +333,26 @@ struct JSONParser {
 private extension String {
     func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
+
+/// A parsed value written back by JSONEncoder, in the encoder's own format (numbers as
+/// the Doubles they parsed to: JSONEncoder wrote them, so they print alike).
+extension JSONValue: Encodable {
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .null:
+            var c = encoder.singleValueContainer(); try c.encodeNil()
+        case .bool(let b):
+            var c = encoder.singleValueContainer(); try c.encode(b)
+        case .number(let d, _):
+            var c = encoder.singleValueContainer(); try c.encode(d)
+        case .string(let s):
+            var c = encoder.singleValueContainer(); try c.encode(s)
+        case .array(let elements):
+            var c = encoder.unkeyedContainer()
+            for e in elements { try c.encode(e) }
+        case .object(let o):
+            var c = encoder.container(keyedBy: AnyKey.self)
+            for (key, value) in o.members { try c.encode(value, forKey: AnyKey(stringValue: key)) }
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A scenario ready to run, with where it came from.
 public struct LoadedScenario: Sendable {
@@ -7,7 +8,9 @@ public struct LoadedScenario: Sendable {
     public var file: String?
     /// SHA-256 (hex) of the file's bytes, or of `resolvedJSON` for the built-in defaults.
     public var sha256: String
-    /// Every parameter of the scenario as JSON: pretty, sorted keys, snake_case.
+    /// Every parameter of the scenario as JSON, those of every registered component
+    /// included: pretty, sorted keys, snake_case (Datasets/scenarios/default.json for the
+    /// defaults). A run's resolved scenario is `resolvedJSON(policies:)`.
     public var resolvedJSON: String
     /// The `path=value` overrides applied over the file, in order.
     public var overrides: [String]
@@ -17,9 +20,16 @@ public struct LoadedScenario: Sendable {
         self.overrides = overrides
     }
 
-    /// SHA-256 of `resolvedJSON`: names the effective scenario, whatever file and
-    /// overrides produced it.
+    /// SHA-256 of `resolvedJSON` (every registered component's parameters).
     public var resolvedSha256: String { SHA256.hex(Data(resolvedJSON.utf8)) }
+
+    /// The resolved scenario of a run of `policies`: the parameters of the components it
+    /// uses only (`ScenarioLoader.resolvedJSON(_:policies:)`); scenario.json of its reports.
+    public func resolvedJSON(policies: [String]) -> String { ScenarioLoader.resolvedJSON(scenario, policies: policies) }
+
+    /// SHA-256 of `resolvedJSON(policies:)`: names the effective scenario of a run, whatever
+    /// file and overrides produced it (run.json's `resolved_scenario_sha256`).
+    public func resolvedSha256(policies: [String]) -> String { SHA256.hex(Data(resolvedJSON(policies: policies).utf8)) }
 }
 
 /// Everything the loader found wrong with a scenario; `description` has one line per problem.
@@ -105,6 +115,58 @@ public enum ScenarioLoader {
         return String(decoding: try! encoder.encode(s), as: UTF8.self) + "\n"
     }
 
+    /// The resolved scenario of a run of `policies`: `resolvedJSON(s)` without the
+    /// parameters of components the run does not use, so that registering a component
+    /// changes no other run's scenario.json or `resolved_scenario_sha256`. Kept: the run's
+    /// policies under `policies`; under `platform` its `name`, the platform's own section
+    /// and those it shares (`ios-fetch` reads `ios_bgtask`), plus `ios_fetch` (and what it
+    /// shares) when `population.legacy_ios_share` > 0; under `content` the shared fields and
+    /// the section of `content.kind` (`sync`, `catalog`, `messages`; none for `news`); under
+    /// `app` the processing task only when `app.processing.enabled`. Every other section
+    /// is whole. The output loads back (left-out sections take their defaults).
+    public static func resolvedJSON(_ s: Scenario, policies: [String]) -> String {
+        pruned(s, policies: policies, components: true)
+    }
+
+    /// `resolvedJSON(s)` with the parameters of `policies` only among the policies, and
+    /// every platform's, content kind's and the processing task's: the complete form for a
+    /// given set of policies (`PolicyRegistry.builtIn`'s: Datasets/scenarios/default.json,
+    /// whatever else a process registered).
+    public static func completeJSON(_ s: Scenario, policies: [String]) -> String {
+        pruned(s, policies: policies, components: false)
+    }
+
+    /// The resolved JSON without the parameters of other policies and, with `components`,
+    /// of the components a run does not use.
+    private static func pruned(_ s: Scenario, policies: [String], components: Bool) -> String {
+        guard var root = try? JSONParser.parse(resolvedJSON(s)).root.object else { return resolvedJSON(s) }
+        func pruned(_ key: String, keeping keep: (String) -> Bool) {
+            guard var section = root[key]?.object else { return }
+            for member in section.keys where !keep(member) { section[member] = nil }
+            root[key] = .object(section)
+        }
+        pruned("policies") { policies.contains($0) }
+        if components { pruneComponents(s, &root, pruned) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try! encoder.encode(JSONValue.object(root)), as: UTF8.self) + "\n"
+    }
+
+    private static func pruneComponents(_ s: Scenario, _ root: inout JSONObject,
+                                        _ pruned: (String, (String) -> Bool) -> Void) {
+        var platformKeys: Set<String> = ["name"]
+        func use(_ platform: any PlatformRules.Type) {
+            platformKeys.insert(platform.parametersKey)
+            platformKeys.formUnion(platform.sharedParameterKeys)
+        }
+        if let platform = PlatformRegistry.named(s.platform.name) { use(platform) }
+        if s.population.legacyIosShare > 0 { use(IOSFetch.self) }
+        pruned("platform") { platformKeys.contains($0) }
+        let kindSections = ContentKind.allCases.filter { $0 != .news }.map(\.rawValue)
+        pruned("content") { !kindSections.contains($0) || $0 == s.content.kind.rawValue }
+        pruned("app") { $0 != "processing" || s.app.processing.enabled }
+    }
+
     private static func load(text: String, bytes: Data, file: String, overrides: [String]) throws -> LoadedScenario {
         let document: JSONDocument
         do {
@@ -166,7 +228,19 @@ struct Schema: @unchecked Sendable /* immutable after init */ {
     /// `.convertToSnakeCase`: it reads `latency_median_nr5g` as `latencyMedianNr5G`.
     let swiftNames: [String: String]
 
-    static let shared = Schema()
+    /// The schema of the registry as it is now: rebuilt after a policy is registered, so
+    /// that its `policies.<name>.*` keys are known.
+    static var shared: Schema {
+        let generation = RegistryGeneration.value.load(ordering: .sequentiallyConsistent)
+        return cache.withLock { cache in
+            if let cached = cache, cached.generation == generation { return cached.schema }
+            let schema = Schema()
+            cache = (generation, schema)
+            return schema
+        }
+    }
+
+    private static let cache = Mutex<(generation: Int, schema: Schema)?>(nil)
 
     private init() {
         let encoder = JSONEncoder()
@@ -189,6 +263,12 @@ struct Schema: @unchecked Sendable /* immutable after init */ {
             else { return }
             let entryValue = Mirror(reflecting: pair.value).children.dropFirst().first!.value
             collect(entryValue, entry, at: path.child(key), types: &types, names: &names)
+        case .object(let object) where value is SchemaMembers:
+            // Sections keyed by component name (`policies`, `platform`).
+            for (key, member) in (value as! SchemaMembers).schemaMembers {
+                guard let json = object[key] else { continue }
+                collect(member, json, at: path.child(key), types: &types, names: &names)
+            }
         case .object(let object):
             for child in children {
                 guard let label = child.label, case let key = snakeCase(label), let member = object[key] else { continue }
