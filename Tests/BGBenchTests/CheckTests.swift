@@ -523,9 +523,26 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
             ("a\nx\"y\n", 2, "a quote inside an unquoted field"),
             ("a\n\"x\"y\n", 2, "text after a closing quote"),
             ("", 1, "no header"),
+            ("\n\n", 1, "no header"),
         ] {
             #expect(throws: CSVParseError(line: line, message: message)) { try CSVTable(parsing: text) }
         }
+    }
+
+    /// The one reader behind CSVTable, traces and LSApp logs: CR, LF and CRLF line ends, a
+    /// byte order mark, empty lines skipped, byte columns of fields.
+    @Test func csvReaderDialects() throws {
+        let t = try CSVTable(parsing: "\u{FEFF}a,b\r1,2\r\n\n3,\"x\ry\"\n")
+        #expect(t.header == ["a", "b"])
+        #expect(t.rows == [["1", "2"], ["3", "x\ry"]])
+        #expect(t.lines == [2, 4])
+        var records: [(Int, [String], [Int])] = [], failures: [CSVReader.Failure] = []
+        CSVReader(bytes: Array("a\tb \"c\"\n\n\"d\te\"\tf\n\"open\tg\nh\"x\"\ti\n".utf8), dialect: .tabSeparatedLines)
+            .forEachRecord({ records.append(($0, $1.map(\.text), $1.map(\.column))) }, failure: { failures.append($0) })
+        #expect(records.map(\.0) == [1, 3, 5])
+        #expect(records.map(\.1) == [["a", "b \"c\""], ["d\te", "f"], ["h\"x\"", "i"]])
+        #expect(records.map(\.2) == [[1, 3], [1, 7], [1, 6]])
+        #expect(failures.map { "\($0.line):\($0.column): \($0.message)" } == ["4:1: a quoted field is not closed on its line"])
     }
 
     /// Scenario names may hold any character: the JUnit file still parses and keeps them.

@@ -278,6 +278,16 @@ private let sampleTSV = TestSupport.packageRoot.appendingPathComponent("Datasets
         #expect(r.output == "")
     }
 
+    /// Traces read by the shared CSV reader: CR line ends (old Mac exports) and CRLF, a byte
+    /// order mark, empty lines, a quote inside an unquoted id (text), a quoted id.
+    @Test func traceLineEndsAndQuotes() throws {
+        let file = write("\u{FEFF}device,timestamp\ra\"1,100\r\n\n\"b,2\",200\r\"b,2\",300\n", scratch() + "/trace.csv")
+        let t = try OpensTraceLoader.load(file: file)
+        #expect(t.deviceIDs == ["a\"1", "b,2"])
+        #expect(t.opens.map(\.time) == [Clock.ticks(seconds: 100), Clock.ticks(seconds: 200), Clock.ticks(seconds: 300)])
+        #expect(bgbench(["validate", file]).code == 0)
+    }
+
     @Test func validateValidFiles() throws {
         let trace = bgbench(["validate", sampleTrace])
         #expect(trace.code == 0)
