@@ -319,7 +319,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(result.code == 0)
         #expect(result.errors == "")
         #expect(result.output == "updated baseline '\(b)' from '\(c)': copied summary.csv, daily.csv, hourly.csv, devices.csv, scenario.json, run.json; removed paired.csv\n")
-        for name in RunFolder.reportFiles where name != "paired.csv" {
+        for name in ReportFolder.reportFiles where name != "paired.csv" {
             #expect(try read(b + "/" + name) == read(c + "/" + name), "\(name) not copied")
         }
         #expect(!FileManager.default.fileExists(atPath: b + "/paired.csv"))

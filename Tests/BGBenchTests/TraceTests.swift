@@ -167,12 +167,12 @@ private let sampleTSV = TestSupport.packageRoot.appendingPathComponent("Datasets
     /// of drawn users of the same scenario and fleet.
     @Test func checkRefusesAnotherTrace() throws {
         let folder = scratch()
-        func write(_ text: String?, _ name: String) throws -> RunFolder {
+        func write(_ text: String?, _ name: String) throws -> ReportFolder {
             let t = try text.map(trace)
             let request = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["none"],
                                      options: RunOptions(devices: 2, days: 2, threads: 1, opensTrace: t))
             try ReportWriter.write(try Runner.run(request), to: folder + "/" + name)
-            return try RunFolder(path: folder + "/" + name, role: name)
+            return try ReportFolder(path: folder + "/" + name, role: name)
         }
         let a = try write(Self.handBuilt, "a"), b = try write(Self.handBuilt + "B,90001,0\n", "b"), c = try write(nil, "c")
         #expect(RunComparison.mismatches(a, a, exact: true).isEmpty)

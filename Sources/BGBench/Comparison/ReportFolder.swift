@@ -2,7 +2,7 @@ import Foundation
 
 /// A report folder read back (Reports/README.md): run.json's identity fields, summary.csv,
 /// and the other CSV files that are present. `bgbench check` compares two of these.
-public struct RunFolder: Sendable {
+public struct ReportFolder: Sendable {
     /// The CSV files a report folder may hold besides summary.csv, in the order `check
     /// --exact` compares them.
     public static let optionalTables = ["devices.csv", "daily.csv", "hourly.csv", "paired.csv"]
@@ -31,7 +31,7 @@ public struct RunFolder: Sendable {
     public func has(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name)) }
 
     /// Reads a report folder. `role` ("baseline", "current") names it in messages.
-    public init(path: String, role: String) throws(RunFolderError) {
+    public init(path: String, role: String) throws(ReportFolderError) {
         self.path = path
         let runPath = (path as NSString).appendingPathComponent("run.json")
         guard FileManager.default.fileExists(atPath: runPath) else {
@@ -46,11 +46,11 @@ public struct RunFolder: Sendable {
         }
         runJSON = document.root
         guard let object = document.root.object else { throw .invalid("'\(runPath)': expected a JSON object") }
-        func number(_ key: String) throws(RunFolderError) -> String {
+        func number(_ key: String) throws(ReportFolderError) -> String {
             guard case .number(_, let text)? = object[key] else { throw .invalid("'\(runPath)' lacks \(key)") }
             return text
         }
-        func integer(_ key: String) throws(RunFolderError) -> Int {
+        func integer(_ key: String) throws(ReportFolderError) -> Int {
             guard let value = Int(try number(key)) else { throw .invalid("'\(runPath)': \(key) is not an integer") }
             return value
         }
@@ -75,24 +75,24 @@ public struct RunFolder: Sendable {
     }
 
     /// One of the folder's CSV files, parsed; nil when the folder has none.
-    public func table(_ name: String) throws(RunFolderError) -> CSVTable? {
+    public func table(_ name: String) throws(ReportFolderError) -> CSVTable? {
         guard has(name) else { return nil }
         return try Self.table(at: file(name))
     }
 
-    static func table(at path: String) throws(RunFolderError) -> CSVTable {
+    static func table(at path: String) throws(ReportFolderError) -> CSVTable {
         do {
             return try CSVTable(parsing: read(path))
         } catch let error as CSVParseError {
             throw .invalid("'\(path)' line \(error.line): \(error.message)")
-        } catch let error as RunFolderError {
+        } catch let error as ReportFolderError {
             throw error
         } catch {
             throw .invalid("'\(path)': \(error)")
         }
     }
 
-    static func read(_ path: String) throws(RunFolderError) -> String {
+    static func read(_ path: String) throws(ReportFolderError) -> String {
         guard let data = FileManager.default.contents(atPath: path) else { throw .missing("cannot read '\(path)'") }
         guard let text = String(data: data, encoding: .utf8) else { throw .invalid("'\(path)': not UTF-8 text") }
         return text
@@ -100,7 +100,7 @@ public struct RunFolder: Sendable {
 
     /// The first difference between two folders' run.json, leaving out `ignoring` (top-level
     /// keys): the JSON path and both values as JSON text ("(none)" for a missing key).
-    public static func firstRunJSONDifference(_ a: RunFolder, _ b: RunFolder,
+    public static func firstRunJSONDifference(_ a: ReportFolder, _ b: ReportFolder,
                                               ignoring: Set<String>) -> (path: String, baseline: String, current: String)? {
         func strip(_ v: JSONValue) -> JSONValue {
             guard var o = v.object else { return v }
@@ -134,7 +134,7 @@ public struct RunFolder: Sendable {
     /// What a `--baseline` or `--current` argument names: a report folder (a file in one
     /// names its folder), or a folder of report folders (each subfolder with a run.json,
     /// by name). Returns (name, folder) pairs; the name is "" for a single folder.
-    public static func locate(_ path: String, role: String) throws(RunFolderError) -> [(name: String, path: String)] {
+    public static func locate(_ path: String, role: String) throws(ReportFolderError) -> [(name: String, path: String)] {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -156,7 +156,7 @@ public struct RunFolder: Sendable {
 
 /// A report folder that cannot be read (`missing`: sysexits 66) or does not hold what a
 /// report folder holds (`invalid`: 65). The message names the file.
-public enum RunFolderError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum ReportFolderError: Error, Equatable, Sendable, CustomStringConvertible {
     case missing(String)
     case invalid(String)
     public var description: String {
@@ -165,3 +165,9 @@ public enum RunFolderError: Error, Equatable, Sendable, CustomStringConvertible 
         }
     }
 }
+
+@available(*, deprecated, renamed: "ReportFolder")
+public typealias RunFolder = ReportFolder
+
+@available(*, deprecated, renamed: "ReportFolderError")
+public typealias RunFolderError = ReportFolderError
