@@ -149,8 +149,8 @@ extension Command {
         return pairs
     }
 
-    /// `--exact`: every number of every CSV the baseline has, and run.json but for
-    /// `RunComparison.exactIgnoredKeys`, must be the same.
+    /// `--exact`: every report file either folder has must be in both and the same, byte
+    /// for byte; run.json field for field but for `RunComparison.exactIgnoredKeys`.
     static func checkExact<Out: TextOutputStream>(_ pairs: [(ReportFolder, ReportFolder)], junit: String?,
                                                   output: inout Out) throws {
         var failures: [String] = []

@@ -3,12 +3,12 @@ import Foundation
 /// A report folder read back (Reports/README.md): run.json's identity fields, summary.csv,
 /// and the other CSV files that are present. `bgbench check` compares two of these.
 public struct ReportFolder: Sendable {
-    /// The CSV files a report folder may hold besides summary.csv, in the order `check
-    /// --exact` compares them.
-    public static let optionalTables = ["devices.csv", "daily.csv", "hourly.csv", "paired.csv"]
-    /// Every file `bgbench run` writes; run.json last, as it marks a complete folder.
-    public static let reportFiles = ["summary.csv", "daily.csv", "hourly.csv", "devices.csv", "paired.csv",
-                                     "scenario.json", "run.json"]
+    /// The CSV files a report folder may hold besides summary.csv (README.md, "Using it").
+    public static let optionalTables = ["daily.csv", "hourly.csv", "server.csv", "devices.csv", "events.csv", "paired.csv",
+                                        "replications.csv"]
+    /// Every file `bgbench run` may write, in the order `check --exact` compares them and
+    /// `check --update` copies them; run.json last, as it marks a complete folder.
+    public static let reportFiles = ["summary.csv"] + optionalTables + ["scenario.json", "run.json"]
 
     public let path: String
     public let schemaVersion: Int
@@ -90,6 +90,12 @@ public struct ReportFolder: Sendable {
         } catch {
             throw .invalid("'\(path)': \(error)")
         }
+    }
+
+    /// A file's bytes.
+    static func bytes(_ path: String) throws(ReportFolderError) -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .missing("cannot read '\(path)'") }
+        return [UInt8](data)
     }
 
     static func read(_ path: String) throws(ReportFolderError) -> String {
