@@ -6,22 +6,27 @@ import Foundation
 /// difference), 64 usage, 65 a baseline that does not match or a folder that does not
 /// parse, 66 a folder or file that is missing, 73 the JUnit file cannot be written.
 extension Command {
+    enum CheckOption: String, CommandOption {
+        case baseline, current, tolerance, junit, update, exact
+        var isFlag: Bool { self == .update || self == .exact }
+        var isRepeatable: Bool { self == .tolerance }
+    }
+
     static func check<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
         var baseline: String?, current: String?, junit: String?
         var tolerances: [String: Double] = [:]
         var update = false, exact = false
         var parser = OptionParser(tokens, command: "check")
         try parser.parse(
-            known: ["baseline", "current", "tolerance", "junit", "update", "exact"],
-            flags: ["update", "exact"], repeatable: ["tolerance"],
-            option: { name, value in
-                switch name {
-                case "baseline": baseline = try required(value, for: name, expected: "a report folder")
-                case "current": current = try required(value, for: name, expected: "a report folder")
-                case "junit": junit = try required(value, for: name, expected: "a file")
-                case "update": update = true
-                case "exact": exact = true
-                default:
+            option: { (option: CheckOption, value) in
+                let name = option.rawValue
+                switch option {
+                case .baseline: baseline = try required(value, for: name, expected: "a report folder")
+                case .current: current = try required(value, for: name, expected: "a report folder")
+                case .junit: junit = try required(value, for: name, expected: "a file")
+                case .update: update = true
+                case .exact: exact = true
+                case .tolerance:
                     let (metric, percent) = try parseTolerance(required(value, for: name, expected: "METRIC=PCT"))
                     guard tolerances.updateValue(percent, forKey: metric) == nil else {
                         throw CLIError.usage("'--tolerance' given twice for \(metric)")
