@@ -15,9 +15,9 @@ extension Command {
             """, details: runOptions),
         "sweep": Usage(synopsis: """
             bgbench sweep --set PATH=V1,V2,... [--set ...] [run options]
-                                             the cartesian grid of the values, every point
-                                             on the same seed, into one summary.csv with a
-                                             column per parameter and a Pareto column
+                                         the cartesian grid of the values, every point
+                                         on the same seed, into one summary.csv with a
+                                         column per parameter and a Pareto column
             """, details: """
             sweep takes the run options --policy, --days, --devices, --seed, --threads,
             --scenario, --set, --opens-trace, --warmup-days, --out (default: Reports/sweep)
@@ -25,14 +25,14 @@ extension Command {
             """),
         "plot": Usage(synopsis: """
             bgbench plot DIR             draw a report folder as PNG files (python3,
-                                             matplotlib, pandas)
+                                         matplotlib, pandas)
             """),
         "list": Usage(synopsis: """
             bgbench list                 policies, platforms and scenarios
             """),
         "scenario": Usage(synopsis: """
             bgbench scenario [--scenario FILE] [--set PATH=VALUE ...]
-                                             print the resolved scenario: every parameter
+                                         print the resolved scenario: every parameter
             """, details: """
             scenario options:
               --scenario FILE          scenario JSON (default: the built-in default scenario)
@@ -40,7 +40,7 @@ extension Command {
             """),
         "validate": Usage(synopsis: """
             bgbench validate FILE        check a scenario JSON or an opens trace CSV and
-                                             report every problem at once
+                                         report every problem at once
             """, details: """
             validate: FILE is a scenario if it ends in .json, a trace if it ends in .csv, else
             a scenario if its first character other than a space is '{'; exit 0 and one 'ok:'
@@ -48,8 +48,8 @@ extension Command {
             """),
         "convert-lsapp": Usage(synopsis: """
             bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv
-                                             turn an LSApp-style TSV log into an opens trace:
-                                             one app's opens, or every app's
+                                         turn an LSApp-style TSV log into an opens trace:
+                                         one app's opens, or every app's
             """, details: """
             convert-lsapp options:
               --app NAME               only this app's opens (default: every app's open counts)
@@ -57,9 +57,9 @@ extension Command {
             """),
         "bench": Usage(synopsis: """
             bgbench bench [--quick] [--memory] [--repeats N] [--threads T] [--csv FILE]
-                              [--baseline FILE]
-                                             the speed benchmark (device-days/s, events/s, memory);
-                                             exit 1 below 85 % of a --baseline CSV's device-days/s
+                          [--baseline FILE]
+                                         the speed benchmark (device-days/s, events/s, memory);
+                                         exit 1 below 85 % of a --baseline CSV's device-days/s
             """, details: """
             bench options (Benchmarks/README.md):
               --quick                  a tenth of the devices of each workload
@@ -71,10 +71,10 @@ extension Command {
             """),
         "check": Usage(synopsis: """
             bgbench check --baseline FILE_OR_DIR --current DIR [--tolerance METRIC=PCT ...]
-                              [--junit FILE] [--exact] [--update]
-                                             compare a run's reports with a baseline's (CI): exit 1
-                                             on a significant regression, or any difference with
-                                             --exact; --update makes the current run the baseline
+                          [--junit FILE] [--exact] [--update]
+                                         compare a run's reports with a baseline's (CI): exit 1
+                                         on a significant regression, or any difference with
+                                         --exact; --update makes the current run the baseline
             """, details: checkOptions),
         "help": Usage(synopsis: """
             bgbench help [COMMAND]       this help, or one command's usage
@@ -145,7 +145,6 @@ extension Command {
             write reports.
             check and bench --baseline: 1 a regression, a difference (--exact) or a slowdown; 65 a
             baseline that does not match or parse; 66 a missing report folder or file.
-
 
             """
         return text

@@ -297,13 +297,13 @@ private let errorCases: [ErrorCase] = [
         (["list", "--help"], "usage: bgbench list                 policies, platforms and scenarios\n"),
         (["plot", "-h"], """
             usage: bgbench plot DIR             draw a report folder as PNG files (python3,
-                                                    matplotlib, pandas)
+                                                matplotlib, pandas)
 
             """),
         (["help", "help"], "usage: bgbench help [COMMAND]       this help, or one command's usage\n"),
         (["validate", "--help", "x.json"], """
             usage: bgbench validate FILE        check a scenario JSON or an opens trace CSV and
-                                                    report every problem at once
+                                                report every problem at once
 
             validate: FILE is a scenario if it ends in .json, a trace if it ends in .csv, else
             a scenario if its first character other than a space is '{'; exit 0 and one 'ok:'
@@ -312,8 +312,8 @@ private let errorCases: [ErrorCase] = [
             """),
         (["convert-lsapp", "--help"], """
             usage: bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv
-                                                    turn an LSApp-style TSV log into an opens trace:
-                                                    one app's opens, or every app's
+                                                turn an LSApp-style TSV log into an opens trace:
+                                                one app's opens, or every app's
 
             convert-lsapp options:
               --app NAME               only this app's opens (default: every app's open counts)
@@ -322,9 +322,9 @@ private let errorCases: [ErrorCase] = [
             """),
         (["bench", "--quick", "--help"], """
             usage: bgbench bench [--quick] [--memory] [--repeats N] [--threads T] [--csv FILE]
-                                     [--baseline FILE]
-                                                    the speed benchmark (device-days/s, events/s, memory);
-                                                    exit 1 below 85 % of a --baseline CSV's device-days/s
+                                 [--baseline FILE]
+                                                the speed benchmark (device-days/s, events/s, memory);
+                                                exit 1 below 85 % of a --baseline CSV's device-days/s
 
             bench options (Benchmarks/README.md):
               --quick                  a tenth of the devices of each workload
