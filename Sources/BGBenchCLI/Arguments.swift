@@ -72,17 +72,34 @@ func readingInput<T>(_ load: () throws -> T) throws -> T {
     }
 }
 
+/// The options of one command, by the name typed after `--` (`-` for one letter).
+/// Commands switch over their own enum, so every option has its own branch.
+protocol CommandOption: CaseIterable, RawRepresentable where RawValue == String {
+    /// Takes no value.
+    var isFlag: Bool { get }
+    /// May be given more than once (each value is taken in turn).
+    var isRepeatable: Bool { get }
+}
+
+extension CommandOption {
+    var isRepeatable: Bool { false }
+}
+
+/// `--help` or `-h` among a command's options: `CommandLineTool` prints the command's
+/// usage (exit 0) once every other option has been read without error.
+struct HelpRequested: Error {}
+
 /// The options a command accepts, bound from tokens in order. Each option may appear once
 /// (repeatable ones collect every value); values are parsed and checked at once, so the
-/// first bad token is the one reported.
+/// first bad token is the one reported. Every command accepts `--help` and `-h`.
 struct OptionParser {
     private var tokens: [Token]
     private var index = 0
     private var seen: Set<String> = []
-    /// The command the options belong to, named in messages (nil for `run`, the default).
-    private let command: String?
+    /// The command the options belong to, named in messages.
+    private let command: String
 
-    init(_ tokens: [Token], command: String? = nil) {
+    init(_ tokens: [Token], command: String) {
         self.tokens = tokens
         self.command = command
     }
@@ -90,11 +107,34 @@ struct OptionParser {
     /// An option as the user types it: `-h`, `--days`.
     static func shown(_ name: String) -> String { name.count == 1 ? "-\(name)" : "--\(name)" }
 
-    /// Visits every token: `option(name, value)` for options (value: the attached one or
-    /// the next bare token; nil for flags or when none follows), `positional` for values.
-    mutating func parse(known: [String], flags: Set<String>, repeatable: Set<String> = [],
-                        option: (String, String?) throws -> Void,
-                        positional: (String) throws -> Void) throws {
+    static let helpNames: Set<String> = ["help", "h"]
+
+    /// Visits every token: `option(o, value)` for the options in `accepted` (value: the
+    /// attached one or the next bare token; nil for flags or when none follows),
+    /// `positional` for values. Throws ``HelpRequested`` at the end when `--help` or `-h`
+    /// was among them.
+    mutating func parse<Option: CommandOption>(_ accepted: [Option] = Array(Option.allCases),
+                                               option: (Option, String?) throws -> Void,
+                                               positional: (String) throws -> Void) throws {
+        var byName: [String: Option] = [:]
+        for o in accepted { byName[o.rawValue] = o }
+        var help = false
+        try parse(known: accepted.map(\.rawValue) + ["help"], isFlag: { byName[$0]?.isFlag ?? true },
+                  isRepeatable: { byName[$0]?.isRepeatable ?? false },
+                  option: { name, value in
+                      if let o = byName[name] { try option(o, value) } else { help = true }
+                  }, positional: positional)
+        if help { throw HelpRequested() }
+    }
+
+    /// For a command without options: every bare word goes to `positional`.
+    mutating func parse(positional: (String) throws -> Void) throws {
+        try parse([NoOption](), option: { _, _ in }, positional: positional)
+    }
+
+    private mutating func parse(known: [String], isFlag: (String) -> Bool, isRepeatable: (String) -> Bool,
+                                option: (String, String?) throws -> Void,
+                                positional: (String) throws -> Void) throws {
         while index < tokens.count {
             let token = tokens[index]
             index += 1
@@ -102,17 +142,17 @@ struct OptionParser {
             case .value(let text):
                 try positional(text)
             case .option(let name, let attached):
-                guard known.contains(name) else {
-                    var message = "unknown option '\(Self.shown(name))'" + (command.map { " for '\($0)'" } ?? "")
+                guard known.contains(name) || Self.helpNames.contains(name) else {
+                    var message = "unknown option '\(Self.shown(name))' for '\(command)'"
                     if let close = closest(to: name, in: known.filter { $0.count > 1 }) {
                         message += " (did you mean '--\(close)'?)"
                     }
                     throw CLIError.usage(message)
                 }
-                if !repeatable.contains(name) {
+                if !isRepeatable(name) {
                     guard seen.insert(name).inserted else { throw CLIError.usage("'\(Self.shown(name))' given twice") }
                 }
-                if flags.contains(name) {
+                if isFlag(name) {
                     if attached != nil { throw CLIError.usage("'\(Self.shown(name))' takes no value") }
                     try option(name, nil)
                     continue
@@ -126,6 +166,15 @@ struct OptionParser {
             }
         }
     }
+}
+
+/// The options of a command that takes none (but `--help`).
+enum NoOption: CommandOption {
+    typealias RawValue = String
+    init?(rawValue: String) { nil }
+    var rawValue: String { switch self {} }
+    var isFlag: Bool { switch self {} }
+    static var allCases: [NoOption] { [] }
 }
 
 /// The value of an option that needs one, or a usage error saying what was expected.

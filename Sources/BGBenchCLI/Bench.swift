@@ -13,6 +13,11 @@ extension Command {
         var days: Int
     }
 
+    enum BenchOption: String, CommandOption {
+        case quick, memory, repeats, threads, baseline, csv
+        var isFlag: Bool { self == .quick || self == .memory }
+    }
+
     static func bench<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
         var quick = false, memory = false
         var repeats = 3
@@ -20,17 +25,17 @@ extension Command {
         var baselineFile: String?, csvFile: String?
         var parser = OptionParser(tokens, command: "bench")
         try parser.parse(
-            known: ["quick", "memory", "repeats", "threads", "baseline", "csv"], flags: ["quick", "memory"],
-            option: { name, value in
-                switch name {
-                case "quick": quick = true
-                case "memory": memory = true
-                case "baseline": baselineFile = try required(value, for: name, expected: "a bench CSV file")
-                case "csv": csvFile = try required(value, for: name, expected: "a file")
-                case "repeats":
+            option: { (option: BenchOption, value) in
+                let name = option.rawValue
+                switch option {
+                case .quick: quick = true
+                case .memory: memory = true
+                case .baseline: baselineFile = try required(value, for: name, expected: "a bench CSV file")
+                case .csv: csvFile = try required(value, for: name, expected: "a file")
+                case .repeats:
                     repeats = try integer(required(value, for: name, expected: "a positive integer"),
                                           for: name, in: 1...100, expected: "an integer from 1 to 100")
-                default:
+                case .threads:
                     threads = try integer(required(value, for: name, expected: "a non-negative integer"),
                                           for: name, in: 0...1024, expected: "an integer from 0 to 1024")
                 }

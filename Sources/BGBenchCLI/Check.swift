@@ -6,22 +6,27 @@ import Foundation
 /// difference), 64 usage, 65 a baseline that does not match or a folder that does not
 /// parse, 66 a folder or file that is missing, 73 the JUnit file cannot be written.
 extension Command {
+    enum CheckOption: String, CommandOption {
+        case baseline, current, tolerance, junit, update, exact
+        var isFlag: Bool { self == .update || self == .exact }
+        var isRepeatable: Bool { self == .tolerance }
+    }
+
     static func check<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
         var baseline: String?, current: String?, junit: String?
         var tolerances: [String: Double] = [:]
         var update = false, exact = false
         var parser = OptionParser(tokens, command: "check")
         try parser.parse(
-            known: ["baseline", "current", "tolerance", "junit", "update", "exact"],
-            flags: ["update", "exact"], repeatable: ["tolerance"],
-            option: { name, value in
-                switch name {
-                case "baseline": baseline = try required(value, for: name, expected: "a report folder")
-                case "current": current = try required(value, for: name, expected: "a report folder")
-                case "junit": junit = try required(value, for: name, expected: "a file")
-                case "update": update = true
-                case "exact": exact = true
-                default:
+            option: { (option: CheckOption, value) in
+                let name = option.rawValue
+                switch option {
+                case .baseline: baseline = try required(value, for: name, expected: "a report folder")
+                case .current: current = try required(value, for: name, expected: "a report folder")
+                case .junit: junit = try required(value, for: name, expected: "a file")
+                case .update: update = true
+                case .exact: exact = true
+                case .tolerance:
                     let (metric, percent) = try parseTolerance(required(value, for: name, expected: "METRIC=PCT"))
                     guard tolerances.updateValue(percent, forKey: metric) == nil else {
                         throw CLIError.usage("'--tolerance' given twice for \(metric)")
@@ -58,7 +63,7 @@ extension Command {
         var comparisons: [MetricComparison] = []
         var suites: [(name: String, range: Range<Int>)] = []
         for (b, c) in pairs {
-            let found = try folderCall { try RunComparison.compare(baseline: b, current: c, tolerances: tolerances) }
+            let found = try readingReportFolders { try RunComparison.compare(baseline: b, current: c, tolerances: tolerances) }
             let scenario = found.first?.scenario ?? ""
             output.write("baseline '\(b.path)', current '\(c.path)': scenario \(scenario), policies \(b.policies.joined(separator: ",")), "
                          + "\(b.devices) devices × \(b.days) days\(b.warmupDays > 0 ? " (\(b.warmupDays) warm-up)" : ""), ")
@@ -114,12 +119,12 @@ extension Command {
 
     /// Runs a library call that reads report folders, mapping its errors to exit codes:
     /// 66 missing, 65 not what a report folder holds.
-    static func folderCall<T>(_ body: () throws -> T) throws -> T {
+    static func readingReportFolders<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch RunFolderError.missing(let m) {
+        } catch ReportFolderError.missing(let m) {
             throw CLIError(message: m, code: 66, hint: false)
-        } catch RunFolderError.invalid(let m) {
+        } catch ReportFolderError.invalid(let m) {
             throw CLIError(message: m, code: 65, hint: false)
         }
     }
@@ -127,20 +132,20 @@ extension Command {
     /// The baseline's runs and the current folder's of the same names, loaded. Both are
     /// report folders, or both folders of report folders (matched by subfolder name).
     static func matchedRuns<Out: TextOutputStream>(baseline: String, current: String,
-                                                   output: inout Out) throws -> [(RunFolder, RunFolder)] {
-        let b = try folderCall { try RunFolder.locate(baseline, role: "baseline") }
-        let c = try folderCall { try RunFolder.locate(current, role: "current") }
+                                                   output: inout Out) throws -> [(ReportFolder, ReportFolder)] {
+        let b = try readingReportFolders { try ReportFolder.locate(baseline, role: "baseline") }
+        let c = try readingReportFolders { try ReportFolder.locate(current, role: "current") }
         if (b.first?.name == "") != (c.first?.name == "") {
             let kind = { (runs: [(name: String, path: String)]) in runs.first?.name == "" ? "a report folder" : "a folder of report folders" }
             throw CLIError(message: "baseline '\(baseline)' is \(kind(b)) but current '\(current)' is \(kind(c))", code: 65, hint: false)
         }
-        var pairs: [(RunFolder, RunFolder)] = []
+        var pairs: [(ReportFolder, ReportFolder)] = []
         for run in b {
             guard let other = c.first(where: { $0.name == run.name }) else {
                 throw CLIError(message: "current '\(current)' has no report folder '\(run.name)', which the baseline has", code: 66, hint: false)
             }
-            let folders = try folderCall {
-                (try RunFolder(path: run.path, role: "baseline"), try RunFolder(path: other.path, role: "current"))
+            let folders = try readingReportFolders {
+                (try ReportFolder(path: run.path, role: "baseline"), try ReportFolder(path: other.path, role: "current"))
             }
             pairs.append(folders)
         }
@@ -149,14 +154,14 @@ extension Command {
         return pairs
     }
 
-    /// `--exact`: every number of every CSV the baseline has, and run.json but for
-    /// `RunComparison.exactIgnoredKeys`, must be the same.
-    static func checkExact<Out: TextOutputStream>(_ pairs: [(RunFolder, RunFolder)], junit: String?,
+    /// `--exact`: every report file either folder has must be in both and the same, byte
+    /// for byte; run.json field for field but for `RunComparison.exactIgnoredKeys`.
+    static func checkExact<Out: TextOutputStream>(_ pairs: [(ReportFolder, ReportFolder)], junit: String?,
                                                   output: inout Out) throws {
         var failures: [String] = []
         var suites: [JUnitReport.Suite] = []
         for (b, c) in pairs {
-            let (differences, compared) = try folderCall { try RunComparison.exactDifferences(baseline: b, current: c) }
+            let (differences, compared) = try readingReportFolders { try RunComparison.exactDifferences(baseline: b, current: c) }
             let ignored = RunComparison.exactIgnoredKeys.sorted().joined(separator: ", ")
             if differences.isEmpty {
                 output.write("'\(c.path)' is identical to baseline '\(b.path)': \(compared.joined(separator: ", ")) (run.json without \(ignored))\n")
@@ -175,7 +180,7 @@ extension Command {
     /// `--update`: copies the current run's report files over the baseline (a folder of
     /// report folders: each), removes report files the current run lacks, run.json last.
     static func updateBaseline<Out: TextOutputStream>(_ baseline: String, from current: String, output: inout Out) throws {
-        let runs = try folderCall { try RunFolder.locate(current, role: "current") }
+        let runs = try readingReportFolders { try ReportFolder.locate(current, role: "current") }
         var target = baseline
         var isDirectory: ObjCBool = false
         let fm = FileManager.default
@@ -188,7 +193,7 @@ extension Command {
             throw CLIError(message: "baseline '\(target)' is a report folder but current '\(current)' is a folder of report folders", code: 65, hint: false)
         }
         for run in runs {
-            _ = try folderCall { try RunFolder(path: run.path, role: "current") }  // a complete, readable folder
+            _ = try readingReportFolders { try ReportFolder(path: run.path, role: "current") }  // a complete, readable folder
             let folder = run.name.isEmpty ? target : (target as NSString).appendingPathComponent(run.name)
             do {
                 try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -196,7 +201,7 @@ extension Command {
                 throw CLIError.cannotCreate("cannot write '\(folder)': cannot create the folder")
             }
             var copied: [String] = [], removed: [String] = []
-            for name in RunFolder.reportFiles {
+            for name in ReportFolder.reportFiles {
                 let source = (run.path as NSString).appendingPathComponent(name)
                 let destination = (folder as NSString).appendingPathComponent(name)
                 if fm.fileExists(atPath: source) {

@@ -3,89 +3,14 @@ import Foundation
 
 /// bgbench's commands.
 enum Command {
-    static let names = ["run", "sweep", "plot", "list", "scenario", "validate", "convert-lsapp", "bench", "check", "help"]
+    /// The commands, as typed.
+    enum Name: String, CaseIterable {
+        case run, sweep, plot, list, scenario, validate
+        case convertLSApp = "convert-lsapp"
+        case bench, check, help
+    }
 
-    static let help = """
-    bgbench: simulate background app refresh on a fleet of virtual phones and score
-    freshness at each open against energy, timeout kills and throttling.
-
-    usage: bgbench [run] [options]      simulate, print a summary, write reports
-           bgbench sweep --set PATH=V1,V2,... [--set ...] [run options]
-                                        the cartesian grid of the values, every point
-                                        on the same seed, into one summary.csv with a
-                                        column per parameter and a Pareto column
-           bgbench plot DIR             draw a report folder as PNG files (python3,
-                                        matplotlib, pandas)
-           bgbench list                 policies, platforms and scenarios
-           bgbench scenario [--scenario FILE] [--set PATH=VALUE ...] [--policy NAME[,NAME...]]
-                            [--complete | --markdown]
-                                        print the resolved scenario of a run of --policy
-                                        (default: adaptive): the parameters it uses
-           bgbench validate FILE        check a scenario JSON or an opens trace CSV and
-                                        report every problem at once
-           bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv
-                                        turn an LSApp-style TSV log into an opens trace:
-                                        one app's opens, or every app's
-           bgbench bench [--quick] [--memory] [--repeats N] [--threads T] [--csv FILE]
-                         [--baseline FILE]
-                                        the speed benchmark (device-days/s, events/s, memory);
-                                        exit 1 below 85 % of a --baseline CSV's device-days/s
-           bgbench check --baseline FILE_OR_DIR --current DIR [--tolerance METRIC=PCT ...]
-                         [--junit FILE] [--exact] [--update]
-                                        compare a run's reports with a baseline's (CI): exit 1
-                                        on a significant regression, or any difference with
-                                        --exact; --update makes the current run the baseline
-           bgbench --help | --version
-
-    run options:
-      --policy NAME[,NAME...]  policies to compare, or 'all' (default: adaptive)
-      --days D                 days to simulate, 1...36500 (default: 30)
-      --devices N              devices in the fleet, 1...100000000 (default: 1000)
-      --seed S                 run seed, 0...2^64-1 (default: 1)
-      --threads T              worker threads, 0 = all cores (default: 0)
-      --scenario FILE          scenario JSON (default: the built-in default scenario,
-                               the same as Datasets/scenarios/default.json)
-      --set PATH=VALUE         override one scenario field by its JSON path, e.g.
-                               --set policies.fixed.interval=30m (repeatable)
-      --opens-trace FILE       replay the opens of a trace CSV instead of drawing
-                               them (Datasets/README.md, "Traces"): one device per
-                               trace device, --days defaults to the trace's span
-      --warmup-days W          leave the first W days out of every metric (default: 0)
-      --out DIR                report folder (default: Reports/latest)
-      --per-device             also write devices.csv: every device's totals
-      --trace-devices K        also write events.csv: every event of the first K
-                               devices with its reason code (1...1000)
-      --baseline-policy NAME   also write paired.csv: each other policy minus NAME,
-                               device by device, with 95 % intervals
-      --replications R         run R independent seeds (S, S+1, ...) and write
-                               replications.csv: each metric across the seeds
-      --quiet                  no progress line (it is drawn only on a terminal)
-
-    check options (README.md, "In CI"):
-      --baseline FILE_OR_DIR   the baseline: a report folder (or a file in one), or a
-                               folder of report folders, matched with --current's by name
-      --current DIR            the report folder (or folder of them) to check
-      --tolerance METRIC=PCT   a change of METRIC (a summary.csv column) within PCT % of
-                               the baseline is no change (default: 1; repeatable)
-      --junit FILE             also write JUnit XML, a test case per metric
-      --exact                  any difference in any number fails (needs the same seed)
-      --update                 copy the current run's report files over the baseline
-
-    validate: FILE is a scenario if it ends in .json, a trace if it ends in .csv, else
-    a scenario if its first character other than a space is '{'; exit 0 and one 'ok:'
-    line when it is valid, 65 and an 'error:' line per problem when not.
-
-    convert-lsapp options:
-      --app NAME               only this app's opens (default: every app's open counts)
-      --out FILE               the trace CSV to write (required)
-
-    exit codes: 0 done, 64 usage error, 65 bad scenario, trace or LSApp data, 66 cannot
-    read an input file or report folder, 69 plot's Python packages missing, 73 cannot
-    write reports.
-    check and bench --baseline: 1 a regression, a difference (--exact) or a slowdown; 65 a
-    baseline that does not match or parse; 66 a missing report folder or file.
-
-    """
+    static let names = Name.allCases.map(\.rawValue)
 
     // MARK: run
 
@@ -93,31 +18,30 @@ enum Command {
         _ tokens: [Token], arguments: [String], output: inout Out, errors: inout Err
     ) throws {
         var common = RunArguments()
-        var showHelp = false, showVersion = false
+        var showVersion = false
         var replications = 1
         var baseline: String?
-        var parser = OptionParser(tokens)
+        var parser = OptionParser(tokens, command: "run")
         try parser.parse(
-            known: RunArguments.known + ["per-device", "trace-devices", "baseline-policy", "replications", "help", "h", "version"],
-            flags: RunArguments.flags.union(["help", "h", "version", "per-device"]), repeatable: ["set"],
-            option: { name, value in
-                if try common.take(name, value) { return }
-                switch name {
-                case "replications":
+            option: { (option: RunOption, value) in
+                if try common.take(option, value) { return }
+                let name = option.rawValue
+                switch option {
+                case .replications:
                     replications = try integer(required(value, for: name, expected: "a positive integer"),
                                                for: name, in: 1...1000, expected: "an integer from 1 to 1000")
-                case "per-device": common.options.keepDevices = true
-                case "trace-devices":
+                case .perDevice: common.options.keepDevices = true
+                case .traceDevices:
                     common.options.traceDevices = try integer(required(value, for: name, expected: "a positive integer"),
                                                               for: name, in: 1...1000, expected: "an integer from 1 to 1000")
-                case "baseline-policy":
+                case .baselinePolicy:
                     baseline = try required(value, for: name, expected: "a policy name")
-                case "help", "h": showHelp = true
-                default: showVersion = true
+                case .version: showVersion = true
+                case .policy, .days, .devices, .seed, .threads, .scenario, .set, .warmupDays, .out, .quiet, .opensTrace:
+                    break  // taken by `common`
                 }
             },
             positional: { throw CLIError.unexpected($0, command: "run") })
-        if showHelp { output.write(help); return }
         if showVersion { output.write("bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL \(BuildInfo.gslVersion))\n"); return }
         try common.finish()
         var options = common.options
@@ -201,14 +125,13 @@ enum Command {
         var complete = false, markdown = false
         var parser = OptionParser(tokens, command: "scenario")
         try parser.parse(
-            known: ["scenario", "set", "policy", "complete", "markdown"], flags: ["complete", "markdown"], repeatable: ["set"],
-            option: { name, value in
-                switch name {
-                case "scenario": file = try required(value, for: name, expected: "a scenario file")
-                case "policy": policies = try parsePolicies(required(value, for: name, expected: "a policy name"))
-                case "complete": complete = true
-                case "markdown": markdown = true
-                default: overrides.append(try required(value, for: name, expected: "PATH=VALUE"))
+            option: { (option: ScenarioOption, value) in
+                switch option {
+                case .scenario: file = try required(value, for: option.rawValue, expected: "a scenario file")
+                case .set: overrides.append(try required(value, for: option.rawValue, expected: "PATH=VALUE"))
+                case .policy: policies = try parsePolicies(required(value, for: option.rawValue, expected: "a policy name"))
+                case .complete: complete = true
+                case .markdown: markdown = true
                 }
             },
             positional: { throw CLIError.unexpected($0, command: "scenario") })
@@ -217,16 +140,36 @@ enum Command {
         output.write(complete ? loaded.resolvedJSON : loaded.resolvedJSON(policies: policies))
     }
 
+    /// The options of `scenario`.
+    enum ScenarioOption: String, CommandOption {
+        case scenario, set, policy, complete, markdown
+        var isFlag: Bool { self == .complete || self == .markdown }
+        var isRepeatable: Bool { self == .set }
+    }
+
+    // MARK: help
+
+    /// `bgbench help [COMMAND]`: the full help, or one command's usage.
+    static func helpCommand<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
+        var command: String?
+        var parser = OptionParser(tokens, command: "help")
+        try parser.parse(positional: { word in
+            guard command == nil else { throw CLIError.usage("unexpected argument '\(word)': 'help' takes one command name") }
+            guard names.contains(word) else {
+                var message = "unknown command '\(word)' for 'help': expected one of \(names.joined(separator: ", "))"
+                if let close = closest(to: word, in: names) { message += " (did you mean '\(close)'?)" }
+                throw CLIError.usage(message)
+            }
+            command = word
+        })
+        output.write(command.map(usage(of:)) ?? help)
+    }
+
     // MARK: list
 
     static func list<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
-        if let token = tokens.first {
-            switch token {
-            case .value(let v): throw CLIError.usage("unexpected argument '\(v)': 'list' takes no arguments")
-            case .option(let name, _):
-                throw CLIError.usage("unknown option '\(OptionParser.shown(name))' for 'list'")
-            }
-        }
+        var parser = OptionParser(tokens, command: "list")
+        try parser.parse(positional: { throw CLIError.usage("unexpected argument '\($0)': 'list' takes no arguments") })
         output.write("policies:\n")
         for p in PolicyRegistry.all { output.write("  \(p.name.padding(toLength: 14, withPad: " ", startingAt: 0))\(p.summary)\n") }
         output.write("platforms:\n")

@@ -13,30 +13,36 @@ public enum CommandLineTool {
     public static func run<Out: TextOutputStream, Err: TextOutputStream>(
         arguments: [String], output: inout Out, errors: inout Err
     ) -> Int32 {
+        // The command, and whether it was named (`bgbench --help` is the full help,
+        // `bgbench run --help` the usage of run).
+        var command = Command.Name.run, named = false
         do {
             var tokens = tokenize(arguments)
-            var command = "run"
             if case .value(let word) = tokens.first {
-                guard Command.names.contains(word) else {
+                guard let name = Command.Name(rawValue: word) else {
                     var message = "unknown command '\(word)': expected one of \(Command.names.joined(separator: ", "))"
                     if let close = closest(to: word, in: Command.names) { message += " (did you mean '\(close)'?)" }
                     throw CLIError.usage(message)
                 }
-                command = word
+                command = name
+                named = true
                 tokens.removeFirst()
             }
             switch command {
-            case "list": try Command.list(tokens, output: &output)
-            case "bench": try Command.bench(tokens, output: &output)
-            case "check": try Command.check(tokens, output: &output)
-            case "scenario": try Command.scenario(tokens, output: &output)
-            case "validate": try Command.validate(tokens, output: &output)
-            case "convert-lsapp": try Command.convertLSApp(tokens, output: &output)
-            case "sweep": try Command.sweep(tokens, arguments: arguments, output: &output)
-            case "plot": try Command.plot(tokens, output: &output)
-            case "help": output.write(Command.help)
-            default: try Command.run(tokens, arguments: arguments, output: &output, errors: &errors)
+            case .run: try Command.run(tokens, arguments: arguments, output: &output, errors: &errors)
+            case .list: try Command.list(tokens, output: &output)
+            case .bench: try Command.bench(tokens, output: &output)
+            case .check: try Command.check(tokens, output: &output)
+            case .scenario: try Command.scenario(tokens, output: &output)
+            case .validate: try Command.validate(tokens, output: &output)
+            case .convertLSApp: try Command.convertLSApp(tokens, output: &output)
+            case .sweep: try Command.sweep(tokens, arguments: arguments, output: &output)
+            case .plot: try Command.plot(tokens, output: &output)
+            case .help: try Command.helpCommand(tokens, output: &output)
             }
+            return 0
+        } catch is HelpRequested {
+            output.write(named ? Command.usage(of: command.rawValue) : Command.help)
             return 0
         } catch let error as CLIError {
             errors.write("error: \(error.message)\n")

@@ -4,14 +4,20 @@ import Foundation
 /// `bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv`: an LSApp-style app usage log
 /// as an opens trace for `--opens-trace` (LSAppConverter has the rules).
 extension Command {
+    enum ConvertOption: String, CommandOption {
+        case app, out
+        var isFlag: Bool { false }
+    }
+
     static func convertLSApp<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
         var input: String?, app: String?, out: String?
         var parser = OptionParser(tokens, command: "convert-lsapp")
         try parser.parse(
-            known: ["app", "out"], flags: [],
-            option: { name, value in
-                if name == "app" { app = try required(value, for: name, expected: "an app name as in the app_name column") }
-                else { out = try required(value, for: name, expected: "a trace CSV file to write") }
+            option: { (option: ConvertOption, value) in
+                switch option {
+                case .app: app = try required(value, for: option.rawValue, expected: "an app name as in the app_name column")
+                case .out: out = try required(value, for: option.rawValue, expected: "a trace CSV file to write")
+                }
             },
             positional: { word in
                 guard input == nil else { throw CLIError.usage("unexpected argument '\(word)': 'convert-lsapp' takes one input file") }

@@ -6,10 +6,8 @@ import Foundation
 extension Command {
     static func plot<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
         var folder: String?
-        var parser = OptionParser(tokens)
+        var parser = OptionParser(tokens, command: "plot")
         try parser.parse(
-            known: [], flags: [],
-            option: { _, _ in },
             positional: { value in
                 guard folder == nil else { throw CLIError.unexpected(value, command: "plot") }
                 folder = value

@@ -1,11 +1,27 @@
 import BGBench
 
-/// The options `run` and `sweep` share: what to simulate, how big, where to write.
-struct RunArguments {
-    static let known = ["policy", "days", "devices", "seed", "threads", "scenario", "set", "warmup-days", "out", "quiet",
-                        "opens-trace"]
-    static let flags: Set<String> = ["quiet"]
+/// The options of `run`; `sweep` takes the first eleven (``shared``).
+enum RunOption: String, CommandOption {
+    case policy, days, devices, seed, threads, scenario, set
+    case warmupDays = "warmup-days"
+    case out, quiet
+    case opensTrace = "opens-trace"
+    // `run` only.
+    case perDevice = "per-device"
+    case traceDevices = "trace-devices"
+    case baselinePolicy = "baseline-policy"
+    case replications, version
 
+    /// What to simulate, how big, where to write: the options `run` and `sweep` share.
+    static let shared: [RunOption] = [.policy, .days, .devices, .seed, .threads, .scenario, .set, .warmupDays, .out, .quiet,
+                                      .opensTrace]
+
+    var isFlag: Bool { self == .quiet || self == .perDevice || self == .version }
+    var isRepeatable: Bool { self == .set }
+}
+
+/// The options `run` and `sweep` share (``RunOption/shared``), as read.
+struct RunArguments {
     var policies = ["adaptive"]
     var options = RunOptions()
     var scenarioFile: String?
@@ -16,34 +32,35 @@ struct RunArguments {
     var traceFile: String?
     private var daysGiven = false, devicesGiven = false
 
-    /// Takes one of the shared options; false when `name` is not one of them.
-    mutating func take(_ name: String, _ value: String?) throws -> Bool {
-        switch name {
-        case "policy":
+    /// Takes one of the shared options; false when `option` is not one of them.
+    mutating func take(_ option: RunOption, _ value: String?) throws -> Bool {
+        let name = option.rawValue
+        switch option {
+        case .policy:
             policies = try Command.parsePolicies(required(value, for: name, expected: "a policy name"))
-        case "days":
+        case .days:
             options.days = try integer(required(value, for: name, expected: "a positive integer"),
                                        for: name, in: 1...36500, expected: "an integer from 1 to 36500")
             daysGiven = true
-        case "devices":
+        case .devices:
             options.devices = try integer(required(value, for: name, expected: "a positive integer"),
                                           for: name, in: 1...100_000_000, expected: "an integer from 1 to 100000000")
             devicesGiven = true
-        case "seed":
+        case .seed:
             options.seed = try integer(required(value, for: name, expected: "a non-negative integer"),
                                        for: name, in: 0...UInt64.max, expected: "an integer from 0 to 18446744073709551615")
-        case "threads":
+        case .threads:
             options.threads = try integer(required(value, for: name, expected: "a non-negative integer"),
                                           for: name, in: 0...1024, expected: "an integer from 0 to 1024")
-        case "warmup-days":
+        case .warmupDays:
             warmup = try integer(required(value, for: name, expected: "a non-negative integer"),
                                  for: name, in: 0...36499, expected: "an integer from 0 to 36499")
-        case "scenario": scenarioFile = try required(value, for: name, expected: "a scenario file")
-        case "set": overrides.append(try required(value, for: name, expected: "PATH=VALUE"))
-        case "out": out = try required(value, for: name, expected: "a folder")
-        case "opens-trace": traceFile = try required(value, for: name, expected: "a trace CSV file")
-        case "quiet": quiet = true
-        default: return false
+        case .scenario: scenarioFile = try required(value, for: name, expected: "a scenario file")
+        case .set: overrides.append(try required(value, for: name, expected: "PATH=VALUE"))
+        case .out: out = try required(value, for: name, expected: "a folder")
+        case .opensTrace: traceFile = try required(value, for: name, expected: "a trace CSV file")
+        case .quiet: quiet = true
+        case .perDevice, .traceDevices, .baselinePolicy, .replications, .version: return false
         }
         return true
     }

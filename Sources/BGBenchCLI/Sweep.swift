@@ -14,10 +14,10 @@ extension Command {
     static func sweep<Out: TextOutputStream>(_ tokens: [Token], arguments: [String], output: inout Out) throws {
         var common = RunArguments()
         common.out = "Reports/sweep"
-        var parser = OptionParser(tokens)
+        var parser = OptionParser(tokens, command: "sweep")
         try parser.parse(
-            known: RunArguments.known, flags: RunArguments.flags, repeatable: ["set"],
-            option: { name, value in _ = try common.take(name, value) },
+            RunOption.shared,
+            option: { option, value in _ = try common.take(option, value) },
             positional: { throw CLIError.unexpected($0, command: "sweep") })
         try common.finish()
         let axes = try common.overrides.map(parseAxis)

@@ -11,8 +11,6 @@ extension Command {
         var file: String?
         var parser = OptionParser(tokens, command: "validate")
         try parser.parse(
-            known: [], flags: [],
-            option: { _, _ in },
             positional: { word in
                 guard file == nil else { throw CLIError.usage("unexpected argument '\(word)': 'validate' takes one file") }
                 file = word

@@ -58,11 +58,30 @@ struct ErrorCase: Sendable, CustomTestStringConvertible {
 
 private let errorCases: [ErrorCase] = [
     // Unknown options, with and without a suggestion; single-letter options keep one dash.
-    ErrorCase(["--out", "OUT", "--dayz", "3"], "unknown option '--dayz' (did you mean '--days'?)"),
-    ErrorCase(["--out", "OUT", "--Seed", "3"], "unknown option '--Seed' (did you mean '--seed'?)"),
-    ErrorCase(["--out", "OUT", "--frobnicate"], "unknown option '--frobnicate'"),
-    ErrorCase(["--out", "OUT", "-x"], "unknown option '-x'"),
-    ErrorCase(["run", "--out", "OUT", "--polcy", "fixed"], "unknown option '--polcy' (did you mean '--policy'?)"),
+    // Each names the command (`run` when none is typed).
+    ErrorCase(["--out", "OUT", "--dayz", "3"], "unknown option '--dayz' for 'run' (did you mean '--days'?)"),
+    ErrorCase(["--out", "OUT", "--Seed", "3"], "unknown option '--Seed' for 'run' (did you mean '--seed'?)"),
+    ErrorCase(["--out", "OUT", "--frobnicate"], "unknown option '--frobnicate' for 'run'"),
+    ErrorCase(["--out", "OUT", "-x"], "unknown option '-x' for 'run'"),
+    ErrorCase(["run", "--out", "OUT", "--polcy", "fixed"], "unknown option '--polcy' for 'run' (did you mean '--policy'?)"),
+    ErrorCase(["run", "--out", "OUT", "--hlep"], "unknown option '--hlep' for 'run' (did you mean '--help'?)"),
+    ErrorCase(["sweep", "--out", "OUT", "--per-device"], "unknown option '--per-device' for 'sweep'"),
+    ErrorCase(["sweep", "--out", "OUT", "--sett", "x=1,2"], "unknown option '--sett' for 'sweep' (did you mean '--set'?)"),
+    ErrorCase(["plot", "--out", "x"], "unknown option '--out' for 'plot'"),
+    ErrorCase(["plot", "-v", "x"], "unknown option '-v' for 'plot'"),
+    ErrorCase(["validate", "--strict", "x.json"], "unknown option '--strict' for 'validate'"),
+    ErrorCase(["convert-lsapp", "in.tsv", "--ap", "Gmail", "--out", "OUT"],
+              "unknown option '--ap' for 'convert-lsapp' (did you mean '--app'?)"),
+    ErrorCase(["check", "--baseline", "b", "--current", "c", "--exactly"],
+              "unknown option '--exactly' for 'check' (did you mean '--exact'?)"),
+    ErrorCase(["help", "--all"], "unknown option '--all' for 'help'"),
+    ErrorCase(["help", "rn"],
+              "unknown command 'rn' for 'help': expected one of run, sweep, plot, list, scenario, validate, convert-lsapp, bench, check, help (did you mean 'run'?)"),
+    ErrorCase(["help", "run", "check"], "unexpected argument 'check': 'help' takes one command name"),
+    // --help is read with the other options: a bad one is still an error.
+    ErrorCase(["bench", "--help", "--quik"], "unknown option '--quik' for 'bench' (did you mean '--quick'?)"),
+    ErrorCase(["check", "--help=yes"], "'--help' takes no value"),
+    ErrorCase(["validate", "-h", "-h"], "'-h' given twice"),
     // Unknown commands.
     ErrorCase(["rn", "--out", "OUT"],
               "unknown command 'rn': expected one of run, sweep, plot, list, scenario, validate, convert-lsapp, bench, check, help (did you mean 'run'?)"),
@@ -159,7 +178,6 @@ private let errorCases: [ErrorCase] = [
     // list, bench and scenario given bad arguments.
     ErrorCase(["list", "policies"], "unexpected argument 'policies': 'list' takes no arguments"),
     ErrorCase(["list", "--all"], "unknown option '--all' for 'list'"),
-    ErrorCase(["list", "-h"], "unknown option '-h' for 'list'"),
     ErrorCase(["bench", "--quik"], "unknown option '--quik' for 'bench' (did you mean '--quick'?)"),
     ErrorCase(["bench", "--days", "3"], "unknown option '--days' for 'bench'"),
     ErrorCase(["bench", "r1"], "unexpected argument 'r1': 'bench' takes only options"),
@@ -235,7 +253,7 @@ private let errorCases: [ErrorCase] = [
 
     // MARK: Success paths
 
-    @Test(arguments: [["--help"], ["-h"], ["help"], ["run", "--help"]])
+    @Test(arguments: [["--help"], ["-h"], ["help"], ["--days", "3", "--help"]])
     func help(_ arguments: [String]) {
         let result = bgbench(arguments)
         #expect(result.code == 0)
@@ -246,6 +264,86 @@ private let errorCases: [ErrorCase] = [
         for option in ["--policy", "--days", "--devices", "--seed", "--threads", "--scenario", "--set", "--warmup-days", "--out"] {
             #expect(result.output.contains("  \(option) "), "help lacks \(option)")
         }
+    }
+
+    /// Every command's `--help` and `-h` (and `bgbench help COMMAND`): its own usage on
+    /// standard output, exit 0, whatever else stands on the line.
+    @Test(arguments: Command.names)
+    func commandHelp(_ command: String) {
+        for arguments in [[command, "--help"], [command, "-h"], ["help", command]] {
+            let result = bgbench(arguments)
+            #expect(result.code == 0, "\(arguments)")
+            #expect(result.errors == "", "\(arguments)")
+            #expect(result.output == Command.usage(of: command), "\(arguments)")
+            #expect(result.output.hasPrefix("usage: bgbench \(command == "run" ? "[run]" : command)"), "\(arguments)")
+        }
+        // Every option a command accepts is in its usage.
+        let options: [String] = switch command {
+        case "run": RunOption.allCases.filter { $0 != .version }.map(\.rawValue)
+        case "sweep": RunOption.shared.map(\.rawValue)
+        case "bench": Command.BenchOption.allCases.map(\.rawValue)
+        case "check": Command.CheckOption.allCases.map(\.rawValue)
+        case "scenario": Command.ScenarioOption.allCases.map(\.rawValue)
+        case "convert-lsapp": Command.ConvertOption.allCases.map(\.rawValue)
+        default: []
+        }
+        for option in options {
+            #expect(Command.usage(of: command).contains("--\(option)"), "\(command) usage lacks --\(option)")
+        }
+    }
+
+    /// The exact text of a few commands' usage.
+    static let usageTexts: [(arguments: [String], output: String)] = [
+        (["list", "--help"], "usage: bgbench list                 policies, platforms and scenarios\n"),
+        (["plot", "-h"], """
+            usage: bgbench plot DIR             draw a report folder as PNG files (python3,
+                                                matplotlib, pandas)
+
+            """),
+        (["help", "help"], "usage: bgbench help [COMMAND]       this help, or one command's usage\n"),
+        (["validate", "--help", "x.json"], """
+            usage: bgbench validate FILE        check a scenario JSON or an opens trace CSV and
+                                                report every problem at once
+
+            validate: FILE is a scenario if it ends in .json, a trace if it ends in .csv, else
+            a scenario if its first character other than a space is '{'; exit 0 and one 'ok:'
+            line when it is valid, 65 and an 'error:' line per problem when not.
+
+            """),
+        (["convert-lsapp", "--help"], """
+            usage: bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv
+                                                turn an LSApp-style TSV log into an opens trace:
+                                                one app's opens, or every app's
+
+            convert-lsapp options:
+              --app NAME               only this app's opens (default: every app's open counts)
+              --out FILE               the trace CSV to write (required)
+
+            """),
+        (["bench", "--quick", "--help"], """
+            usage: bgbench bench [--quick] [--memory] [--repeats N] [--threads T] [--csv FILE]
+                                 [--baseline FILE]
+                                                the speed benchmark (device-days/s, events/s, memory);
+                                                exit 1 below 85 % of a --baseline CSV's device-days/s
+
+            bench options (Benchmarks/README.md):
+              --quick                  a tenth of the devices of each workload
+              --memory                 R1 with 100,000 devices × 365 days, once
+              --repeats N              runs of each workload, 1...100 (default: 3)
+              --threads T              worker threads, 0 = all cores (default: 0)
+              --csv FILE               also write the results as CSV
+              --baseline FILE          compare with a bench CSV made on this machine
+
+            """),
+    ]
+
+    @Test(arguments: usageTexts.indices)
+    func usageText(_ i: Int) {
+        let (arguments, output) = Self.usageTexts[i]
+        let result = bgbench(arguments)
+        #expect(result.code == 0)
+        #expect(result.errors == "")
+        #expect(result.output == output)
     }
 
     @Test func version() {

@@ -104,7 +104,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let exact = bgbench(["check", "--exact", "--baseline", b, "--current", c])
         #expect(exact.code == 0)
         #expect(exact.errors == "")
-        #expect(exact.output == "'\(c)' is identical to baseline '\(b)': summary.csv, devices.csv, daily.csv, hourly.csv, run.json (run.json without bgbench_version, execution, git_commit, gsl)\n")
+        #expect(exact.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl)\n")
     }
 
     /// A planted regression: more users with Background App Refresh off, so fewer fresh
@@ -284,7 +284,8 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(result.errors == "error: '\(c)/summary.csv' differs from the baseline at line \(edit.line) (policy adaptive, archetype daily), column fresh_open_rate: baseline \(edit.old), current 0.5\n")
         #expect(edit.line == 3)
         let xml = try JUnitReader.read(junit)
-        #expect(xml.rootTests == 5 && xml.rootFailures == 1 && xml.failures == 1)
+        // A test case per file: summary, daily, hourly, server, devices, scenario.json, run.json.
+        #expect(xml.rootTests == 7 && xml.rootFailures == 1 && xml.failures == 1)
 
         // devices.csv and run.json too, each file's first difference on its own line.
         let device = try editCSV(c + "/devices.csv", row: 210, column: "runs", to: "1000")
@@ -308,8 +309,64 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let result = bgbench(["check", "--exact", "--baseline", b, "--current", c])
         #expect(result.code == 1)
         #expect(result.errors == "error: '\(c)/paired.csv' is missing: the baseline has paired.csv\n")
-        // The other way round, the current run's extra file is not compared.
-        #expect(bgbench(["check", "--exact", "--baseline", c, "--current", b]).code == 0)
+        // The other way round, the current run's extra file is a difference too.
+        let reverse = bgbench(["check", "--exact", "--baseline", c, "--current", b])
+        #expect(reverse.code == 1)
+        #expect(reverse.output == "'\(b)' differs from baseline '\(c)': paired.csv\n")
+        #expect(reverse.errors == "error: '\(b)/paired.csv' is not in the baseline: '\(c)' has no paired.csv\n")
+    }
+
+    /// Every file of the folder counts, byte for byte: server.csv, scenario.json, events.csv
+    /// and replications.csv too (main compared only summary, devices, daily, hourly and
+    /// paired), and a CSV file written differently with the same fields.
+    @Test func exactComparesEveryFile() throws {
+        let arguments = standard + ["--trace-devices", "2", "--replications", "2"]
+        let b = report(arguments), c = report(arguments)
+        var result = bgbench(["check", "--exact", "--baseline", b, "--current", c])
+        #expect(result.code == 0)
+        #expect(result.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, events.csv, replications.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl)\n")
+
+        // One number in each of server.csv, events.csv and replications.csv.
+        let server = try editCSV(c + "/server.csv", row: 5, column: "requests_peak", to: "999")
+        let event = try editCSV(c + "/events.csv", row: 3, column: "value", to: "-12345")
+        let replication = try editCSV(c + "/replications.csv", row: 0, column: "mean", to: "7")
+        // scenario.json: one value on its line.
+        let scenario = try read(c + "/scenario.json")
+        let lines = scenario.split(separator: "\n", omittingEmptySubsequences: false)
+        let n = try #require(lines.firstIndex { $0.contains("\"bar_off_share\"") })
+        try write(scenario.replacingOccurrences(of: String(lines[n]), with: lines[n].replacingOccurrences(of: ": 0.", with: ": 1.")),
+                  c + "/scenario.json")
+        result = bgbench(["check", "--exact", "--baseline", b, "--current", c])
+        #expect(result.code == 1)
+        #expect(result.output == "'\(c)' differs from baseline '\(b)': server.csv, events.csv, replications.csv, scenario.json\n")
+        let serverTable = try CSVTable(parsing: read(b + "/server.csv")), eventTable = try CSVTable(parsing: read(b + "/events.csv"))
+        let replicationTable = try CSVTable(parsing: read(b + "/replications.csv"))
+        func field(_ t: CSVTable, _ row: Int, _ column: String) -> String { t.rows[row][t.index(of: column)!] }
+        let oldLine = lines[n].trimmingCharacters(in: .whitespaces)
+        #expect(result.errors == """
+            error: '\(c)/server.csv' differs from the baseline at line \(server.line) (policy adaptive, minute \(field(serverTable, 5, "minute"))), column requests_peak: baseline \(server.old), current 999
+            error: '\(c)/events.csv' differs from the baseline at line \(event.line) (policy \(field(eventTable, 3, "policy")), device \(field(eventTable, 3, "device")), day \(field(eventTable, 3, "day")), time_s \(field(eventTable, 3, "time_s")), event \(field(eventTable, 3, "event"))), column value: baseline \(event.old.isEmpty ? "(empty)" : event.old), current -12345
+            error: '\(c)/replications.csv' differs from the baseline at line 2 (policy \(field(replicationTable, 0, "policy")), metric \(field(replicationTable, 0, "metric")), archetype all), column mean: baseline \(replication.old), current 7
+            error: '\(c)/scenario.json' differs from the baseline at line \(n + 1): baseline '\(oldLine)', current '\(oldLine.replacingOccurrences(of: ": 0.", with: ": 1."))'
+
+            """)
+
+        // The same fields written with other line ends: still a difference, at its byte.
+        let d = report(arguments)
+        try write(read(d + "/daily.csv").replacingOccurrences(of: "\n", with: "\r\n"), d + "/daily.csv")
+        result = bgbench(["check", "--exact", "--baseline", b, "--current", d])
+        #expect(result.code == 1)
+        let headerBytes = try read(b + "/daily.csv").split(separator: "\n")[0].utf8.count
+        #expect(result.errors == "error: '\(d)/daily.csv' differs from the baseline at line 1, byte \(headerBytes + 1): the same text, written with other spaces or line ends\n")
+
+        // A file only the current folder has, and one only the baseline has.
+        let e = report(arguments)
+        try FileManager.default.removeItem(atPath: e + "/events.csv")
+        result = bgbench(["check", "--exact", "--baseline", e, "--current", b])
+        #expect(result.code == 1)
+        #expect(result.errors == "error: '\(b)/events.csv' is not in the baseline: '\(e)' has no events.csv\n")
+        result = bgbench(["check", "--exact", "--baseline", b, "--current", e])
+        #expect(result.errors == "error: '\(e)/events.csv' is missing: the baseline has events.csv\n")
     }
 
     // MARK: --update
@@ -319,8 +376,8 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let result = bgbench(["check", "--update", "--baseline", b, "--current", c])
         #expect(result.code == 0)
         #expect(result.errors == "")
-        #expect(result.output == "updated baseline '\(b)' from '\(c)': copied summary.csv, daily.csv, hourly.csv, devices.csv, scenario.json, run.json; removed paired.csv\n")
-        for name in RunFolder.reportFiles where name != "paired.csv" {
+        #expect(result.output == "updated baseline '\(b)' from '\(c)': copied summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, scenario.json, run.json; removed paired.csv\n")
+        for name in ReportFolder.reportFiles where name != "paired.csv" && FileManager.default.fileExists(atPath: c + "/" + name) {
             #expect(try read(b + "/" + name) == read(c + "/" + name), "\(name) not copied")
         }
         #expect(!FileManager.default.fileExists(atPath: b + "/paired.csv"))
@@ -524,9 +581,26 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
             ("a\nx\"y\n", 2, "a quote inside an unquoted field"),
             ("a\n\"x\"y\n", 2, "text after a closing quote"),
             ("", 1, "no header"),
+            ("\n\n", 1, "no header"),
         ] {
             #expect(throws: CSVParseError(line: line, message: message)) { try CSVTable(parsing: text) }
         }
+    }
+
+    /// The one reader behind CSVTable, traces and LSApp logs: CR, LF and CRLF line ends, a
+    /// byte order mark, empty lines skipped, byte columns of fields.
+    @Test func csvReaderDialects() throws {
+        let t = try CSVTable(parsing: "\u{FEFF}a,b\r1,2\r\n\n3,\"x\ry\"\n")
+        #expect(t.header == ["a", "b"])
+        #expect(t.rows == [["1", "2"], ["3", "x\ry"]])
+        #expect(t.lines == [2, 4])
+        var records: [(Int, [String], [Int])] = [], failures: [CSVReader.Failure] = []
+        CSVReader(bytes: Array("a\tb \"c\"\n\n\"d\te\"\tf\n\"open\tg\nh\"x\"\ti\n".utf8), dialect: .tabSeparatedLines)
+            .forEachRecord({ records.append(($0, $1.map(\.text), $1.map(\.column))) }, failure: { failures.append($0) })
+        #expect(records.map(\.0) == [1, 3, 5])
+        #expect(records.map(\.1) == [["a", "b \"c\""], ["d\te", "f"], ["h\"x\"", "i"]])
+        #expect(records.map(\.2) == [[1, 3], [1, 7], [1, 6]])
+        #expect(failures.map { "\($0.line):\($0.column): \($0.message)" } == ["4:1: a quoted field is not closed on its line"])
     }
 
     /// Scenario names may hold any character: the JUnit file still parses and keeps them.

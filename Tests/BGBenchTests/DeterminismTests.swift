@@ -41,6 +41,22 @@ import Testing
     }
 
     /// The staleness histograms, not only the printed quantiles, are identical.
+    /// `--threads` is resolved once (0: every core) and run.json records the workers the
+    /// fleet runs started: one per block of 64 devices at most.
+    @Test(arguments: [(threads: 8, devices: 100, workers: 2), (threads: 3, devices: 1000, workers: 3),
+                      (threads: 1, devices: 64, workers: 1), (threads: 0, devices: 65, workers: min(2, System.coreCount))])
+    func runRecordsTheWorkersStarted(_ c: (threads: Int, devices: Int, workers: Int)) throws {
+        let request = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["none", "fixed"],
+                                 options: RunOptions(devices: c.devices, days: 1, threads: c.threads), replications: 2)
+        let report = try Runner.run(request)
+        #expect(report.threads == c.workers)
+        #expect(report.results.count == 4 && report.results.allSatisfy { $0.workers == c.workers })
+        let json = try #require(JSONSerialization.jsonObject(with: Data(ReportWriter.runJSON(report).utf8)) as? [String: Any])
+        let execution = try #require(json["execution"] as? [String: Any])
+        #expect(execution["threads"] as? Int == c.workers)
+        #expect(Fleet.workers(threads: 200, devices: 100_000) == 64, "at most a wave's blocks at once")
+    }
+
     @Test func histogramsMatchAcrossThreads() throws {
         let one = try Self.report(threads: 1, devices: 200)
         let two = try Self.report(threads: 2, devices: 200)

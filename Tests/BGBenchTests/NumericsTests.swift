@@ -56,6 +56,43 @@ import Testing
         }
     }
 
+    // MARK: IRLS
+
+    /// Intercept-only models have closed-form optima: Poisson with exposure, log(Σy / Σt);
+    /// logistic with prior weights, the logit of the weighted share of ones. From a flat
+    /// start the fit converges there; one warm-started step from the optimum stays.
+    @Test func irlsReachesClosedFormOptima() throws {
+        let poisson = PoissonLogLink(counts: [3, 5, 0], exposure: [1, 3, 0])
+        let rate = try #require(IRLS.fit(design: [1, 1, 1], rows: 3, columns: 1, link: poisson, ridge: 0,
+                                         start: [0], steps: 50, tolerance: 1e-12))
+        #expect(Self.close(rate[0], log(8.0 / 4), 1e-9), "\(rate)")
+        let logistic = LogisticLink(labels: [1, 0, 0, 1], weights: [1, 1, 1, 3])
+        let share = try #require(IRLS.fit(design: [1, 1, 1, 1], rows: 4, columns: 1, link: logistic, ridge: 0,
+                                          start: [0], steps: 50, tolerance: 1e-12))
+        #expect(Self.close(share[0], log(4.0 / 2), 1e-9), "\(share)")
+        // One warm-started step from the optimum stays there (or finds nothing better: nil,
+        // and the caller keeps its coefficients).
+        let again = IRLS.fit(design: [1, 1, 1, 1], rows: 4, columns: 1, link: logistic, ridge: 0, start: share, steps: 1)
+        #expect(again.map { Self.close($0[0], share[0], 1e-9) } ?? true)
+    }
+
+    /// The ridge pulls every coefficient but the intercept towards 0: a huge ridge leaves
+    /// the slope at about 0 and the intercept at the intercept-only optimum.
+    @Test func irlsRidgeSparesTheIntercept() throws {
+        // x = 0 for two rows with 1 event each, x = 1 for two rows with 9 each; exposure 1.
+        let link = PoissonLogLink(counts: [1, 1, 9, 9], exposure: [1, 1, 1, 1])
+        let design: [Double] = [1, 0, 1, 0, 1, 1, 1, 1]
+        let free = try #require(IRLS.fit(design: design, rows: 4, columns: 2, link: link, ridge: 0, start: [0, 0],
+                                         steps: 50, tolerance: 1e-12))
+        #expect(Self.close(free[0], 0, 1e-9) && Self.close(free[1], log(9.0), 1e-9), "\(free)")
+        let held = try #require(IRLS.fit(design: design, rows: 4, columns: 2, link: link, ridge: 1e9, start: [0, 0],
+                                         steps: 50, tolerance: 1e-12))
+        #expect(abs(held[1]) < 1e-6 && Self.close(held[0], log(5.0), 1e-5), "\(held)")
+        // Shapes that disagree: nil.
+        #expect(IRLS.fit(design: design, rows: 3, columns: 2, link: link, ridge: 0, start: [0, 0], steps: 1) == nil)
+        #expect(IRLS.fit(design: design, rows: 4, columns: 2, link: link, ridge: 0, start: [0], steps: 1) == nil)
+    }
+
     // MARK: Bessel
 
     @Test func besselI0KnownValues() throws {

@@ -167,12 +167,12 @@ private let sampleTSV = TestSupport.packageRoot.appendingPathComponent("Datasets
     /// of drawn users of the same scenario and fleet.
     @Test func checkRefusesAnotherTrace() throws {
         let folder = scratch()
-        func write(_ text: String?, _ name: String) throws -> RunFolder {
+        func write(_ text: String?, _ name: String) throws -> ReportFolder {
             let t = try text.map(trace)
             let request = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["none"],
                                      options: RunOptions(devices: 2, days: 2, threads: 1, opensTrace: t))
             try ReportWriter.write(try Runner.run(request), to: folder + "/" + name)
-            return try RunFolder(path: folder + "/" + name, role: name)
+            return try ReportFolder(path: folder + "/" + name, role: name)
         }
         let a = try write(Self.handBuilt, "a"), b = try write(Self.handBuilt + "B,90001,0\n", "b"), c = try write(nil, "c")
         #expect(RunComparison.mismatches(a, a, exact: true).isEmpty)
@@ -276,6 +276,16 @@ private let sampleTSV = TestSupport.packageRoot.appendingPathComponent("Datasets
         #expect(r.code == 65)
         #expect(r.errors == expected + "see 'bgbench --help'\n")
         #expect(r.output == "")
+    }
+
+    /// Traces read by the shared CSV reader: CR line ends (old Mac exports) and CRLF, a byte
+    /// order mark, empty lines, a quote inside an unquoted id (text), a quoted id.
+    @Test func traceLineEndsAndQuotes() throws {
+        let file = write("\u{FEFF}device,timestamp\ra\"1,100\r\n\n\"b,2\",200\r\"b,2\",300\n", scratch() + "/trace.csv")
+        let t = try OpensTraceLoader.load(file: file)
+        #expect(t.deviceIDs == ["a\"1", "b,2"])
+        #expect(t.opens.map(\.time) == [Clock.ticks(seconds: 100), Clock.ticks(seconds: 200), Clock.ticks(seconds: 300)])
+        #expect(bgbench(["validate", file]).code == 0)
     }
 
     @Test func validateValidFiles() throws {

@@ -161,69 +161,18 @@ public struct LogisticPolicy: GuardedPolicy {
 
     // MARK: The fit
 
-    /// The penalised deviance the fit minimises: −2 Σ aᵢ log P(yᵢ | xᵢ, β) + ridge · Σⱼ≥₁ βⱼ².
-    static func penalisedDeviance(X: [Double], columns p: Int, y: [Double], weights a: [Double], ridge: Double,
-                                  beta: [Double]) -> Double {
-        var d = 0.0
-        for i in 0..<y.count {
-            var eta = 0.0
-            for j in 0..<p { eta += X[i * p + j] * beta[j] }
-            // −log σ(η) = log(1 + e^(−η)), −log(1 − σ(η)) = log(1 + e^η), without overflow.
-            let e = y[i] > 0.5 ? -eta : eta
-            d += 2 * a[i] * (e > 0 ? e + log1p(exp(-e)) : log1p(exp(e)))
-        }
-        for j in 1..<p { d += ridge * beta[j] * beta[j] }
-        return d
-    }
-
-    /// Weighted logistic IRLS: rows of `X` (n × p, row-major) with labels y ∈ {0, 1} and
-    /// prior weights a; starts from `start` (or zero) and takes at most `steps` steps,
-    /// stopping when no coefficient moves by more than `tolerance`. Each step solves, by
-    /// `gsl_multifit_wlinear`, the weighted least squares of z = η + (y − π)/(π(1 − π)) with
-    /// weights a·π(1 − π) (π clamped to [1e-6, 1 − 1e-6]), plus one ridge pseudo-observation
-    /// √ridge·βⱼ = 0 (weight 1) per coefficient but the intercept. A step that does not lower
-    /// the penalised deviance is halved, at most 8 times (near separation a full Newton step
-    /// can overshoot). Returns nil if no step succeeded (a GSL failure, non-finite
-    /// coefficients, or no improvement): the caller keeps its previous coefficients.
+    /// Weighted logistic IRLS (``IRLS`` with a ``LogisticLink``): rows of `X` (n × p,
+    /// row-major) with labels y ∈ {0, 1} and prior weights a; starts from `start` (or zero)
+    /// and takes at most `steps` steps, stopping when no coefficient moves by more than
+    /// `tolerance`, with a ridge pseudo-observation per coefficient but the intercept.
+    /// Returns nil if no step succeeded: the caller keeps its previous coefficients.
     static func fit(X: [Double], columns p: Int, y: [Double], weights a: [Double], ridge: Double,
                     start: [Double]?, steps: Int, tolerance: Double = 1e-4) -> [Double]? {
         let n = y.count
         guard n > 0, X.count == n * p else { return nil }
-        var design = X
-        design.append(contentsOf: repeatElement(0, count: (p - 1) * p))
-        for j in 1..<p { design[(n + j - 1) * p + j] = ridge.squareRoot() }
-        var beta = start.flatMap { $0.count == p ? $0 : nil } ?? [Double](repeating: 0, count: p)
-        var deviance = penalisedDeviance(X: X, columns: p, y: y, weights: a, ridge: ridge, beta: beta)
-        var z = [Double](repeating: 0, count: n + p - 1)
-        var w = [Double](repeating: 0, count: n + p - 1)
-        for j in 1..<p { w[n + j - 1] = 1 }
-        var improved = false
-        for _ in 0..<max(1, steps) {
-            for i in 0..<n {
-                var eta = 0.0
-                for j in 0..<p { eta += X[i * p + j] * beta[j] }
-                let pi = min(max(1 / (1 + exp(-eta)), 1e-6), 1 - 1e-6)
-                let v = pi * (1 - pi)
-                z[i] = eta + (y[i] - pi) / v
-                w[i] = a[i] * v
-            }
-            // A GSL failure (or non-finite coefficients) ends the fit with what it has.
-            guard var next = try? WeightedLeastSquares.fit(X: design, rows: n + p - 1, columns: p, y: z, w: w) else { break }
-            var nextDeviance = penalisedDeviance(X: X, columns: p, y: y, weights: a, ridge: ridge, beta: next)
-            var halvings = 0
-            while !(nextDeviance <= deviance) && halvings < 8 {
-                for j in 0..<p { next[j] = (next[j] + beta[j]) / 2 }
-                nextDeviance = penalisedDeviance(X: X, columns: p, y: y, weights: a, ridge: ridge, beta: next)
-                halvings += 1
-            }
-            if !(nextDeviance <= deviance) { break }
-            let moved = zip(next, beta).reduce(0.0) { max($0, abs($1.0 - $1.1)) }
-            beta = next
-            deviance = nextDeviance
-            improved = true
-            if moved < tolerance { break }
-        }
-        return improved ? beta : nil
+        let beta = start.flatMap { $0.count == p ? $0 : nil } ?? [Double](repeating: 0, count: p)
+        return IRLS.fit(design: X, rows: n, columns: p, link: LogisticLink(labels: y, weights: a), ridge: ridge,
+                        start: beta, steps: steps, tolerance: tolerance)
     }
 
     /// Refits from the reservoir: the first time to convergence (at most `firstFitSteps`

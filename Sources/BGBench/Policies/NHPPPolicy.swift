@@ -97,26 +97,22 @@ public struct NHPPPolicy: GuardedPolicy {
         return exp(min(eta, 30))
     }
 
-    /// Poisson IRLS on binned data: `counts[r]` opens over `exposure[r]` hours in row r,
-    /// rows 0..<24 the hours of weekdays and 24..<48 those of weekends (the hour's centre
-    /// is its covariate). Starts from `start` (or a flat rate) and takes at most `steps`
-    /// steps, stopping when no coefficient moves by more than `tolerance`. Each step solves the
-    /// weighted least squares of the working response z = η + (y − m)/m with weights m
-    /// (m = exposure·e^η, the expected count) by `gsl_multifit_wlinear`, with one ridge
-    /// pseudo-observation √ridge·βⱼ = 0 (weight 1) per coefficient but the intercept. A step
-    /// that does not lower the penalised deviance is halved, at most 8 times. Returns nil if
-    /// no step succeeded (a GSL failure, non-finite coefficients, or no improvement): the
-    /// caller keeps its previous coefficients.
+    /// Poisson IRLS on binned data (``IRLS`` with a ``PoissonLogLink``): `counts[r]` opens
+    /// over `exposure[r]` hours in row r, rows 0..<24 the hours of weekdays and 24..<48
+    /// those of weekends (the hour's centre is its covariate). Starts from `start` (or a
+    /// flat rate) and takes at most `steps` steps, stopping when no coefficient moves by
+    /// more than `tolerance`, with a ridge pseudo-observation per coefficient but the
+    /// intercept. Returns nil if no step succeeded: the caller keeps its previous
+    /// coefficients.
     static func fit(counts: [Double], exposure: [Double], harmonics K: Int, ridge: Double,
                     start: [Double]?, steps: Int, tolerance: Double = 1e-4) -> [Double]? {
         let p = 2 * K + 2, rows = 48
-        var design = [Double](repeating: 0, count: (rows + p - 1) * p)
+        var design = [Double](repeating: 0, count: rows * p)
         var x = [Double](repeating: 0, count: p)
         for r in 0..<rows {
             covariates(step: 8 * (r % 24) + 4, weekend: r >= 24, harmonics: K, into: &x)
             for j in 0..<p { design[r * p + j] = x[j] }
         }
-        for j in 1..<p { design[(rows + j - 1) * p + j] = ridge.squareRoot() }
         var beta: [Double]
         if let start, start.count == p {
             beta = start
@@ -126,54 +122,8 @@ public struct NHPPPolicy: GuardedPolicy {
             beta = [Double](repeating: 0, count: p)
             beta[0] = log(max(total, 0.5) / hours)
         }
-        // The penalised Poisson deviance 2 Σ (y log(y/m) − (y − m)) + ridge · Σⱼ≥₁ βⱼ².
-        func deviance(_ beta: [Double]) -> Double {
-            var d = 0.0
-            for r in 0..<rows where exposure[r] > 0 {
-                var eta = 0.0
-                for j in 0..<p { eta += design[r * p + j] * beta[j] }
-                let m = exposure[r] * exp(min(eta, 30)), y = counts[r]
-                d += 2 * ((y > 0 ? y * log(y / m) : 0) - (y - m))
-            }
-            for j in 1..<p { d += ridge * beta[j] * beta[j] }
-            return d
-        }
-        var current = deviance(beta)
-        var z = [Double](repeating: 0, count: rows + p - 1)
-        var w = [Double](repeating: 0, count: rows + p - 1)
-        for j in 1..<p { w[rows + j - 1] = 1 }
-        var improved = false
-        for _ in 0..<max(1, steps) {
-            for r in 0..<rows {
-                var eta = 0.0
-                for j in 0..<p { eta += design[r * p + j] * beta[j] }
-                let m = exposure[r] > 0 ? exposure[r] * exp(min(eta, 30)) : 0
-                if m > 1e-12 {
-                    z[r] = eta + (counts[r] - m) / m
-                    w[r] = m
-                } else {
-                    z[r] = eta
-                    w[r] = 0
-                }
-            }
-            // A GSL failure (or non-finite coefficients) ends the fit with what it has.
-            guard var next = try? WeightedLeastSquares.fit(X: design, rows: rows + p - 1, columns: p, y: z, w: w)
-            else { break }
-            var nextDeviance = deviance(next)
-            var halvings = 0
-            while !(nextDeviance <= current) && halvings < 8 {
-                for j in 0..<p { next[j] = (next[j] + beta[j]) / 2 }
-                nextDeviance = deviance(next)
-                halvings += 1
-            }
-            if !(nextDeviance <= current) { break }
-            let moved = zip(next, beta).reduce(0.0) { max($0, abs($1.0 - $1.1)) }
-            beta = next
-            current = nextDeviance
-            improved = true
-            if moved < tolerance { break }
-        }
-        return improved ? beta : nil
+        return IRLS.fit(design: design, rows: rows, columns: p, link: PoissonLogLink(counts: counts, exposure: exposure),
+                        ridge: ridge, start: beta, steps: steps, tolerance: tolerance)
     }
 
     /// Refits from the counts: the first time (and the first after a changed routine) to

@@ -5,10 +5,13 @@ public struct PolicyResult: Sendable {
     public var seed: UInt64
     public var result: FleetResult
     public var wallSeconds: Double
+    /// The worker threads the fleet run started.
+    public var workers: Int
     /// The fleet totals.
     public var tally: FleetTally { result.fleet }
-    public init(policy: String, seed: UInt64, result: FleetResult, wallSeconds: Double) {
+    public init(policy: String, seed: UInt64, result: FleetResult, wallSeconds: Double, workers: Int = 1) {
         self.policy = policy; self.seed = seed; self.result = result; self.wallSeconds = wallSeconds
+        self.workers = workers
     }
 }
 

@@ -24,6 +24,9 @@ public struct RunOptions: Sendable {
         self.traceDevices = traceDevices; self.opensTrace = opensTrace
     }
     public var deviceDays: Int { devices * days }
+    /// The worker threads asked for, resolved: `threads`, or every core for 0. `Runner`
+    /// resolves it once per run and passes it on in `threads`.
+    public var resolvedThreads: Int { max(1, threads > 0 ? threads : System.coreCount) }
 }
 
 /// Runs a fleet: every device of a policy × platform, spread over threads in fixed blocks
@@ -34,6 +37,12 @@ public enum Fleet {
     public static let blockSize = 64
     /// Blocks simulated before their tallies are merged: bounds memory for any fleet size.
     static let wave = 64
+
+    /// The workers a fleet run of `devices` starts on `threads` threads: no more than its
+    /// blocks, nor than the blocks of a wave.
+    public static func workers(threads: Int, devices: Int) -> Int {
+        min(max(1, threads), (devices + blockSize - 1) / blockSize, wave)
+    }
 
     /// Simulates every device under `policy` on the scenario's platform: totals, per
     /// archetype, daily and hourly series, and per-device rows if `options.keepDevices`.
@@ -70,13 +79,13 @@ public enum Fleet {
         let devices = options.devices
         let mixed = F.self == IOSBGTask.self && context.scenario.population.legacyIosShare > 0
         let blocks = (devices + blockSize - 1) / blockSize
-        let threads = max(1, options.threads > 0 ? options.threads : System.coreCount)
+        let threads = options.resolvedThreads
         let empty = FleetResult(scenario: context.scenario, days: options.days, keepDevices: options.keepDevices,
                                 replay: context.opensTrace != nil)
         var total = empty
         var firstBlock = 0
         // Server load per worker (integer counts: merging in any order gives the same).
-        let workers = min(threads, blocks)
+        let workers = Fleet.workers(threads: threads, devices: devices)
         let loads = (0..<workers).map { _ in ServerLoadSink(days: options.days, firstDay: options.warmupDays) }
         while firstBlock < blocks {
             let count = min(wave, blocks - firstBlock)

@@ -27,6 +27,8 @@ public struct RunReport: Sendable {
     public var request: RunRequest
     public var results: [PolicyResult]
     public var wallSeconds: Double
+    /// The worker threads the fleet runs started: the most any of them started (each
+    /// starts `Fleet.workers(threads:devices:)`, one per block of devices at most).
     public var threads: Int
     public var events: Double { results.reduce(0) { $0 + $1.tally[.events] } }
     public var deviceDays: Int { request.options.deviceDays * results.count }
@@ -42,9 +44,12 @@ public enum Runner {
         let scenario = request.scenario.scenario
         let start = DispatchTime.now()
         var results: [PolicyResult] = []
+        // `--threads` resolved once (0: every core); every fleet run gets the same count.
+        let threads = request.options.resolvedThreads
         for seed in request.seeds {
             var options = request.options
             options.seed = seed
+            options.threads = threads
             // One feed per replication, shared by every policy (same content for all);
             // `sync` devices make their own streams instead.
             let feed = scenario.content.kind.sharesFeed ? NewsFeed(content: scenario.content, days: options.days, seed: seed)
@@ -53,11 +58,12 @@ public enum Runner {
                 guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
                 let policyStart = DispatchTime.now()
                 let result = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed, progress: progress)
-                results.append(PolicyResult(policy: name, seed: seed, result: result, wallSeconds: seconds(since: policyStart)))
+                results.append(PolicyResult(policy: name, seed: seed, result: result, wallSeconds: seconds(since: policyStart),
+                                            workers: Fleet.workers(threads: threads, devices: options.devices)))
             }
         }
-        let threads = request.options.threads > 0 ? request.options.threads : System.coreCount
-        return RunReport(request: request, results: results, wallSeconds: seconds(since: start), threads: threads)
+        return RunReport(request: request, results: results, wallSeconds: seconds(since: start),
+                         threads: results.map(\.workers).max() ?? 0)
     }
 
     static func seconds(since start: DispatchTime) -> Double {

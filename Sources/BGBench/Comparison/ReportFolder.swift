@@ -1,102 +1,14 @@
 import Foundation
 
-/// A CSV file read back per RFC 4180: fields separated by commas, records by LF or CRLF;
-/// a field in double quotes may hold commas, quotes (doubled) and line breaks. The first
-/// record is the header; every other record must have as many fields.
-public struct CSVTable: Sendable, Equatable {
-    public var header: [String]
-    public var rows: [[String]]
-    /// The line each row starts on (the header is line 1), for messages.
-    public var lines: [Int]
-
-    public init(header: [String], rows: [[String]], lines: [Int]) {
-        self.header = header; self.rows = rows; self.lines = lines
-    }
-
-    /// The position of a column, or nil.
-    public func index(of column: String) -> Int? { header.firstIndex(of: column) }
-
-    public init(parsing text: String) throws(CSVParseError) {
-        let bytes = Array(text.utf8)
-        var records: [[String]] = []
-        var starts: [Int] = []
-        var record: [String] = []
-        var field: [UInt8] = []
-        var line = 1, recordLine = 1
-        var i = 0
-        var quoted = false        // inside a quoted field
-        var wasQuoted = false     // the current field was quoted (and its closing quote seen)
-        var atFieldStart = true
-        func endField() {
-            record.append(String(decoding: field, as: UTF8.self))
-            field.removeAll(keepingCapacity: true)
-            wasQuoted = false
-            atFieldStart = true
-        }
-        while i < bytes.count {
-            let b = bytes[i]
-            if quoted {
-                if b == UInt8(ascii: "\"") {
-                    if i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "\"") {
-                        field.append(b); i += 2; continue
-                    }
-                    quoted = false; wasQuoted = true; i += 1; continue
-                }
-                if b == UInt8(ascii: "\n") { line += 1 }
-                field.append(b); i += 1; continue
-            }
-            switch b {
-            case UInt8(ascii: ","):
-                endField()
-                i += 1
-            case UInt8(ascii: "\r"), UInt8(ascii: "\n"):
-                endField()
-                records.append(record); starts.append(recordLine)
-                record.removeAll()
-                i += (b == UInt8(ascii: "\r") && i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "\n")) ? 2 : 1
-                line += 1
-                recordLine = line
-            case UInt8(ascii: "\""):
-                guard atFieldStart else {
-                    throw CSVParseError(line: line, message: wasQuoted ? "text after a closing quote" : "a quote inside an unquoted field")
-                }
-                quoted = true; atFieldStart = false; i += 1
-            default:
-                if wasQuoted { throw CSVParseError(line: line, message: "text after a closing quote") }
-                field.append(b); atFieldStart = false; i += 1
-            }
-        }
-        if quoted { throw CSVParseError(line: recordLine, message: "a quoted field is not closed") }
-        // The last record, when the text does not end with a line break.
-        if !atFieldStart || !record.isEmpty || wasQuoted {
-            endField()
-            records.append(record); starts.append(recordLine)
-        }
-        guard let first = records.first, first != [""] else { throw CSVParseError(line: 1, message: "no header") }
-        for (r, n) in zip(records.dropFirst(), starts.dropFirst()) where r.count != first.count {
-            throw CSVParseError(line: n, message: "\(r.count) fields where the header has \(first.count)")
-        }
-        header = first
-        rows = Array(records.dropFirst())
-        lines = Array(starts.dropFirst())
-    }
-}
-
-/// Why a CSV text does not parse, and on which line.
-public struct CSVParseError: Error, Equatable, Sendable {
-    public var line: Int
-    public var message: String
-}
-
 /// A report folder read back (Reports/README.md): run.json's identity fields, summary.csv,
 /// and the other CSV files that are present. `bgbench check` compares two of these.
-public struct RunFolder: Sendable {
-    /// The CSV files a report folder may hold besides summary.csv, in the order `check
-    /// --exact` compares them.
-    public static let optionalTables = ["devices.csv", "daily.csv", "hourly.csv", "paired.csv"]
-    /// Every file `bgbench run` writes; run.json last, as it marks a complete folder.
-    public static let reportFiles = ["summary.csv", "daily.csv", "hourly.csv", "devices.csv", "paired.csv",
-                                     "scenario.json", "run.json"]
+public struct ReportFolder: Sendable {
+    /// The CSV files a report folder may hold besides summary.csv (README.md, "Using it").
+    public static let optionalTables = ["daily.csv", "hourly.csv", "server.csv", "devices.csv", "events.csv", "paired.csv",
+                                        "replications.csv"]
+    /// Every file `bgbench run` may write, in the order `check --exact` compares them and
+    /// `check --update` copies them; run.json last, as it marks a complete folder.
+    public static let reportFiles = ["summary.csv"] + optionalTables + ["scenario.json", "run.json"]
 
     public let path: String
     public let schemaVersion: Int
@@ -119,7 +31,7 @@ public struct RunFolder: Sendable {
     public func has(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name)) }
 
     /// Reads a report folder. `role` ("baseline", "current") names it in messages.
-    public init(path: String, role: String) throws(RunFolderError) {
+    public init(path: String, role: String) throws(ReportFolderError) {
         self.path = path
         let runPath = (path as NSString).appendingPathComponent("run.json")
         guard FileManager.default.fileExists(atPath: runPath) else {
@@ -134,11 +46,11 @@ public struct RunFolder: Sendable {
         }
         runJSON = document.root
         guard let object = document.root.object else { throw .invalid("'\(runPath)': expected a JSON object") }
-        func number(_ key: String) throws(RunFolderError) -> String {
+        func number(_ key: String) throws(ReportFolderError) -> String {
             guard case .number(_, let text)? = object[key] else { throw .invalid("'\(runPath)' lacks \(key)") }
             return text
         }
-        func integer(_ key: String) throws(RunFolderError) -> Int {
+        func integer(_ key: String) throws(ReportFolderError) -> Int {
             guard let value = Int(try number(key)) else { throw .invalid("'\(runPath)': \(key) is not an integer") }
             return value
         }
@@ -163,24 +75,30 @@ public struct RunFolder: Sendable {
     }
 
     /// One of the folder's CSV files, parsed; nil when the folder has none.
-    public func table(_ name: String) throws(RunFolderError) -> CSVTable? {
+    public func table(_ name: String) throws(ReportFolderError) -> CSVTable? {
         guard has(name) else { return nil }
         return try Self.table(at: file(name))
     }
 
-    static func table(at path: String) throws(RunFolderError) -> CSVTable {
+    static func table(at path: String) throws(ReportFolderError) -> CSVTable {
         do {
             return try CSVTable(parsing: read(path))
         } catch let error as CSVParseError {
             throw .invalid("'\(path)' line \(error.line): \(error.message)")
-        } catch let error as RunFolderError {
+        } catch let error as ReportFolderError {
             throw error
         } catch {
             throw .invalid("'\(path)': \(error)")
         }
     }
 
-    static func read(_ path: String) throws(RunFolderError) -> String {
+    /// A file's bytes.
+    static func bytes(_ path: String) throws(ReportFolderError) -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .missing("cannot read '\(path)'") }
+        return [UInt8](data)
+    }
+
+    static func read(_ path: String) throws(ReportFolderError) -> String {
         guard let data = FileManager.default.contents(atPath: path) else { throw .missing("cannot read '\(path)'") }
         guard let text = String(data: data, encoding: .utf8) else { throw .invalid("'\(path)': not UTF-8 text") }
         return text
@@ -188,7 +106,7 @@ public struct RunFolder: Sendable {
 
     /// The first difference between two folders' run.json, leaving out `ignoring` (top-level
     /// keys): the JSON path and both values as JSON text ("(none)" for a missing key).
-    public static func firstRunJSONDifference(_ a: RunFolder, _ b: RunFolder,
+    public static func firstRunJSONDifference(_ a: ReportFolder, _ b: ReportFolder,
                                               ignoring: Set<String>) -> (path: String, baseline: String, current: String)? {
         func strip(_ v: JSONValue) -> JSONValue {
             guard var o = v.object else { return v }
@@ -222,7 +140,7 @@ public struct RunFolder: Sendable {
     /// What a `--baseline` or `--current` argument names: a report folder (a file in one
     /// names its folder), or a folder of report folders (each subfolder with a run.json,
     /// by name). Returns (name, folder) pairs; the name is "" for a single folder.
-    public static func locate(_ path: String, role: String) throws(RunFolderError) -> [(name: String, path: String)] {
+    public static func locate(_ path: String, role: String) throws(ReportFolderError) -> [(name: String, path: String)] {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -244,7 +162,7 @@ public struct RunFolder: Sendable {
 
 /// A report folder that cannot be read (`missing`: sysexits 66) or does not hold what a
 /// report folder holds (`invalid`: 65). The message names the file.
-public enum RunFolderError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum ReportFolderError: Error, Equatable, Sendable, CustomStringConvertible {
     case missing(String)
     case invalid(String)
     public var description: String {
@@ -253,3 +171,9 @@ public enum RunFolderError: Error, Equatable, Sendable, CustomStringConvertible 
         }
     }
 }
+
+@available(*, deprecated, renamed: "ReportFolder")
+public typealias RunFolder = ReportFolder
+
+@available(*, deprecated, renamed: "ReportFolderError")
+public typealias RunFolderError = ReportFolderError

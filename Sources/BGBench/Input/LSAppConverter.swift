@@ -50,13 +50,13 @@ public enum LSAppConverter {
         var index: [String: Int] = [:]
         var users: [String] = [], userIndex: [String: Int32] = [:]
         var events: [Event] = []
-        let any = DelimitedLines(data, separator: UInt8(ascii: "\t")).forEachRow(problems: problems, header: { line, fields in
+        let any = CSVReader(data, dialect: .tabSeparatedLines).forEachRow(problems: problems, header: { line, fields in
             for (k, field) in fields.enumerated() where index[field.trimmed] == nil { index[field.trimmed] = k }
             for name in columns where index[name] == nil {
                 problems.add(line: line, column: 1, "", "missing column '\(name)': expected a header naming user_id, session_id, timestamp, app_name and event_type, separated by tabs")
             }
         }, row: { line, fields in
-            func field(_ name: String) -> DelimitedLines.Field { fields[index[name]!] }
+            func field(_ name: String) -> CSVReader.Field { fields[index[name]!] }
             let type = field("event_type").trimmed
             guard type == "Opened" || type == "Closed" else { return }
             let name = field("app_name").trimmed

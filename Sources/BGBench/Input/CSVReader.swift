@@ -1,0 +1,173 @@
+import Foundation
+
+/// bgbench's one reader of delimited text: opens traces (CSV), LSApp logs (tab-separated)
+/// and report files read back by `bgbench check` and `bench --baseline` (``CSVTable``).
+///
+/// Fields are separated by the dialect's separator; a field in double quotes may hold the
+/// separator and doubled quotes (and, in the ``Dialect/reportTable`` dialect, line
+/// breaks). Lines end with LF, CRLF or CR; a UTF-8 byte order mark is skipped; empty lines
+/// are skipped. Reads bytes, so a big trace is not copied into strings.
+struct CSVReader {
+    /// How a file writes its fields.
+    struct Dialect: Sendable {
+        var separator: UInt8
+        /// A quoted field may span lines (RFC 4180). Else a quote must close on its line.
+        var quotedLineBreaks: Bool
+        /// A quote inside an unquoted field is an error (RFC 4180). Else it is text.
+        var strictQuotes: Bool
+
+        /// The report files bgbench writes (``CSVWriter``), read back per RFC 4180.
+        static let reportTable = Dialect(separator: UInt8(ascii: ","), quotedLineBreaks: true, strictQuotes: true)
+        /// Hand-made or exported input, one record a line: opens traces.
+        static let commaSeparatedLines = Dialect(separator: UInt8(ascii: ","), quotedLineBreaks: false, strictQuotes: false)
+        /// LSApp logs.
+        static let tabSeparatedLines = Dialect(separator: UInt8(ascii: "\t"), quotedLineBreaks: false, strictQuotes: false)
+    }
+
+    struct Field {
+        var bytes: ArraySlice<UInt8>
+        /// 1-based byte column of the field's first character on its line (ASCII files:
+        /// the column).
+        var column: Int
+        var text: String { String(decoding: bytes, as: UTF8.self) }
+        /// Without surrounding spaces and tabs (on bytes: Foundation's trimming costs
+        /// more than the rest of reading a row).
+        var trimmed: String {
+            var b = bytes[...]
+            while let c = b.first, c == 0x20 || c == 0x09 { b.removeFirst() }
+            while let c = b.last, c == 0x20 || c == 0x09 { b.removeLast() }
+            return String(decoding: b, as: UTF8.self)
+        }
+    }
+
+    /// A record that cannot be read: the line and column of the problem.
+    struct Failure: Error {
+        var line: Int
+        var column: Int
+        var message: String
+    }
+
+    let bytes: [UInt8]
+    let dialect: Dialect
+
+    init(_ data: Data, dialect: Dialect) {
+        self.init(bytes: [UInt8](data), dialect: dialect)
+    }
+
+    init(bytes: [UInt8], dialect: Dialect) {
+        var bytes = bytes
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        self.bytes = bytes
+        self.dialect = dialect
+    }
+
+    private static let quote = UInt8(ascii: "\""), lineFeed = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
+
+    @inline(__always) private func isLineEnd(_ i: Int) -> Bool {
+        bytes[i] == Self.lineFeed || bytes[i] == Self.carriageReturn
+    }
+
+    /// The index after the line break at i (CRLF is one break).
+    @inline(__always) private func afterLineEnd(_ i: Int) -> Int {
+        bytes[i] == Self.carriageReturn && i + 1 < bytes.count && bytes[i + 1] == Self.lineFeed ? i + 2 : i + 1
+    }
+
+    /// Calls `record(line, fields)` for every record that is not an empty line (`line`: the
+    /// line it starts on), and `failure` for one that cannot be read; reading goes on at
+    /// the next line.
+    func forEachRecord(_ record: (Int, [Field]) -> Void, failure: (Failure) -> Void) {
+        let count = bytes.count, separator = dialect.separator
+        var i = 0, line = 1
+        records: while i < count {
+            if isLineEnd(i) { i = afterLineEnd(i); line += 1; continue }  // an empty line
+            let recordLine = line
+            var lineStart = i
+            var fields: [Field] = []
+            // Skips to the end of the line after a failure.
+            func fail(_ column: Int, _ message: String, onLine: Int) {
+                failure(Failure(line: onLine, column: column, message: message))
+                while i < count && !isLineEnd(i) { i += 1 }
+                if i < count { i = afterLineEnd(i) }
+                line += 1
+            }
+            while true {
+                let column = i - lineStart + 1
+                if i < count && bytes[i] == Self.quote {
+                    var text: [UInt8] = []
+                    var j = i + 1
+                    var closed = false
+                    while j < count {
+                        let c = bytes[j]
+                        if c == Self.quote {
+                            if j + 1 < count && bytes[j + 1] == Self.quote { text.append(c); j += 2; continue }
+                            closed = true; j += 1; break
+                        }
+                        if c == Self.lineFeed || c == Self.carriageReturn {
+                            guard dialect.quotedLineBreaks else { break }
+                            let next = afterLineEnd(j)
+                            text.append(contentsOf: bytes[j..<next])
+                            j = next; line += 1; lineStart = j
+                            continue
+                        }
+                        text.append(c); j += 1
+                    }
+                    guard closed else {
+                        i = j
+                        fail(column, dialect.quotedLineBreaks ? "a quoted field is not closed" : "a quoted field is not closed on its line",
+                             onLine: recordLine)
+                        continue records
+                    }
+                    guard j == count || bytes[j] == separator || isLineEnd(j) else {
+                        i = j
+                        fail(j - lineStart + 1, "text after a closing quote", onLine: line)
+                        continue records
+                    }
+                    fields.append(Field(bytes: text[...], column: column))
+                    i = j
+                } else {
+                    var j = i
+                    while j < count && bytes[j] != separator && !isLineEnd(j) {
+                        if dialect.strictQuotes && bytes[j] == Self.quote {
+                            i = j
+                            fail(j - lineStart + 1, "a quote inside an unquoted field", onLine: line)
+                            continue records
+                        }
+                        j += 1
+                    }
+                    fields.append(Field(bytes: bytes[i..<j], column: column))
+                    i = j
+                }
+                if i < count && bytes[i] == separator { i += 1; continue }
+                break
+            }
+            if i < count { i = afterLineEnd(i) }
+            line += 1
+            record(recordLine, fields)
+        }
+    }
+
+    /// Reads a table: the first record goes to `header`, which reports its own problems;
+    /// when it has none, every later record must have as many fields (else a problem) and
+    /// goes to `row`. A record that cannot be read is a problem of its line. Returns false
+    /// for a file without a record.
+    func forEachRow(problems: LineProblems, header: (Int, [Field]) -> Void, row: (Int, [Field]) -> Void) -> Bool {
+        var headerSeen = false, headerOK = false, width = 0
+        forEachRecord({ line, fields in
+            if !headerSeen {
+                headerSeen = true
+                width = fields.count
+                header(line, fields)
+                headerOK = problems.isEmpty
+            } else if headerOK {
+                guard fields.count == width else {
+                    return problems.add(line: line, column: 1, "", "\(fields.count) fields where the header has \(width)")
+                }
+                row(line, fields)
+            }
+        }, failure: { failure in
+            headerSeen = true
+            problems.add(line: failure.line, column: failure.column, "", failure.message)
+        })
+        return headerSeen
+    }
+}

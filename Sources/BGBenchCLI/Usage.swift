@@ -1,0 +1,169 @@
+/// What `bgbench --help` prints, and each command's own usage (`bgbench COMMAND --help`,
+/// `bgbench help COMMAND`), built from one text per command so the two never disagree.
+extension Command {
+    /// One command's part of the help: its lines of the usage block (each starting with
+    /// `bgbench`, continuation lines indented to line up under "usage: ") and the
+    /// paragraphs that describe its options, if any.
+    struct Usage {
+        var synopsis: String
+        var details: String?
+    }
+
+    static let usages: [String: Usage] = [
+        "run": Usage(synopsis: """
+            bgbench [run] [options]      simulate, print a summary, write reports
+            """, details: runOptions),
+        "sweep": Usage(synopsis: """
+            bgbench sweep --set PATH=V1,V2,... [--set ...] [run options]
+                                         the cartesian grid of the values, every point
+                                         on the same seed, into one summary.csv with a
+                                         column per parameter and a Pareto column
+            """, details: """
+            sweep takes the run options --policy, --days, --devices, --seed, --threads,
+            --scenario, --set, --opens-trace, --warmup-days, --out (default: Reports/sweep)
+            and --quiet; a --set with a comma-separated list of values is an axis of the grid.
+            """),
+        "plot": Usage(synopsis: """
+            bgbench plot DIR             draw a report folder as PNG files (python3,
+                                         matplotlib, pandas)
+            """),
+        "list": Usage(synopsis: """
+            bgbench list                 policies, platforms and scenarios
+            """),
+        "scenario": Usage(synopsis: """
+            bgbench scenario [--scenario FILE] [--set PATH=VALUE ...] [--policy NAME[,NAME...]]
+                             [--complete | --markdown]
+                                         print the resolved scenario of a run of --policy
+                                         (default: adaptive): the parameters it uses
+            """, details: """
+            scenario options:
+              --scenario FILE          scenario JSON (default: the built-in default scenario)
+              --set PATH=VALUE         override one scenario field by its JSON path (repeatable)
+              --policy NAME[,NAME...]  the run's policies, or 'all' (default: adaptive)
+              --complete               every registered component's parameters (default.json)
+              --markdown               the parameter tables of docs/scenario.md
+            """),
+        "validate": Usage(synopsis: """
+            bgbench validate FILE        check a scenario JSON or an opens trace CSV and
+                                         report every problem at once
+            """, details: """
+            validate: FILE is a scenario if it ends in .json, a trace if it ends in .csv, else
+            a scenario if its first character other than a space is '{'; exit 0 and one 'ok:'
+            line when it is valid, 65 and an 'error:' line per problem when not.
+            """),
+        "convert-lsapp": Usage(synopsis: """
+            bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv
+                                         turn an LSApp-style TSV log into an opens trace:
+                                         one app's opens, or every app's
+            """, details: """
+            convert-lsapp options:
+              --app NAME               only this app's opens (default: every app's open counts)
+              --out FILE               the trace CSV to write (required)
+            """),
+        "bench": Usage(synopsis: """
+            bgbench bench [--quick] [--memory] [--repeats N] [--threads T] [--csv FILE]
+                          [--baseline FILE]
+                                         the speed benchmark (device-days/s, events/s, memory);
+                                         exit 1 below 85 % of a --baseline CSV's device-days/s
+            """, details: """
+            bench options (Benchmarks/README.md):
+              --quick                  a tenth of the devices of each workload
+              --memory                 R1 with 100,000 devices × 365 days, once
+              --repeats N              runs of each workload, 1...100 (default: 3)
+              --threads T              worker threads, 0 = all cores (default: 0)
+              --csv FILE               also write the results as CSV
+              --baseline FILE          compare with a bench CSV made on this machine
+            """),
+        "check": Usage(synopsis: """
+            bgbench check --baseline FILE_OR_DIR --current DIR [--tolerance METRIC=PCT ...]
+                          [--junit FILE] [--exact] [--update]
+                                         compare a run's reports with a baseline's (CI): exit 1
+                                         on a significant regression, or any difference with
+                                         --exact; --update makes the current run the baseline
+            """, details: checkOptions),
+        "help": Usage(synopsis: """
+            bgbench help [COMMAND]       this help, or one command's usage
+            """),
+    ]
+
+    static let runOptions = """
+        run options:
+          --policy NAME[,NAME...]  policies to compare, or 'all' (default: adaptive)
+          --days D                 days to simulate, 1...36500 (default: 30)
+          --devices N              devices in the fleet, 1...100000000 (default: 1000)
+          --seed S                 run seed, 0...2^64-1 (default: 1)
+          --threads T              worker threads, 0 = all cores (default: 0)
+          --scenario FILE          scenario JSON (default: the built-in default scenario,
+                                   the same as Datasets/scenarios/default.json)
+          --set PATH=VALUE         override one scenario field by its JSON path, e.g.
+                                   --set policies.fixed.interval=30m (repeatable)
+          --opens-trace FILE       replay the opens of a trace CSV instead of drawing
+                                   them (Datasets/README.md, "Traces"): one device per
+                                   trace device, --days defaults to the trace's span
+          --warmup-days W          leave the first W days out of every metric (default: 0)
+          --out DIR                report folder (default: Reports/latest)
+          --per-device             also write devices.csv: every device's totals
+          --trace-devices K        also write events.csv: every event of the first K
+                                   devices with its reason code (1...1000)
+          --baseline-policy NAME   also write paired.csv: each other policy minus NAME,
+                                   device by device, with 95 % intervals
+          --replications R         run R independent seeds (S, S+1, ...) and write
+                                   replications.csv: each metric across the seeds
+          --quiet                  no progress line (it is drawn only on a terminal)
+        """
+
+    static let checkOptions = """
+        check options (README.md, "In CI"):
+          --baseline FILE_OR_DIR   the baseline: a report folder (or a file in one), or a
+                                   folder of report folders, matched with --current's by name
+          --current DIR            the report folder (or folder of them) to check
+          --tolerance METRIC=PCT   a change of METRIC (a summary.csv column) within PCT % of
+                                   the baseline is no change (default: 1; repeatable)
+          --junit FILE             also write JUnit XML, a test case per metric
+          --exact                  any difference in any report file fails (needs the same
+                                   seed; run.json's execution and build fields do not count)
+          --update                 copy the current run's report files over the baseline
+        """
+
+    /// The order of the usage block in the full help.
+    static let helpOrder = ["run", "sweep", "plot", "list", "scenario", "validate", "convert-lsapp", "bench", "check"]
+
+    /// `bgbench --help`: every command's usage line, then the details of the options.
+    static let help: String = {
+        var text = """
+            bgbench: simulate background app refresh on a fleet of virtual phones and score
+            freshness at each open against energy, timeout kills and throttling.
+
+
+            """
+        for (i, name) in helpOrder.enumerated() {
+            text += (i == 0 ? "usage: " : "       ") + indented(usages[name]!.synopsis) + "\n"
+        }
+        text += "       bgbench --help | --version    (bgbench COMMAND --help: one command's usage)\n"
+        for name in ["run", "check", "validate", "convert-lsapp", "bench"] {
+            text += "\n" + usages[name]!.details! + "\n"
+        }
+        text += """
+
+            exit codes: 0 done, 64 usage error, 65 bad scenario, trace or LSApp data, 66 cannot
+            read an input file or report folder, 69 plot's Python packages missing, 73 cannot
+            write reports.
+            check and bench --baseline: 1 a regression, a difference (--exact) or a slowdown; 65 a
+            baseline that does not match or parse; 66 a missing report folder or file.
+
+            """
+        return text
+    }()
+
+    /// `bgbench COMMAND --help`: the command's usage lines and its options.
+    static func usage(of command: String) -> String {
+        let usage = usages[command]!
+        return "usage: " + indented(usage.synopsis) + "\n" + (usage.details.map { "\n" + $0 + "\n" } ?? "")
+    }
+
+    /// The synopsis with its continuation lines indented by the width of "usage: ".
+    static func indented(_ synopsis: String) -> String {
+        synopsis.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            .map { $0.offset == 0 ? String($0.element) : "       " + $0.element }.joined(separator: "\n")
+    }
+}
