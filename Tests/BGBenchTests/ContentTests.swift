@@ -17,15 +17,13 @@ import Testing
         let feed = NewsFeed(times: items)
         let context = DeviceRunContext(scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day, countFrom: 0,
                                        feed: feed, traceDevices: 1, deviceFeeds: [feed])
-        let load = ServerLoadSink(days: days, firstDay: 0)
-        defer { load.flush() }
-        var result = FleetResult(scenario: scenario, days: days, keepDevices: false)
-        let tally = ScheduledWakes.$times.withValue(wakes) {
-            var simulation = DeviceSimulation<ScheduledWakes, Unrestricted>(index: 0, context: context, queue: EventQueue(), load: load)
-            simulation.run(into: &result)
-            return simulation.tally
+        let storage = RecorderStorage(days: days, firstDay: 0)
+        defer { storage.release() }
+        let record = ScheduledWakes.$times.withValue(wakes) {
+            var simulation = DeviceSimulation<ScheduledWakes, Unrestricted>(index: 0, context: context, queue: EventQueue(), storage: storage)
+            return simulation.run()
         }
-        return (tally, result.trace)
+        return (record.tally, record.trace)
     }
 
     /// The clean scenario with the `requests` task made exact (one request, no failure or

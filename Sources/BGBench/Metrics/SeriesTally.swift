@@ -3,6 +3,22 @@
 public enum SeriesField: Int, CaseIterable, Sendable {
     case opens, freshOpens, staleness, age, foregroundWait, runs, denied, killed, backgroundEnergy
     public static let count = allCases.count
+
+    /// A device's total of the field so far (its day's value is what this gained that day).
+    @inline(__always)
+    func total(_ tally: DeviceTally) -> Double {
+        switch self {
+        case .opens: Double(tally.opens)
+        case .freshOpens: Double(tally.freshOpens)
+        case .staleness: Clock.seconds(tally.stalenessTicks)
+        case .age: Clock.seconds(tally.ageTicks)
+        case .foregroundWait: Clock.seconds(tally.foregroundWaitTicks)
+        case .runs: Double(tally.runs)
+        case .denied: Double(tally.deniedTotal)
+        case .killed: Double(tally.outcome(.killed))
+        case .backgroundEnergy: tally.backgroundEnergy
+        }
+    }
 }
 
 /// A device's series values for one row (a day, or an hour of the day).
