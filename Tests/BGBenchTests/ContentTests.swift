@@ -17,12 +17,12 @@ import Testing
         let feed = NewsFeed(times: items)
         let context = DeviceRunContext(scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day, countFrom: 0,
                                        feed: feed, traceDevices: 1, deviceFeeds: [feed])
-        let storage = RecorderStorage(days: days, firstDay: 0)
-        defer { storage.release() }
         let record = ScheduledWakes.$times.withValue(wakes) {
-            var simulation = DeviceSimulation<ScheduledWakes, Unrestricted>(index: 0, context: context, queue: EventQueue(), storage: storage)
+            var simulation = DeviceSimulation<ScheduledWakes, Unrestricted>(
+                index: 0, context: context, queue: EventQueue(), storage: RecorderStorage(days: days, firstDay: 0))
             return simulation.run()
         }
+        defer { record.storage.release() }
         return (record.tally, record.trace)
     }
 

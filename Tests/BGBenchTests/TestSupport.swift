@@ -58,11 +58,11 @@ enum TestSupport {
     ) -> DeviceTally {
         let context = DeviceRunContext(scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day,
                                        countFrom: SimTime(warmupDays) * Clock.day, feed: feed)
-        let storage = RecorderStorage(days: days, firstDay: warmupDays)
-        defer { storage.release() }
-        var simulation = DeviceSimulation<Policy, Platform>(index: index, context: context, queue: EventQueue(), storage: storage)
+        var simulation = DeviceSimulation<Policy, Platform>(index: index, context: context, queue: EventQueue(),
+                                                            storage: RecorderStorage(days: days, firstDay: warmupDays))
         var result = FleetResult(scenario: scenario, days: days, keepDevices: false)
         let record = simulation.run()
+        defer { record.storage.release() }
         result.add(record)
         result.finish()
         histogram.merge(result.fleet.staleness)

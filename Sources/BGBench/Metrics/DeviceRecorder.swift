@@ -114,8 +114,9 @@ struct DeviceRecord {
 
 /// A worker's reusable buffers for the variable-length parts of a device's record, moved
 /// into each device's recorder and back out with its record (a plain struct, so the
-/// simulation writes to them without reference counting or exclusivity checks). Its owner
-/// calls `release()` once, when the last device is merged.
+/// simulation writes to them without reference counting or exclusivity checks). A buffer
+/// may move when it grows, so the storage to keep is the one that comes back in the
+/// record (`DeviceRecord.storage`), and the last one back is released once (`release()`).
 struct RecorderStorage {
     /// The daily rows of the counted days, from `firstDay` on, `SeriesField.count` values each.
     var daily = ReusableLog<Double>()
