@@ -1,24 +1,29 @@
-/// What the daily and hourly series count (a subset of ``Quantity``, kept small because
-/// every device adds a row of them per day and per hour of day).
+/// What the daily and hourly series count: the quantities of ``MetricTable``'s series
+/// metrics, in its order (MetricTableTests checks it), named here because the device
+/// records them by hour on its hot path (`DeviceRecorder.record`) with constant indices.
 public enum SeriesField: Int, CaseIterable, Sendable {
     case opens, freshOpens, staleness, age, foregroundWait, runs, denied, killed, backgroundEnergy
+    /// 9: the size of `SeriesRow` (MetricTableTests checks it).
     public static let count = allCases.count
+
+    /// The device quantity the field follows.
+    public var quantity: Quantity {
+        switch self {
+        case .opens: .opens
+        case .freshOpens: .freshOpens
+        case .staleness: .staleness
+        case .age: .age
+        case .foregroundWait: .foregroundWait
+        case .runs: .runs
+        case .denied: .denied
+        case .killed: .killed
+        case .backgroundEnergy: .backgroundEnergy
+        }
+    }
 
     /// A device's total of the field so far (its day's value is what this gained that day).
     @inline(__always)
-    func total(_ tally: DeviceTally) -> Double {
-        switch self {
-        case .opens: Double(tally.opens)
-        case .freshOpens: Double(tally.freshOpens)
-        case .staleness: Clock.seconds(tally.stalenessTicks)
-        case .age: Clock.seconds(tally.ageTicks)
-        case .foregroundWait: Clock.seconds(tally.foregroundWaitTicks)
-        case .runs: Double(tally.runs)
-        case .denied: Double(tally.deniedTotal)
-        case .killed: Double(tally.outcome(.killed))
-        case .backgroundEnergy: tally.backgroundEnergy
-        }
-    }
+    func total(_ tally: DeviceTally) -> Double { quantity.value(in: tally) }
 }
 
 /// A device's series values for one row (a day, or an hour of the day).
