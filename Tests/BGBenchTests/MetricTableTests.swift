@@ -48,15 +48,32 @@ import Testing
         #expect(InlineArray<216, Double>(repeating: 0).count == 24 * SeriesField.count)
     }
 
-    /// The tally's fixed-size arrays have one slot per denial reason and run status, and
-    /// the quantities name each in the same order.
-    @Test func tallyArraysMatchTheirEnums() {
-        let t = DeviceTally()
-        #expect(t.denied.count == DenialReason.allCases.count)
-        #expect(t.outcomes.count == RunStatus.allCases.count)
+    /// The tally has one slot per quantity; the quantities name every denial reason and
+    /// run status, in their order, contiguous (`Quantity.denied(_:)`, `.outcome(_:)`).
+    @Test func tallySlotsMatchTheQuantities() {
+        #expect(DeviceTally().slots.count == Quantity.count)
+        #expect(DenialReason.allCases.map { Quantity.denied($0).rawValue }
+                == Array(Quantity.deniedForeground.rawValue...Quantity.deniedQuota.rawValue))
+        #expect(RunStatus.allCases.map { Quantity.outcome($0).rawValue }
+                == Array(Quantity.newData.rawValue...Quantity.killed.rawValue))
         for r in DenialReason.allCases { #expect(Quantity.denied(r).label == "denied_" + r.label) }
         for s in RunStatus.allCases { #expect(Quantity.outcome(s).label == s.label) }
         #expect(Set(Quantity.allCases.map(\.label)).count == Quantity.count)
+    }
+
+    /// `denied` is counted beside its reason at every denial: it is their sum, device by device.
+    @Test func deniedIsTheSumOfItsReasons() throws {
+        let s = Scenario()
+        let options = RunOptions(devices: 40, days: 4, seed: 5, threads: 1, keepDevices: true)
+        let feed = NewsFeed(content: s.content, days: options.days, seed: options.seed)
+        let result = try Fleet.simulate(scenario: s, policy: PolicyEntry(FixedPolicy.self), options: options, feed: feed)
+        var denials = 0.0
+        for row in result.devices {
+            let reasons = DenialReason.allCases.reduce(0.0) { $0 + row[.denied($1)] }
+            #expect(row[.denied] == reasons, "device \(row.device)")
+            denials += reasons
+        }
+        #expect(denials > 0, "the run has denials to check")
     }
 
     /// Every quantity a metric reads is a devices.csv column, and paired.csv compares the

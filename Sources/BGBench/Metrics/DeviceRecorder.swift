@@ -7,7 +7,7 @@
 /// Nothing allocates per event: the variable-length parts (daily rows, staleness values,
 /// server requests) go into a worker's ``RecorderStorage``, reused from device to device.
 struct DeviceRecorder {
-    /// The device's totals: the simulation adds to them directly (`recorder.tally.opens += 1`).
+    /// The device's totals: the simulation adds to them directly (`recorder.tally[.opens] += 1`).
     var tally = DeviceTally()
     /// The series totals at the start of the day, and the whole run's by hour of day.
     private var dayStart = SeriesRow(repeating: 0)
@@ -54,10 +54,10 @@ struct DeviceRecorder {
     @inline(__always)
     mutating func received(_ bytes: Double, images: Double, on net: NetworkKind) {
         if net.isCellular {
-            tally.cellularBytes += bytes
-            tally.cellularImageBytes += images
+            tally[amount: .cellularBytes] += bytes
+            tally[amount: .cellularImageBytes] += images
         } else {
-            tally.wifiBytes += bytes
+            tally[amount: .wifiBytes] += bytes
         }
     }
 

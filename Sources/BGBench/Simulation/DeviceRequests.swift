@@ -7,7 +7,7 @@ extension DeviceSimulation {
     @inline(__always)
     mutating func request(at t: SimTime) {
         requestPending = false
-        if counting(t) { rec.tally.requested += 1 }
+        if counting(t) { rec.tally[.requested] += 1 }
         if inFlight {
             deny(.busy, retryAt: nil, at: t)
             return
@@ -22,7 +22,8 @@ extension DeviceSimulation {
     @inline(__always)
     mutating func deny(_ reason: DenialReason, retryAt: SimTime?, at t: SimTime) {
         if counting(t) {
-            rec.tally.denied[Int(reason.rawValue)] += 1
+            rec.tally[.denied] += 1
+            rec.tally[.denied(reason)] += 1
             rec.record(.denied, 1, at: t)
         }
         if tracing {
@@ -50,9 +51,9 @@ extension DeviceSimulation {
                            extraBytes: images, limit: platform.runLimit(at: t))
         if hasBattery { battery.spend(run.energy, at: t) }
         if counting(t) {
-            rec.tally.runs += 1
-            rec.tally.outcomes[Int(run.status.rawValue)] += 1
-            rec.tally.backgroundEnergy += run.energy
+            rec.tally[.runs] += 1
+            rec.tally[.outcome(run.status)] += 1
+            rec.tally[amount: .backgroundEnergy] += run.energy
             rec.record(.runs, 1, at: t)
             rec.record(.backgroundEnergy, run.energy, at: t)
             if run.status == .killed { rec.record(.killed, 1, at: t) }
@@ -89,7 +90,7 @@ extension DeviceSimulation {
         }
         let throttles = platform.throttleEvents
         platform.runEnded(at: t, status: inFlightStatus, broughtContent: inFlightContent)
-        if counting(t) { rec.tally.throttleEvents += platform.throttleEvents - throttles }
+        if counting(t) { rec.tally[.throttleEvents] += platform.throttleEvents - throttles }
         apply(policy.runEnded(inFlightStatus, view(at: t)), at: t)
         planSystemWake(at: t)
     }
@@ -110,14 +111,14 @@ extension DeviceSimulation {
                 }
                 requestPending = false
                 requestGeneration &+= 1
-                if counting(t) { rec.tally.replaced += 1; rec.tally.requested += 1 }
+                if counting(t) { rec.tally[.replaced] += 1; rec.tally[.requested] += 1 }
             }
         case .request(let when):
             if requestPending {
                 if tracing {
                     log("replaced", "policy", at: t)
                 }
-                if counting(t) { rec.tally.replaced += 1; rec.tally.requested += 1 }
+                if counting(t) { rec.tally[.replaced] += 1; rec.tally[.requested] += 1 }
             }
             if tracing {
                 log("requested", "policy", Clock.seconds(max(when, t)), at: t)

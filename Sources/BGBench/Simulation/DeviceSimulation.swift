@@ -162,7 +162,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 
         while let event = queue.pop() {
             let t = event.time
-            rec.tally.events += 1
+            rec.tally[.events] += 1
             switch event.kind {
             case .midnight: midnight(at: t)
             case .chargeOn: setCharging(delta: 1, at: t)
@@ -194,12 +194,12 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             }
         }
         if requestPending && counting(horizon - 1) {
-            rec.tally.pendingAtHorizon += 1
-            rec.tally.requested += 1
+            rec.tally[.pending] += 1
+            rec.tally[.requested] += 1
         }
         if hasBattery {
             battery.advance(to: horizon)
-            rec.tally.ticksAtZeroBattery = battery.ticksEmpty - emptyBeforeCounting
+            rec.tally[ticks: .zeroBattery] = battery.ticksEmpty - emptyBeforeCounting
         }
         flushDay(Clock.dayIndex(horizon - 1))
         return rec.finish(archetype: traits.archetype)

@@ -140,9 +140,9 @@ extension DeviceSimulation {
         let firstMissing = cursor.firstMissingTime
         let stale = firstMissing <= t
         if counting(t) {
-            rec.tally.opens += 1
-            if stale { rec.tally.stalenessTicks += t - firstMissing } else { rec.tally.freshOpens += 1 }
-            rec.tally.ageTicks += t - cacheTime
+            rec.tally[.opens] += 1
+            if stale { rec.tally[ticks: .staleness] += t - firstMissing } else { rec.tally[.freshOpens] += 1 }
+            rec.tally[ticks: .age] += t - cacheTime
             let staleness = stale ? Clock.seconds(t - firstMissing) : 0
             rec.staleness(staleness)
             rec.record(.opens, 1, at: t)
@@ -156,7 +156,7 @@ extension DeviceSimulation {
             // The app fetches in the foreground and the user waits.
             let net = network.at(t)
             if net == .offline {
-                if counting(t) { rec.tally.foregroundFailures += 1 }
+                if counting(t) { rec.tally[.foregroundFailures] += 1 }
             } else {
                 let missing = cursor.missing(upTo: t)
                 // Catalog images come too, but not on cellular when they are Wi-Fi-only.
@@ -167,11 +167,11 @@ extension DeviceSimulation {
                 let wait = userWaits ? fetch.wait : 0
                 if hasBattery { battery.spend(fetch.energy, at: t) }
                 if counting(t) {
-                    rec.tally.foregroundFetches += 1
-                    rec.tally.foregroundWaitTicks += wait
+                    rec.tally[.foregroundFetches] += 1
+                    rec.tally[ticks: .foregroundWait] += wait
                     rec.record(.foregroundWait, Clock.seconds(wait), at: t)
                     rec.serverRequests(1, at: t)
-                    rec.tally.foregroundEnergy += fetch.energy
+                    rec.tally[amount: .foregroundEnergy] += fetch.energy
                     rec.received(fetch.bytes, images: images, on: net)
                 }
                 if holds {
