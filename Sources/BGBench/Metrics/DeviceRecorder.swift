@@ -67,16 +67,25 @@ struct DeviceRecorder {
         trace?.append(TraceRow(device: device, time: t, event: event, detail: detail, value: value))
     }
 
-    /// The device's totals so far of the series fields.
+    /// The device's totals so far of the series fields (a day's row is what they gained
+    /// that day): each field's tally slot, converted as its quantity is stored.
     @inline(__always)
     private func seriesTotals() -> SeriesRow {
         var row = SeriesRow(repeating: 0)
-        for f in SeriesField.allCases { row[f.rawValue] = f.total(tally) }
+        for f in 0..<SeriesField.count {
+            let v = tally.slots[SeriesField.slots[f]]
+            row[f] = switch SeriesField.storages[f] {
+            case .count: Double(v)
+            case .ticks: Clock.seconds(v)
+            case .amount: Double(bitPattern: UInt64(bitPattern: v))
+            }
+        }
         return row
     }
 
     /// Ends day `day`: what the totals gained since the last call is the day's row (kept
     /// when `counted`). Called once per day, in order.
+    @inline(__always)
     mutating func flushDay(_ day: Int, counted: Bool) {
         let now = seriesTotals()
         if counted {

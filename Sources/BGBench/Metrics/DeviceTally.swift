@@ -31,8 +31,19 @@ public struct DeviceTally: Sendable {
         set { slots[q.rawValue] = Int64(bitPattern: newValue.bitPattern) }
     }
 
-    public func outcome(_ s: RunStatus) -> Int { self[.outcome(s)] }
-    public func denials(_ r: DenialReason) -> Int { self[.denied(r)] }
+    public func outcome(_ s: RunStatus) -> Int { Int(slots[Quantity.newData.rawValue + Int(s.rawValue)]) }
+    public func denials(_ r: DenialReason) -> Int { Int(slots[Quantity.deniedForeground.rawValue + Int(r.rawValue)]) }
+
+    /// Counts a denial: its reason and the total (hot path: the slot without a lookup).
+    @inline(__always)
+    mutating func countDenial(_ r: DenialReason) {
+        slots[Quantity.deniedForeground.rawValue + Int(r.rawValue)] += 1
+        slots[Quantity.denied.rawValue] += 1
+    }
+
+    /// Counts a run's outcome.
+    @inline(__always)
+    mutating func countOutcome(_ s: RunStatus) { slots[Quantity.newData.rawValue + Int(s.rawValue)] += 1 }
 }
 
 /// The per-device quantities the reports aggregate, in one fixed order: the slots of

@@ -45,7 +45,7 @@ public struct FleetResult: Sendable {
     /// event log. Devices are added in device order.
     mutating func add(_ r: DeviceRecord) {
         let s = r.storage
-        for i in 0..<s.staleness.count { archetypes[r.archetype].staleness.add(s.staleness[i]) }
+        archetypes[r.archetype].staleness.add(s.staleness.base, count: s.staleness.count)
         for i in 0..<s.daily.count / SeriesField.count { daily.add(row: s.firstDay + i, s.day(i)) }
         for h in 0..<24 { hourly.add(row: h, r.hour(h)) }
         add(device: r.device, archetype: r.archetype, r.tally)

@@ -21,9 +21,9 @@ public enum SeriesField: Int, CaseIterable, Sendable {
         }
     }
 
-    /// A device's total of the field so far (its day's value is what this gained that day).
-    @inline(__always)
-    func total(_ tally: DeviceTally) -> Double { quantity.value(in: tally) }
+    /// Each field's tally slot and storage, looked up once (the recorder reads them daily).
+    static let slots: [Int] = allCases.map { $0.quantity.rawValue }
+    static let storages: [Quantity.Storage] = allCases.map { $0.quantity.storage }
 }
 
 /// A device's series values for one row (a day, or an hour of the day).

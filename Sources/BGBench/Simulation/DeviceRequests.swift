@@ -22,8 +22,7 @@ extension DeviceSimulation {
     @inline(__always)
     mutating func deny(_ reason: DenialReason, retryAt: SimTime?, at t: SimTime) {
         if counting(t) {
-            rec.tally[.denied] += 1
-            rec.tally[.denied(reason)] += 1
+            rec.tally.countDenial(reason)
             rec.record(.denied, 1, at: t)
         }
         if tracing {
@@ -52,7 +51,7 @@ extension DeviceSimulation {
         if hasBattery { battery.spend(run.energy, at: t) }
         if counting(t) {
             rec.tally[.runs] += 1
-            rec.tally[.outcome(run.status)] += 1
+            rec.tally.countOutcome(run.status)
             rec.tally[amount: .backgroundEnergy] += run.energy
             rec.record(.runs, 1, at: t)
             rec.record(.backgroundEnergy, run.energy, at: t)
