@@ -1,30 +1,20 @@
 import BGBench
 
-/// The summary printed after a run: one line per policy with the headline metrics.
+/// The summary printed after a run: one line per policy with the metrics ``MetricTable``
+/// marks for the terminal (`terminal`, group `main`), then a second small table for the
+/// content kind's and the processing task's.
 enum SummaryTable {
     static func render(_ report: RunReport) -> String {
-        let columns: [(String, Int)] = [("policy", 12), ("opens/d", 8), ("fresh %", 8), ("stale s", 9),
-                                        ("p95 s", 9), ("runs/d", 7), ("denied/d", 9), ("kills", 7),
-                                        ("J/d", 8), ("%batt/d", 8)]
+        let main = MetricTable.metrics.filter { $0.terminal?.group == .main }
+        let columns: [(String, Int)] = [("policy", 12)] + main.map { ($0.terminal!.header, $0.terminal!.width) }
         func pad(_ s: String, _ w: Int) -> String { String(repeating: " ", count: max(0, w - s.count)) + s }
         var lines = [columns.map { pad($0.0, $0.1) }.joined(separator: " ")]
         let scenario = report.request.scenario.scenario
+        let battery = scenario.device.batteryWh * 3600
         for r in report.results {
             let e = FleetEstimates(tally: r.tally, days: report.countedDays)
-            let battery = scenario.device.batteryWh * 3600
             let replicated = report.request.replications > 1
-            let values = [
-                replicated ? "\(r.policy)@\(r.seed)" : r.policy,
-                fixed(e.perDeviceDay(.opens).value, 2),
-                fixed(100 * e.perOpen(.freshOpens).value, 1),
-                fixed(e.perOpen(.staleness).value, 0),
-                fixed(r.tally.staleness.quantile(0.95) ?? .nan, 0),
-                fixed(e.perDeviceDay(.runs).value, 2),
-                fixed(e.perDeviceDay(.denied).value, 2),
-                String(Int(r.tally[.killed])),
-                fixed(e.perDeviceDay(.backgroundEnergy).value, 1),
-                fixed(e.perDeviceDay(.backgroundEnergy, scale: 100 / battery).value, 3),
-            ]
+            let values = [replicated ? "\(r.policy)@\(r.seed)" : r.policy] + main.map { cell($0, e, battery: battery) }
             lines.append(zip(values, columns).map { pad($0, $1.1) }.joined(separator: " "))
         }
         lines += kindLines(report, pad: pad)
@@ -36,38 +26,34 @@ enum SummaryTable {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// A metric's cell: its estimate (× 100 for a percentage), or its fleet total.
+    static func cell(_ m: Metric, _ e: FleetEstimates, battery: Double) -> String {
+        let c = m.terminal!
+        if c.total, let q = m.kind.quantity { return String(Int(e.tally[q])) }
+        let value = m.kind.estimate(e, batteryJoules: battery).value
+        return fixed(c.percent ? 100 * value : value, c.decimals)
+    }
+
     /// The headline figures of the content kind and the processing task, when the
     /// scenario has them (docs/content.md): a second small table.
     static func kindLines(_ report: RunReport, pad: (String, Int) -> String) -> [String] {
         let scenario = report.request.scenario.scenario
-        var columns: [(String, Int, (FleetEstimates) -> String)] = []
+        var groups: [TerminalColumn.Group] = []
         switch scenario.content.kind {
         case .news: break
-        case .sync:
-            columns += [("server lag s", 13, { fixed($0.perDeviceDay(.serverLag).value, 0) }),
-                        ("on time %", 10, { fixed(100 * $0.perDeviceDay(.serverOnTime).value, 1) })]
-        case .catalog:
-            columns += [("transfers/d", 12, { fixed($0.perDeviceDay(.transfers).value, 2) }),
-                        ("cell img B/d", 13, { fixed($0.perDeviceDay(.cellularImageBytes).value, 0) })]
-        case .messages:
-            // Silent push carries a messaging app (the `push` policy; 0 for the others).
-            columns += [("push sent/d", 12, { fixed($0.perDeviceDay(.pushSent).value, 2) }),
-                        ("push runs/d", 12, { fixed($0.perDeviceDay(.pushRuns).value, 2) }),
-                        ("push lost/d", 12, { fixed($0.perDeviceDay(.pushLost).value, 2) })]
+        case .sync: groups.append(.sync)
+        case .catalog: groups.append(.catalog)
+        case .messages: groups.append(.messages)  // silent push carries a messaging app (0 for non-push policies)
         }
-        if scenario.app.processing.enabled {
-            columns += [("proc on time %", 15, { e in
-                            let resolved = e.tally[.processingOnTime] + e.tally[.processingMissed]
-                            return fixed(resolved > 0 ? 100 * e.tally[.processingOnTime] / resolved : .nan, 1) }),
-                        ("proc done/d", 12, { fixed($0.perDeviceDay(.processingCompleted).value, 3) }),
-                        ("interrupts/d", 13, { fixed($0.perDeviceDay(.processingInterruptions).value, 3) })]
-        }
-        guard !columns.isEmpty else { return [] }
-        var lines = [pad("policy", 12) + " " + columns.map { pad($0.0, $0.1) }.joined(separator: " ")]
+        if scenario.app.processing.enabled { groups.append(.processing) }
+        let metrics = groups.flatMap { g in MetricTable.metrics.filter { $0.terminal?.group == g } }
+        guard !metrics.isEmpty else { return [] }
+        let battery = scenario.device.batteryWh * 3600
+        var lines = [pad("policy", 12) + " " + metrics.map { pad($0.terminal!.header, $0.terminal!.width) }.joined(separator: " ")]
         for r in report.results {
             let e = FleetEstimates(tally: r.tally, days: report.countedDays)
             let name = report.request.replications > 1 ? "\(r.policy)@\(r.seed)" : r.policy
-            lines.append(pad(name, 12) + " " + columns.map { pad($0.2(e), $0.1) }.joined(separator: " "))
+            lines.append(pad(name, 12) + " " + metrics.map { pad(cell($0, e, battery: battery), $0.terminal!.width) }.joined(separator: " "))
         }
         return lines
     }

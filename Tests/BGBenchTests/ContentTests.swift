@@ -17,15 +17,13 @@ import Testing
         let feed = NewsFeed(times: items)
         let context = DeviceRunContext(scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day, countFrom: 0,
                                        feed: feed, traceDevices: 1, deviceFeeds: [feed])
-        let load = ServerLoadSink(days: days, firstDay: 0)
-        defer { load.flush() }
-        var result = FleetResult(scenario: scenario, days: days, keepDevices: false)
-        let tally = ScheduledWakes.$times.withValue(wakes) {
-            var simulation = DeviceSimulation<ScheduledWakes, Unrestricted>(index: 0, context: context, queue: EventQueue(), load: load)
-            simulation.run(into: &result)
-            return simulation.tally
+        let record = ScheduledWakes.$times.withValue(wakes) {
+            var simulation = DeviceSimulation<ScheduledWakes, Unrestricted>(
+                index: 0, context: context, queue: EventQueue(), storage: RecorderStorage(days: days, firstDay: 0))
+            return simulation.run()
         }
-        return (tally, result.trace)
+        defer { record.storage.release() }
+        return (record.tally, record.trace)
     }
 
     /// The clean scenario with the `requests` task made exact (one request, no failure or
@@ -59,18 +57,18 @@ import Testing
         var s = T.cleanScenario(opens: [12 * Self.h])
         s.content.kind = .sync
         let (tally, trace) = Self.simulate(s, items: [1, 2, 5, 10, 23].map { $0 * Self.h }, wakes: [90 * Self.m], days: 2)
-        #expect(tally.runs == 1)
-        #expect(tally.serverJobs == 2)
-        #expect(tally.serverLagTicks == 7 * Self.h)
-        #expect(tally.serverOnTime == 1)
+        #expect(tally[.runs] == 1)
+        #expect(tally[.serverJobs] == 2)
+        #expect(tally[ticks: .serverLag] == 7 * Self.h)
+        #expect(tally[.serverOnTime] == 1)
         let jobs = trace.filter { $0.event == "server_job" }
         #expect(jobs.map(\.time) == [4 * Self.h, Clock.day + 4 * Self.h])
         #expect(jobs.map(\.detail) == ["on_time", "late"])
         // The opens upload what the server lacks, and the user does not wait for it.
-        #expect(tally.opens == 2)
-        #expect(tally.foregroundFetches == 2)
-        #expect(tally.foregroundWaitTicks == 0)
-        #expect(tally.stalenessTicks == (12 - 2) * Self.h + (12 + 1) * Self.h)
+        #expect(tally[.opens] == 2)
+        #expect(tally[.foregroundFetches] == 2)
+        #expect(tally[ticks: .foregroundWait] == 0)
+        #expect(tally[ticks: .staleness] == (12 - 2) * Self.h + (12 + 1) * Self.h)
     }
 
     /// The job runs at `server_job_at` UTC: a device at UTC+2 sees it at 06:00 local,
@@ -81,14 +79,14 @@ import Testing
         s.population.utcOffsets = [UTCOffsetShare(offset: .hours(2), share: 1)]
         let (tally, trace) = Self.simulate(s, items: [2 * Self.h, 5 * Self.h])
         #expect(trace.filter { $0.event == "server_job" }.map(\.time) == [6 * Self.h])
-        #expect(tally.serverLagTicks == 4 * Self.h)
-        #expect(tally.serverOnTime == 1)
+        #expect(tally[ticks: .serverLag] == 4 * Self.h)
+        #expect(tally[.serverOnTime] == 1)
     }
 
     /// News has no server job: its columns stay empty in summary.csv.
     @Test func newsHasNoServerJob() {
         let (tally, trace) = Self.simulate(T.cleanScenario(opens: [12 * Self.h]), items: [2 * Self.h], days: 2)
-        #expect(tally.serverJobs == 0)
+        #expect(tally[.serverJobs] == 0)
         #expect(!trace.contains { $0.event == "server_job" })
         let row = SummarySchema.fields({ var f = FleetTally(); f.add(tally); return f }(), days: 2,
                                        context: SummaryContext(batteryJoules: 1))
@@ -123,13 +121,13 @@ import Testing
     @Test func wifiOnlyImagesWaitForWifi() {
         let s = Self.catalogScenario(opens: [4 * Self.h, 14 * Self.h], wifiOnly: true)
         let (tally, _) = Self.simulate(s, items: [1 * Self.h, 2 * Self.h], wakes: [3 * Self.h, 13 * Self.h])
-        #expect(tally.runs == 2)
+        #expect(tally[.runs] == 2)
         #expect(tally.outcome(.newData) == 2)
-        #expect(tally.freshOpens == 1)
-        #expect(tally.stalenessTicks == 3 * Self.h)
-        #expect(tally.cellularImageBytes == 0)
-        #expect(tally.cellularBytes == 2 * 30_000)
-        #expect(tally.wifiBytes == 530_000)
+        #expect(tally[.freshOpens] == 1)
+        #expect(tally[ticks: .staleness] == 3 * Self.h)
+        #expect(tally[amount: .cellularImageBytes] == 0)
+        #expect(tally[amount: .cellularBytes] == 2 * 30_000)
+        #expect(tally[amount: .wifiBytes] == 530_000)
     }
 
     /// The same without Wi-Fi-only: the 03:00 run takes the images on LTE and both opens are
@@ -137,10 +135,10 @@ import Testing
     @Test func imagesOnCellularWhenAllowed() {
         let s = Self.catalogScenario(opens: [4 * Self.h, 14 * Self.h], wifiOnly: false)
         let (tally, _) = Self.simulate(s, items: [1 * Self.h, 2 * Self.h], wakes: [3 * Self.h, 13 * Self.h])
-        #expect(tally.freshOpens == 2)
-        #expect(tally.cellularImageBytes == 500_000)
-        #expect(tally.cellularBytes == 530_000)
-        #expect(tally.wifiBytes == 20_000)
+        #expect(tally[.freshOpens] == 2)
+        #expect(tally[amount: .cellularImageBytes] == 500_000)
+        #expect(tally[amount: .cellularBytes] == 530_000)
+        #expect(tally[amount: .wifiBytes] == 20_000)
         #expect(tally.outcome(.noData) == 1)
     }
 
@@ -151,16 +149,16 @@ import Testing
     @Test func backgroundTransferCompletesOnWifiLater() {
         let s = Self.catalogScenario(opens: [11 * Self.h, 12 * Self.h + 30 * Self.m], wifiOnly: true, transfer: true)
         let (tally, trace) = Self.simulate(s, items: [1 * Self.h, 2 * Self.h], wakes: [3 * Self.h])
-        #expect(tally.transfers == 1)
-        #expect(tally.freshOpens == 1)
-        #expect(tally.stalenessTicks == 10 * Self.h)
-        #expect(tally.cellularImageBytes == 0)
-        #expect(tally.cellularBytes == 2 * 30_000)
-        #expect(tally.wifiBytes == 500_000)
+        #expect(tally[.transfers] == 1)
+        #expect(tally[.freshOpens] == 1)
+        #expect(tally[ticks: .staleness] == 10 * Self.h)
+        #expect(tally[amount: .cellularImageBytes] == 0)
+        #expect(tally[amount: .cellularBytes] == 2 * 30_000)
+        #expect(tally[amount: .wifiBytes] == 500_000)
         let done = trace.filter { $0.event == "transfer" && $0.detail == "wifi" }
         #expect(done.count == 1)
         #expect(done.allSatisfy { $0.time >= 12 * Self.h && $0.time < 12 * Self.h + 15 * Self.m })
-        #expect(tally.backgroundEnergy > 0)
+        #expect(tally[amount: .backgroundEnergy] > 0)
     }
 
     /// ecommerce: Wi-Fi-only images never use cellular bytes, in runs, transfers or
@@ -211,11 +209,11 @@ import Testing
         #expect(rows.map(\.detail) == ["started", "interrupted", "started", "completed", "started", "completed"])
         #expect(rows.map(\.time) == [due, due + 10 * Self.m, due + 10 * Self.m, due + 30 * Self.m,
                                      Clock.day + due + 30 * Self.m, Clock.day + due + 60 * Self.m])
-        #expect(tally.processingCompleted == 2)
-        #expect(tally.processingOnTime == 2)
-        #expect(tally.processingMissed == 0)
-        #expect(tally.processingInterruptions == 1)
-        #expect(tally.processingEnergy == 2 * 2 * 1800)
+        #expect(tally[.processingCompleted] == 2)
+        #expect(tally[.processingOnTime] == 2)
+        #expect(tally[.processingMissed] == 0)
+        #expect(tally[.processingInterruptions] == 1)
+        #expect(tally[amount: .processingEnergy] == 2 * 2 * 1800)
     }
 
     /// Requiring power on a device that never charges: the deadline passes (missed), and no
@@ -223,9 +221,9 @@ import Testing
     @Test func processingMissesItsDeadlineWithoutPower() {
         let s = Self.processingScenario(opens: [], requiresPower: true)
         let (tally, _) = Self.simulate(s, items: [], days: 3)
-        #expect(tally.processingCompleted == 0)
-        #expect(tally.processingMissed == 1)
-        #expect(tally.processingInterruptions == 0)
+        #expect(tally[.processingCompleted] == 0)
+        #expect(tally[.processingMissed] == 1)
+        #expect(tally[.processingInterruptions] == 0)
         var fleet = FleetTally()
         fleet.add(tally)
         let column = SummarySchema.metrics.first { $0.name == "processing_on_time_rate" }!

@@ -109,7 +109,7 @@ import Testing
             + DenialReason.allCases.map { .denied($0) } + RunStatus.allCases.map { .outcome($0) }
         for q in integers { #expect(summed[q] == fleet[q], "\(q)") }
         // Integer ticks summed over devices, then as seconds: exact.
-        let staleness = devices.reduce(Int64(0)) { $0 + $1.stalenessTicks }
+        let staleness = devices.reduce(Int64(0)) { $0 + $1[ticks: .staleness] }
         #expect(abs(fleet[.staleness] - Clock.seconds(staleness)) <= 1e-9 * Clock.seconds(staleness))
         for q in [Quantity.backgroundEnergy, .foregroundEnergy, .cellularBytes, .wifiBytes, .age] {
             #expect(abs(summed[q] - fleet[q]) <= 1e-9 * max(1, abs(fleet[q])), "\(q)")

@@ -27,12 +27,12 @@ import Testing
     /// 3 h) and fetches in the foreground, so c = 03:00; the second misses 05:00 only.
     @Test func foregroundFetchResetsTheCache() {
         let (tally, histogram) = Self.day(opens: [3 * Self.h, 6 * Self.h, 7 * Self.h], items: [1 * Self.h, 2 * Self.h, 5 * Self.h])
-        #expect(tally.opens == 3)
-        #expect(tally.freshOpens == 1)           // 07:00: nothing since the fetch at 06:00
-        #expect(tally.stalenessTicks == 2 * Self.h + 1 * Self.h + 0)
-        #expect(tally.ageTicks == 3 * Self.h + 3 * Self.h + 1 * Self.h)
-        #expect(tally.foregroundFetches == 2)
-        #expect(tally.runs == 0)
+        #expect(tally[.opens] == 3)
+        #expect(tally[.freshOpens] == 1)           // 07:00: nothing since the fetch at 06:00
+        #expect(tally[ticks: .staleness] == 2 * Self.h + 1 * Self.h + 0)
+        #expect(tally[ticks: .age] == 3 * Self.h + 3 * Self.h + 1 * Self.h)
+        #expect(tally[.foregroundFetches] == 2)
+        #expect(tally[.runs] == 0)
         #expect(histogram.total == 3)
         #expect(histogram.zeros == 1)
     }
@@ -43,31 +43,31 @@ import Testing
     @Test func itemAtTheOpenIsMissed() {
         let open = 8 * Self.h
         let (exact, exactHistogram) = Self.day(opens: [open], items: [open])
-        #expect(exact.opens == 1)
-        #expect(exact.freshOpens == 0)
-        #expect(exact.stalenessTicks == 0)
-        #expect(exact.ageTicks == open)
-        #expect(exact.foregroundFetches == 1)
+        #expect(exact[.opens] == 1)
+        #expect(exact[.freshOpens] == 0)
+        #expect(exact[ticks: .staleness] == 0)
+        #expect(exact[ticks: .age] == open)
+        #expect(exact[.foregroundFetches] == 1)
         #expect(exactHistogram.zeros == 1, "staleness 0 goes to the zero count")
 
         let (after, _) = Self.day(opens: [open], items: [open + 1])
-        #expect(after.freshOpens == 1)
-        #expect(after.stalenessTicks == 0)
-        #expect(after.foregroundFetches == 0)
+        #expect(after[.freshOpens] == 1)
+        #expect(after[ticks: .staleness] == 0)
+        #expect(after[.foregroundFetches] == 0)
 
         let (before, _) = Self.day(opens: [open], items: [open - 1])
-        #expect(before.freshOpens == 0)
-        #expect(before.stalenessTicks == 1)
+        #expect(before[.freshOpens] == 0)
+        #expect(before[ticks: .staleness] == 1)
     }
 
     /// An item at c itself is held ((c, t] is open on the left): a run starting at the
     /// item's time holds it.
     @Test func itemAtRunStartIsHeld() {
         let (tally, _) = Self.day(opens: [11 * Self.h], items: [10 * Self.h], wakes: [10 * Self.h], runSeconds: 20)
-        #expect(tally.runs == 1)
+        #expect(tally[.runs] == 1)
         #expect(tally.outcome(.newData) == 1)
-        #expect(tally.freshOpens == 1)
-        #expect(tally.ageTicks == 1 * Self.h)
+        #expect(tally[.freshOpens] == 1)
+        #expect(tally[ticks: .age] == 1 * Self.h)
     }
 
     /// A run that starts before an item and ends after it does not hold it (c := start):
@@ -75,25 +75,25 @@ import Testing
     @Test func runHoldsOnlyItemsUpToItsStart() {
         let (tally, _) = Self.day(opens: [11 * Self.h], items: [10 * Self.h + 10 * Self.s],
                                   wakes: [10 * Self.h], runSeconds: 20)
-        #expect(tally.runs == 1)
+        #expect(tally[.runs] == 1)
         #expect(tally.outcome(.noData) == 1, "nothing was missing at the start")
-        #expect(tally.freshOpens == 0)
-        #expect(tally.stalenessTicks == 1 * Self.h - 10 * Self.s)
-        #expect(tally.ageTicks == 1 * Self.h, "c is the run's start, not its end")
+        #expect(tally[.freshOpens] == 0)
+        #expect(tally[ticks: .staleness] == 1 * Self.h - 10 * Self.s)
+        #expect(tally[ticks: .age] == 1 * Self.h, "c is the run's start, not its end")
     }
 
     /// A successful run holds everything published up to its start: the open at 06:00 is
     /// fresh with age 2 h. An item after the run is missed.
     @Test func successfulRunUpdatesCache() {
         let (fresh, _) = Self.day(opens: [6 * Self.h], items: [1 * Self.h, 2 * Self.h], wakes: [4 * Self.h])
-        #expect(fresh.freshOpens == 1)
-        #expect(fresh.ageTicks == 2 * Self.h)
-        #expect(fresh.foregroundFetches == 0)
+        #expect(fresh[.freshOpens] == 1)
+        #expect(fresh[ticks: .age] == 2 * Self.h)
+        #expect(fresh[.foregroundFetches] == 0)
 
         let (stale, _) = Self.day(opens: [6 * Self.h], items: [1 * Self.h, 5 * Self.h], wakes: [4 * Self.h])
-        #expect(stale.freshOpens == 0)
-        #expect(stale.stalenessTicks == 1 * Self.h)
-        #expect(stale.ageTicks == 2 * Self.h)
+        #expect(stale[.freshOpens] == 0)
+        #expect(stale[ticks: .staleness] == 1 * Self.h)
+        #expect(stale[ticks: .age] == 2 * Self.h)
     }
 
     /// A run in flight at the open has not yet updated the cache: the run starts 10:00:00
@@ -103,21 +103,21 @@ import Testing
         let open1 = 10 * Self.h + 10 * Self.s
         let (tally, _) = Self.day(opens: [open1, 12 * Self.h], items: [9 * Self.h],
                                   wakes: [10 * Self.h], runSeconds: 20)
-        #expect(tally.runs == 1)
-        #expect(tally.opens == 2)
-        #expect(tally.freshOpens == 1)
-        #expect(tally.stalenessTicks == open1 - 9 * Self.h)
-        #expect(tally.ageTicks == open1 + (12 * Self.h - open1), "c = max(c, start) keeps the later foreground fetch")
-        #expect(tally.foregroundFetches == 1)
+        #expect(tally[.runs] == 1)
+        #expect(tally[.opens] == 2)
+        #expect(tally[.freshOpens] == 1)
+        #expect(tally[ticks: .staleness] == open1 - 9 * Self.h)
+        #expect(tally[ticks: .age] == open1 + (12 * Self.h - open1), "c = max(c, start) keeps the later foreground fetch")
+        #expect(tally[.foregroundFetches] == 1)
     }
 
     /// A run that ends exactly at the open updates the cache first (run end before open).
     @Test func runEndingAtTheOpenCounts() {
         let (tally, _) = Self.day(opens: [10 * Self.h + 20 * Self.s], items: [9 * Self.h],
                                   wakes: [10 * Self.h], runSeconds: 20)
-        #expect(tally.freshOpens == 1)
-        #expect(tally.ageTicks == 20 * Self.s)
-        #expect(tally.foregroundFetches == 0)
+        #expect(tally[.freshOpens] == 1)
+        #expect(tally[ticks: .age] == 20 * Self.s)
+        #expect(tally[.foregroundFetches] == 0)
     }
 
     /// Failed and killed runs update nothing.
@@ -126,16 +126,16 @@ import Testing
             $0.app.lognormalFailureProbability = 1
         }
         #expect(failed.outcome(.failed) == 1)
-        #expect(failed.freshOpens == 0)
-        #expect(failed.stalenessTicks == 5 * Self.h)
-        #expect(failed.ageTicks == 6 * Self.h)
+        #expect(failed[.freshOpens] == 0)
+        #expect(failed[ticks: .staleness] == 5 * Self.h)
+        #expect(failed[ticks: .age] == 6 * Self.h)
 
         let (killed, _) = Self.day(opens: [6 * Self.h], items: [1 * Self.h], wakes: [4 * Self.h], runSeconds: 40) {
             $0.app.handlesExpiration = false
         }
         #expect(killed.outcome(.killed) == 1)
-        #expect(killed.freshOpens == 0)
-        #expect(killed.ageTicks == 6 * Self.h)
+        #expect(killed[.freshOpens] == 0)
+        #expect(killed[ticks: .age] == 6 * Self.h)
     }
 
     /// A longer timeline over two days, every term worked out by hand.
@@ -153,12 +153,12 @@ import Testing
         let wakes = [7 * Self.h, 7 * Self.h + 45 * m, Clock.day + 6 * Self.h]
         let (tally, histogram) = Self.day(opens: [7 * Self.h + 30 * m, 8 * Self.h, 13 * Self.h], items: items,
                                           wakes: wakes, days: 2)
-        #expect(tally.opens == 6)
-        #expect(tally.freshOpens == 3)
-        #expect(tally.runs == 3)
-        #expect(tally.stalenessTicks == 20 * m + 10 * m + 1 * Self.h)
-        #expect(tally.ageTicks == 30 * m + 15 * m + 5 * Self.h + 90 * m + 2 * Self.h + 7 * Self.h)
-        #expect(tally.foregroundFetches == 3)
+        #expect(tally[.opens] == 6)
+        #expect(tally[.freshOpens] == 3)
+        #expect(tally[.runs] == 3)
+        #expect(tally[ticks: .staleness] == 20 * m + 10 * m + 1 * Self.h)
+        #expect(tally[ticks: .age] == 30 * m + 15 * m + 5 * Self.h + 90 * m + 2 * Self.h + 7 * Self.h)
+        #expect(tally[.foregroundFetches] == 3)
         #expect(histogram.total == 6)
         #expect(histogram.zeros == 3)
         // The histogram's median is a zero, its p95 the 1 h staleness (within 1 %).
@@ -176,11 +176,11 @@ import Testing
             T.simulate(ScheduledWakes.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: items),
                        days: 2, warmupDays: 1)
         }
-        #expect(tally.opens == 1)
-        #expect(tally.runs == 0)
-        #expect(tally.requested == 0)
-        #expect(tally.freshOpens == 0)
-        #expect(tally.stalenessTicks == 7 * Self.h)
-        #expect(tally.ageTicks == 12 * Self.h, "c = day 0 20:00 from the warm-up run")
+        #expect(tally[.opens] == 1)
+        #expect(tally[.runs] == 0)
+        #expect(tally[.requested] == 0)
+        #expect(tally[.freshOpens] == 0)
+        #expect(tally[ticks: .staleness] == 7 * Self.h)
+        #expect(tally[ticks: .age] == 12 * Self.h, "c = day 0 20:00 from the warm-up run")
     }
 }

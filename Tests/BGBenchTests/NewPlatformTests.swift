@@ -70,10 +70,10 @@ import Testing
         let log = SimulationLog.record {
             ScheduledWakes.$times.withValue([Self.hour, 2 * Self.hour, 30 * Self.hour]) {
                 let tally = TestSupport.simulate(Recorded<FixedPolicy>.self, IOSFetch.self, scenario: s, feed: feed, days: 3)
-                #expect(tally.runs == 0)
-                #expect(tally.requested == 0)
-                #expect(tally.replaced == 0)
-                #expect(tally.deniedTotal == 0)
+                #expect(tally[.runs] == 0)
+                #expect(tally[.requested] == 0)
+                #expect(tally[.replaced] == 0)
+                #expect(tally[.denied] == 0)
             }
         }
         #expect(log.runStarts.isEmpty)
@@ -87,9 +87,9 @@ import Testing
         let feed = NewsFeed(content: s.content, days: 1, seed: 1)
         let log = SimulationLog.record {
             let tally = TestSupport.simulate(Recorded<FixedPolicy>.self, IOSFetch.self, scenario: s, feed: feed, days: 1)
-            #expect(tally.runs == 96)
-            #expect(tally.requested == 96)
-            #expect(tally.replaced == 0 && tally.pendingAtHorizon == 0)
+            #expect(tally[.runs] == 96)
+            #expect(tally[.requested] == 96)
+            #expect(tally[.replaced] == 0 && tally[.pending] == 0)
         }
         #expect(log.runStarts == (0..<96).map { SimTime($0) * 15 * Self.minute })
     }
@@ -105,9 +105,9 @@ import Testing
         let tally = TestSupport.simulate(FixedPolicy.self, IOSFetch.self, scenario: s, feed: feed, days: days)
         let b = 2.5 * log(4.0)
         let budget = b / 2 + b * Double(days)
-        #expect(Double(tally.runs) <= budget && Double(tally.runs) > budget - 2, "runs \(tally.runs), bucket \(budget)")
+        #expect(Double(tally[.runs]) <= budget && Double(tally[.runs]) > budget - 2, "runs \(tally[.runs]), bucket \(budget)")
         #expect(tally.denials(.notSubmitted) == 0)
-        #expect(tally.requested == tally.runs + tally.deniedTotal)
+        #expect(tally[.requested] == tally[.runs] + tally[.denied])
     }
 }
 

@@ -426,9 +426,9 @@ import Testing
         let tally = ScheduledWakes.$times.withValue(wakes) {
             TestSupport.simulate(ScheduledWakes.self, IOSBGTask.self, scenario: s, feed: NewsFeed(times: []), days: 1)
         }
-        #expect(tally.runs == 2)
+        #expect(tally[.runs] == 2)
         #expect(tally.denials(.notSubmitted) == 21, "02:00 to 22:00")
-        #expect(tally.deniedTotal == 21)
+        #expect(tally[.denied] == 21)
         // The same day with an app that resubmits: the budget, not rule 8, limits it (one
         // open a day gives B = 2.5 ln 2 ≈ 1.7 runs a day: 01:00, then 15:00 when the next
         // token is whole).
@@ -436,7 +436,7 @@ import Testing
         let resubmitting = ScheduledWakes.$times.withValue(wakes) {
             TestSupport.simulate(ScheduledWakes.self, IOSBGTask.self, scenario: s, feed: NewsFeed(times: []), days: 1)
         }
-        #expect(resubmitting.runs == 2)
+        #expect(resubmitting[.runs] == 2)
         #expect(resubmitting.denials(.notSubmitted) == 0)
         #expect(resubmitting.denials(.budget) == 21)
     }

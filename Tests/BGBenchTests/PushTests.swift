@@ -36,11 +36,11 @@ import Testing
             s.policies[PushPolicy.self].perHour = 16
             s.push.perHour = 2
         }
-        #expect(tally.pushSent == 10)
-        #expect(tally.pushRuns == 2)
-        #expect(tally.pushThrottled == 8)
-        #expect(tally.runs == 2)
-        #expect(tally.requested == 0, "no fallback: the policy asks for no wake")
+        #expect(tally[.pushSent] == 10)
+        #expect(tally[.pushRuns] == 2)
+        #expect(tally[.pushThrottled] == 8)
+        #expect(tally[.runs] == 2)
+        #expect(tally[.requested] == 0, "no fallback: the policy asks for no wake")
     }
 
     /// The budget is a rolling hour: pushes an hour and a minute apart are both delivered.
@@ -49,9 +49,9 @@ import Testing
             s.policies[PushPolicy.self].perHour = 16
             s.push.perHour = 1
         }
-        #expect(tally.pushSent == 3)
-        #expect(tally.pushRuns == 2, "10:00 and 11:02 (a rolling hour after 10:00:01), not 10:01")
-        #expect(tally.pushThrottled == 1)
+        #expect(tally[.pushSent] == 3)
+        #expect(tally[.pushRuns] == 2, "10:00 and 11:02 (a rolling hour after 10:00:01), not 10:01")
+        #expect(tally[.pushThrottled] == 1)
     }
 
     /// The server keeps within the budget itself: 10:00 and 10:01 go at once, the other
@@ -59,14 +59,14 @@ import Testing
     /// is throttled and the open at 11:30 finds everything.
     @Test func serverCoalescesWithinItsBudget() {
         let (tally, _) = Self.day(items: Self.burst, opens: [10 * Self.h + 30 * Self.m, 11 * Self.h + 30 * Self.m])
-        #expect(tally.pushSent == 3)
-        #expect(tally.pushRuns == 3)
-        #expect(tally.pushThrottled == 0)
-        #expect(tally.opens == 2)
+        #expect(tally[.pushSent] == 3)
+        #expect(tally[.pushRuns] == 3)
+        #expect(tally[.pushThrottled] == 0)
+        #expect(tally[.opens] == 2)
         // 10:30: the cache holds up to 10:01:01 (the second push's run); 10:02 is missed.
         // The open fetches in the foreground, so 11:30 is fresh.
-        #expect(tally.freshOpens == 1)
-        #expect(tally.stalenessTicks == 28 * Self.m)
+        #expect(tally[.freshOpens] == 1)
+        #expect(tally[ticks: .staleness] == 28 * Self.m)
     }
 
     /// A lost push leaves the cache stale until the user opens the app; the fallback
@@ -76,13 +76,13 @@ import Testing
         let open = [12 * Self.h]
         // Delivered: the run at 10:10:01 holds the item; the open at 12:00 is fresh.
         let (delivered, _) = Self.day(items: item, opens: open)
-        #expect(delivered.pushRuns == 1 && delivered.freshOpens == 1)
+        #expect(delivered[.pushRuns] == 1 && delivered[.freshOpens] == 1)
 
         // Lost, no fallback: stale by 1 h 50 min at the open.
         let (lost, _) = Self.day(items: item, opens: open) { $0.push.dropProbability = 1 }
-        #expect(lost.pushSent == 1 && lost.pushLost == 1 && lost.runs == 0)
-        #expect(lost.freshOpens == 0)
-        #expect(lost.stalenessTicks == 110 * Self.m)
+        #expect(lost[.pushSent] == 1 && lost[.pushLost] == 1 && lost[.runs] == 0)
+        #expect(lost[.freshOpens] == 0)
+        #expect(lost[ticks: .staleness] == 110 * Self.m)
 
         // Lost, fallback an hour after each run or open: runs at 01:00, ..., 11:00; the
         // 11:00 run holds the item, so the open is fresh; the open moves the next to 13:00,
@@ -91,18 +91,18 @@ import Testing
             s.push.dropProbability = 1
             s.policies[PushPolicy.self].fallbackInterval = .hours(1)
         }
-        #expect(recovered.pushLost == 1 && recovered.pushRuns == 0)
-        #expect(recovered.freshOpens == 1)
-        #expect(recovered.runs == 22)
+        #expect(recovered[.pushLost] == 1 && recovered[.pushRuns] == 0)
+        #expect(recovered[.freshOpens] == 1)
+        #expect(recovered[.runs] == 22)
     }
 
     /// The platform's gates apply to pushes (but not the usage budget): with the
     /// Background App Refresh switch off every push is refused.
     @Test func gatesRefusePushes() {
         let (tally, _) = Self.day(items: [10 * Self.h, 15 * Self.h]) { $0.population.barOffShare = 1 }
-        #expect(tally.pushSent == 2)
-        #expect(tally.pushGated == 2)
-        #expect(tally.runs == 0)
+        #expect(tally[.pushSent] == 2)
+        #expect(tally[.pushGated] == 2)
+        #expect(tally[.runs] == 0)
     }
 
     /// A push that arrives while the app is open is refused (`foreground`): the app
@@ -115,16 +115,16 @@ import Testing
             s.user.sessionTailMin = .minutes(20)
             s.user.sessionMax = .minutes(30)
         }
-        #expect(tally.pushSent == 1)
-        #expect(tally.pushGated == 1)
+        #expect(tally[.pushSent] == 1)
+        #expect(tally[.pushGated] == 1)
     }
 
     /// Policies without a server side never hear of publications.
     @Test func otherPoliciesSendNoPushes() {
         let s = T.cleanScenario(opens: [23 * Self.h])
         let tally = T.simulate(FixedPolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: Self.burst), days: 1)
-        #expect(tally.pushSent == 0 && tally.pushRuns == 0)
-        #expect(tally.runs > 0)
+        #expect(tally[.pushSent] == 0 && tally[.pushRuns] == 0)
+        #expect(tally[.runs] > 0)
     }
 }
 

@@ -170,9 +170,9 @@ import Testing
             }
             #expect(log.runStarts.count == 12 * days)
             #expect(log.runStarts.allSatisfy { Clock.hourOfDay($0) < 6 }, "device \(device)")
-            #expect(tally.runs == 12 * days)
-            #expect(abs(tally.backgroundEnergy - Double(tally.runs) * Self.wifiJoules(0.8)) < 1e-9)
-            totalRuns += tally.runs
+            #expect(tally[.runs] == 12 * days)
+            #expect(abs(tally[amount: .backgroundEnergy] - Double(tally[.runs]) * Self.wifiJoules(0.8)) < 1e-9)
+            totalRuns += tally[.runs]
         }
         #expect(totalRuns == 50 * 12 * days)
     }

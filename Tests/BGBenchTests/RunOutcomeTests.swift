@@ -75,9 +75,9 @@ import Testing
             let (tally, log) = platform == Unrestricted.name
                 ? Self.run(s, Unrestricted.self, wakes: Self.hourly())
                 : Self.run(s, LoggedIOSBGTask.self, wakes: Self.hourly())
-            #expect(tally.runs == log.runStarts.count)
-            #expect(tally.runs > 0)
-            #expect(tally.outcome(expected) == tally.runs, "\(platform)")
+            #expect(tally[.runs] == log.runStarts.count)
+            #expect(tally[.runs] > 0)
+            #expect(tally.outcome(expected) == tally[.runs], "\(platform)")
             #expect(log.runEnds.allSatisfy { $0.1 == expected })
             let durations = zip(log.runStarts, log.runEnds).map { $1.0 - $0 }
             #expect(durations.allSatisfy { $0 == 30 * Self.s }, "\(platform): \(durations)")
@@ -91,8 +91,8 @@ import Testing
         var s = Self.requestsScenario(hang: 1, platform: IOSBGTask.name)
         s.app.handlesExpiration = handlesExpiration
         let (tally, log) = Self.run(s, LoggedIOSBGTask.self, wakes: Self.hourly(to: 4))
-        #expect(tally.runs == 4)
-        #expect(tally.throttleEvents == 4)
+        #expect(tally[.runs] == 4)
+        #expect(tally[.throttleEvents] == 4)
         let expected = (1...4).map { max(0.05, pow(factor, Double($0))) }
         #expect(zip(log.multipliers, expected).allSatisfy { abs($0 - $1) < 1e-12 }, "\(log.multipliers)")
         #expect(log.multipliers.count == 4)
@@ -107,26 +107,26 @@ import Testing
         s.network.offlineSpellsPerDay = 1000
         s.network.offlineMean = .days(30)
         let (tally, log) = Self.run(s, Unrestricted.self, wakes: Self.hourly(), items: [30 * Clock.minute, 11 * Self.h])
-        #expect(tally.runs == 6)
+        #expect(tally[.runs] == 6)
         #expect(tally.outcome(.failed) == 6)
         let durations = zip(log.runStarts, log.runEnds).map { $1.0 - $0 }
         #expect(durations.allSatisfy { $0 == Clock.ticks(seconds: 0.3) }, "\(durations)")
-        #expect(abs(tally.backgroundEnergy - 6 * 0.5) < 1e-9)
-        #expect(tally.wifiBytes == 0 && tally.cellularBytes == 0)
+        #expect(abs(tally[amount: .backgroundEnergy] - 6 * 0.5) < 1e-9)
+        #expect(tally[amount: .wifiBytes] == 0 && tally[amount: .cellularBytes] == 0)
         // The stale open at 12:00 finds no network either: no foreground fetch.
-        #expect(tally.opens == 1)
-        #expect(tally.freshOpens == 0)
-        #expect(tally.foregroundFailures == 1)
-        #expect(tally.foregroundFetches == 0)
-        #expect(tally.ageTicks == 12 * Self.h)
+        #expect(tally[.opens] == 1)
+        #expect(tally[.freshOpens] == 0)
+        #expect(tally[.foregroundFailures] == 1)
+        #expect(tally[.foregroundFetches] == 0)
+        #expect(tally[ticks: .age] == 12 * Self.h)
     }
 
     /// Requests that fail (probability 1) end the run `failed` before the limit.
     @Test func failingRequestsEndFailed() {
         let s = Self.requestsScenario(failure: 1, hang: 1)
         let (tally, log) = Self.run(s, Unrestricted.self, wakes: Self.hourly())
-        #expect(tally.outcome(.failed) == tally.runs)
-        #expect(tally.runs == 6)
+        #expect(tally.outcome(.failed) == tally[.runs])
+        #expect(tally[.runs] == 6)
         let durations = zip(log.runStarts, log.runEnds).map { $1.0 - $0 }
         #expect(durations.allSatisfy { $0 > Clock.ticks(seconds: 0.3) && $0 < 30 * Self.s }, "failure wins over hang")
     }
@@ -144,15 +144,15 @@ import Testing
         var s = Self.requestsScenario(platform: IOSBGTask.name)
 
         let (honest, honestLog) = Self.run(s, LoggedIOSBGTask.self, wakes: wakes, items: items, days: 2)
-        #expect(honest.runs == 12)
+        #expect(honest[.runs] == 12)
         #expect(honest.outcome(.newData) == 3)
         #expect(honest.outcome(.noData) == 9)
         #expect(honestLog.multipliers == Array(repeating: 1.0, count: 12))
-        #expect(honest.throttleEvents == 0)
+        #expect(honest[.throttleEvents] == 0)
 
         s.app.status = .alwaysNewData
         let (claims, claimsLog) = Self.run(s, LoggedIOSBGTask.self, wakes: wakes, items: items, days: 2)
-        #expect(claims.runs == 12)
+        #expect(claims[.runs] == 12)
         #expect(claims.outcome(.newData) == 12)
         var m = 1.0
         var expected: [Double] = []
@@ -166,7 +166,7 @@ import Testing
         }
         #expect(zip(claimsLog.multipliers, expected).allSatisfy { abs($0 - $1) < 1e-12 },
                 "\(claimsLog.multipliers) vs \(expected)")
-        #expect(claims.throttleEvents == 9)
+        #expect(claims[.throttleEvents] == 9)
     }
 
     /// On a long run, always-newData without content gets fewer runs than honest (the
@@ -180,11 +180,11 @@ import Testing
         let (honest, _) = Self.run(s, IOSBGTask.self, wakes: wakes, days: 10)
         s.app.status = .alwaysNewData
         let (claims, _) = Self.run(s, IOSBGTask.self, wakes: wakes, days: 10)
-        #expect(honest.outcome(.noData) == honest.runs)
-        #expect(claims.outcome(.newData) == claims.runs)
-        #expect(claims.runs < honest.runs)
+        #expect(honest.outcome(.noData) == honest[.runs])
+        #expect(claims.outcome(.newData) == claims[.runs])
+        #expect(claims[.runs] < honest[.runs])
         #expect(claims.denials(.budget) > honest.denials(.budget))
-        #expect(claims.throttleEvents == claims.runs)
+        #expect(claims[.throttleEvents] == claims[.runs])
     }
 
     // MARK: Rule 8: resubmission
@@ -201,12 +201,12 @@ import Testing
         #expect(log.denials.map(\.0) == [2, 3, 10, 11].map { SimTime($0) * Self.h } + [Clock.day + Self.h])
         #expect(log.denials.allSatisfy { $0.1 == .notSubmitted && $0.2 == nil })
         #expect(tally.denials(.notSubmitted) == 5)
-        #expect(tally.deniedTotal == 5)
+        #expect(tally[.denied] == 5)
 
         s.app.resubmits = true
         let (always, _) = Self.run(s, IOSBGTask.self, wakes: wakes, days: 2)
-        #expect(always.runs == wakes.count)
-        #expect(always.deniedTotal == 0)
+        #expect(always[.runs] == wakes.count)
+        #expect(always[.denied] == 0)
     }
 
     /// `unrestricted` has no resubmission gate (rule 10: rules 1, 3, 6, 7 only).
@@ -214,8 +214,8 @@ import Testing
         var s = Self.requestsScenario(opens: [8 * Self.h])
         s.app.resubmits = false
         let (tally, _) = Self.run(s, Unrestricted.self, wakes: Self.hourly())
-        #expect(tally.runs == 6)
-        #expect(tally.deniedTotal == 0)
+        #expect(tally[.runs] == 6)
+        #expect(tally[.denied] == 0)
     }
 
     // MARK: Other gates in the simulation
@@ -234,13 +234,13 @@ import Testing
         let (tally, log) = Self.run(s, IOSBGTask.self, wakes: wakes)
         #expect(tally.denials(.foreground) == 2)
         #expect(log.denials.filter { $0.1 == .foreground }.map(\.0) == [8 * Self.h + 5 * m, 12 * Self.h + 9 * m])
-        #expect(tally.runs == 3)
+        #expect(tally[.runs] == 3)
 
         s.user.forceQuitProbability = 1
         let (quit, quitLog) = Self.run(s, IOSBGTask.self, wakes: wakes)
         #expect(quit.denials(.foreground) == 2)
         #expect(quit.denials(.forceQuit) == 3)
-        #expect(quit.runs == 0)
+        #expect(quit[.runs] == 0)
         #expect(quitLog.denials.filter { $0.1 == .forceQuit }.map(\.0) == [8 * Self.h + 30 * m, 9 * Self.h, 12 * Self.h + 11 * m])
     }
 
@@ -248,7 +248,7 @@ import Testing
     @Test func wakeDuringRunIsBusy() {
         let s = T.cleanScenario(opens: [23 * Self.h], runSeconds: 20)
         let (tally, log) = Self.run(s, Unrestricted.self, wakes: [Self.h, Self.h + 5 * Self.s, Self.h + 20 * Self.s])
-        #expect(tally.runs == 2, "the run ends at 01:00:20, before the wake at the same time")
+        #expect(tally[.runs] == 2, "the run ends at 01:00:20, before the wake at the same time")
         #expect(tally.denials(.busy) == 1)
         #expect(log.denials.map(\.0) == [Self.h + 5 * Self.s])
     }
@@ -263,7 +263,7 @@ import Testing
         #expect(log.runStarts == [23 * Self.h, Clock.day])
         #expect(log.denials.count == 1)
         #expect(log.denials.first?.1 == .budget && log.denials.first?.2 == 2 * Clock.day)
-        #expect(tally.runs == 2 && tally.denials(.budget) == 1)
+        #expect(tally[.runs] == 2 && tally.denials(.budget) == 1)
     }
 
     /// A run still in flight at the horizon is counted (at its start) and its update never
@@ -272,11 +272,11 @@ import Testing
         let s = T.cleanScenario(opens: [12 * Self.h], runSeconds: 20)
         let (tally, log) = Self.run(s, Unrestricted.self, wakes: [Clock.day - 10 * Self.s, Clock.day + Self.h],
                                     items: [13 * Self.h])
-        #expect(tally.runs == 1)
+        #expect(tally[.runs] == 1)
         #expect(tally.outcome(.newData) == 1)
         #expect(log.runEnds.isEmpty)
-        #expect(tally.pendingAtHorizon == 1, "the wake after the horizon is still pending")
-        #expect(tally.requested == 2)
+        #expect(tally[.pending] == 1, "the wake after the horizon is still pending")
+        #expect(tally[.requested] == 2)
     }
 
     // MARK: Warm-up (MODEL.md §9: left out of every metric)
@@ -293,9 +293,9 @@ import Testing
                            days: 2, warmupDays: 1)
             }
         }
-        #expect(tally.runs == 6)
+        #expect(tally[.runs] == 6)
         #expect(tally.outcome(.expired) == 6)
-        #expect(tally.throttleEvents == 6, "throttle events of the warm-up day leaked into the metrics")
+        #expect(tally[.throttleEvents] == 6, "throttle events of the warm-up day leaked into the metrics")
     }
 
     /// Time at 0 % battery is counted from the end of the warm-up: a phone that starts at
@@ -308,10 +308,10 @@ import Testing
         s.device.overnightChargeProbability = 0
         s.device.topUpProbability = 0
         let full = T.simulate(NoWakePolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: []), days: 2)
-        #expect(full.ticksAtZeroBattery > Clock.day && full.ticksAtZeroBattery < 2 * Clock.day)
+        #expect(full[ticks: .zeroBattery] > Clock.day && full[ticks: .zeroBattery] < 2 * Clock.day)
         let counted = T.simulate(NoWakePolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: []),
                                  days: 2, warmupDays: 1)
-        #expect(abs(counted.ticksAtZeroBattery - Clock.day) < Clock.millisecond,
-                "zero-battery time \(Clock.seconds(counted.ticksAtZeroBattery)) s, expected one day")
+        #expect(abs(counted[ticks: .zeroBattery] - Clock.day) < Clock.millisecond,
+                "zero-battery time \(Clock.seconds(counted[ticks: .zeroBattery])) s, expected one day")
     }
 }

@@ -58,14 +58,15 @@ enum TestSupport {
     ) -> DeviceTally {
         let context = DeviceRunContext(scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day,
                                        countFrom: SimTime(warmupDays) * Clock.day, feed: feed)
-        let load = ServerLoadSink(days: days, firstDay: warmupDays)
-        var simulation = DeviceSimulation<Policy, Platform>(index: index, context: context, queue: EventQueue(), load: load)
-        defer { load.flush() }
+        var simulation = DeviceSimulation<Policy, Platform>(index: index, context: context, queue: EventQueue(),
+                                                            storage: RecorderStorage(days: days, firstDay: warmupDays))
         var result = FleetResult(scenario: scenario, days: days, keepDevices: false)
-        simulation.run(into: &result)
+        let record = simulation.run()
+        defer { record.storage.release() }
+        result.add(record)
         result.finish()
         histogram.merge(result.fleet.staleness)
-        return simulation.tally
+        return record.tally
     }
 
     static func simulate<Policy: WakePolicy, Platform: PlatformRules>(

@@ -40,6 +40,18 @@ public struct FleetResult: Sendable {
         keepsDevices = keepDevices
     }
 
+    /// Adds one device's record: its open stalenesses (into its archetype's histogram only:
+    /// the fleet's is their sum, `finish`), its daily and hourly rows, its totals and its
+    /// event log. Devices are added in device order.
+    mutating func add(_ r: DeviceRecord) {
+        let s = r.storage
+        archetypes[r.archetype].staleness.add(s.staleness.base, count: s.staleness.count)
+        for i in 0..<s.daily.count / SeriesField.count { daily.add(row: s.firstDay + i, s.day(i)) }
+        for h in 0..<24 { hourly.add(row: h, r.hour(h)) }
+        add(device: r.device, archetype: r.archetype, r.tally)
+        trace.append(contentsOf: r.trace)
+    }
+
     /// Adds one device's totals.
     mutating func add(device: Int, archetype: Int, _ tally: DeviceTally) {
         let values = tally.values()

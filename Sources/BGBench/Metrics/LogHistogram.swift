@@ -92,6 +92,21 @@ public struct LogHistogram: Sendable, Equatable {
         if seconds <= 0 { zeros += 1 } else { bins[Self.table.bin(seconds)] += 1 }
     }
 
+    /// Adds `count` values in seconds from `values` (a device's open stalenesses): the
+    /// same counts as adding them one by one, with one access to the bins.
+    mutating func add(_ values: UnsafePointer<Double>, count: Int) {
+        let table = Self.table
+        var zeros = 0
+        bins.withUnsafeMutableBufferPointer { bins in
+            for i in 0..<count {
+                let x = values[i]
+                if x <= 0 { zeros += 1 } else { bins[table.bin(x)] += 1 }
+            }
+        }
+        self.zeros += zeros
+        total += count
+    }
+
     public mutating func merge(_ other: LogHistogram) {
         zeros += other.zeros
         total += other.total

@@ -1,8 +1,29 @@
-/// What the daily and hourly series count (a subset of ``Quantity``, kept small because
-/// every device adds a row of them per day and per hour of day).
+/// What the daily and hourly series count: the quantities of ``MetricTable``'s series
+/// metrics, in its order (MetricTableTests checks it), named here because the device
+/// records them by hour on its hot path (`DeviceRecorder.record`) with constant indices.
 public enum SeriesField: Int, CaseIterable, Sendable {
     case opens, freshOpens, staleness, age, foregroundWait, runs, denied, killed, backgroundEnergy
+    /// 9: the size of `SeriesRow` (MetricTableTests checks it).
     public static let count = allCases.count
+
+    /// The device quantity the field follows.
+    public var quantity: Quantity {
+        switch self {
+        case .opens: .opens
+        case .freshOpens: .freshOpens
+        case .staleness: .staleness
+        case .age: .age
+        case .foregroundWait: .foregroundWait
+        case .runs: .runs
+        case .denied: .denied
+        case .killed: .killed
+        case .backgroundEnergy: .backgroundEnergy
+        }
+    }
+
+    /// Each field's tally slot and storage, looked up once (the recorder reads them daily).
+    static let slots: [Int] = allCases.map { $0.quantity.rawValue }
+    static let storages: [Quantity.Storage] = allCases.map { $0.quantity.storage }
 }
 
 /// A device's series values for one row (a day, or an hour of the day).

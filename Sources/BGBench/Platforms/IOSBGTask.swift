@@ -72,3 +72,12 @@ extension IOSBGTaskParameters {
 }
 
 extension IOSBGTask { public typealias Parameters = IOSBGTaskParameters }
+
+/// The OS-version mix (MODEL.md §4): an `ios-bgtask` fleet's devices on iOS 12 or lower
+/// (`population.legacy_ios_share`) run `ios-fetch`.
+extension IOSBGTask {
+    public typealias LegacyVariant = IOSFetch
+    public static func runsAsLegacyVariant(scenario: Scenario, seed: UInt64, device: Int) -> Bool {
+        DeviceTraits.isLegacyIOS(scenario: scenario, seed: seed, device: device)
+    }
+}

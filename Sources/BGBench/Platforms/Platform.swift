@@ -112,10 +112,19 @@ public protocol PlatformRules: SendableMetatype {
     /// The screen or charging state may have changed at t (called at every screen and
     /// charging event, with the state after it).
     mutating func deviceChanged(screenOn: Bool, charging: Bool, at t: SimTime)
+
+    /// An OS-version mix (MODEL.md §4): the platform some devices of a fleet on this one
+    /// run as instead (`ios-bgtask`: devices on iOS 12 or lower run `ios-fetch`); `Self`,
+    /// the default, for none. Each device is still specialised for its own platform.
+    associatedtype LegacyVariant: PlatformRules = Self
+    /// Whether device `device` of a run with this scenario and seed runs as
+    /// `LegacyVariant` (default: never).
+    static func runsAsLegacyVariant(scenario: Scenario, seed: UInt64, device: Int) -> Bool
 }
 
 public extension PlatformRules {
     static var sharedParameterKeys: [String] { [] }
+    static func runsAsLegacyVariant(scenario: Scenario, seed: UInt64, device: Int) -> Bool { false }
     static var initiatesWakes: Bool { false }
     mutating func systemWake(after t: SimTime) -> SimTime? { nil }
     mutating func runLimit(at t: SimTime) -> SimTime { runtimeLimit }

@@ -33,59 +33,19 @@ public struct CheckMetric: Sendable {
     public let source: Source
 }
 
-/// THE direction table: every metric of summary.csv (`SummarySchema.metrics`, a test keeps
-/// the two in step), which way is bad, and its default tolerance (1 %).
+/// The direction table: every metric of summary.csv, which way is bad, and its default
+/// tolerance, derived from ``MetricTable``.
 public enum CheckMetrics {
-    static func m(_ name: String, _ direction: MetricDirection, _ source: CheckMetric.Source) -> CheckMetric {
-        CheckMetric(name: name, direction: direction, tolerancePercent: 1, source: source)
+    public static let table: [CheckMetric] = MetricTable.metrics.map { m in
+        let source: CheckMetric.Source = switch m.kind {
+        case .stalenessQuantile: .quantile
+        case .perOpen(let q): .perOpen(q.label)
+        // Per device-day, per server job, the battery share (the scale cancels in the
+        // tests), a share of resolved tasks (the tests use its count per device).
+        case .perDeviceDay(let q), .batteryPercentPerDay(let q), .perServerJob(let q), .share(let q, _): .perDevice(q.label)
+        }
+        return CheckMetric(name: m.name, direction: m.direction, tolerancePercent: m.tolerancePercent, source: source)
     }
-
-    public static let table: [CheckMetric] = [
-        m("opens_per_day", .neutral, .perDevice("opens")),                 // the users, not the policy
-        m("fresh_open_rate", .higherIsBetter, .perOpen("fresh_opens")),
-        m("staleness_mean_s", .lowerIsBetter, .perOpen("staleness_s")),
-        m("staleness_median_s", .lowerIsBetter, .quantile),
-        m("staleness_p95_s", .lowerIsBetter, .quantile),
-        m("age_mean_s", .lowerIsBetter, .perOpen("age_s")),
-        m("foreground_wait_per_open_s", .lowerIsBetter, .perOpen("foreground_wait_s")),
-        m("foreground_fetches_per_day", .lowerIsBetter, .perDevice("foreground_fetches")),  // stale opens that waited
-        m("foreground_failures_per_day", .lowerIsBetter, .perDevice("foreground_failures")),
-        m("foreground_energy_j_per_day", .lowerIsBetter, .perDevice("foreground_energy_j")),
-        m("requested_per_day", .neutral, .perDevice("requested")),         // a policy's means, not an outcome
-        m("runs_per_day", .neutral, .perDevice("runs")),                   // paid for in energy, scored there
-        m("denied_per_day", .lowerIsBetter, .perDevice("denied")),
-    ] + DenialReason.allCases.map { r in
-        m("denied_\(r.label)_per_day", .lowerIsBetter, .perDevice("denied_\(r.label)"))
-    } + [
-        m("replaced_per_day", .neutral, .perDevice("replaced")),
-        m("pending_at_horizon_per_day", .neutral, .perDevice("pending_at_horizon")),
-        m("new_data_per_day", .neutral, .perDevice("new_data")),           // runs by outcome: the good ones
-        m("no_data_per_day", .neutral, .perDevice("no_data")),
-        m("failed_per_day", .lowerIsBetter, .perDevice("failed")),
-        m("expired_per_day", .lowerIsBetter, .perDevice("expired")),
-        m("killed_per_day", .lowerIsBetter, .perDevice("killed")),
-        m("throttle_events_per_day", .lowerIsBetter, .perDevice("throttle_events")),
-        m("background_energy_j_per_day", .lowerIsBetter, .perDevice("background_energy_j")),
-        // The same energy in % of the battery: the scale cancels in the tests.
-        m("battery_pct_per_day", .lowerIsBetter, .perDevice("background_energy_j")),
-        m("cellular_bytes_per_day", .lowerIsBetter, .perDevice("cellular_bytes")),
-        m("wifi_bytes_per_day", .lowerIsBetter, .perDevice("wifi_bytes")),
-        m("zero_battery_s_per_day", .lowerIsBetter, .perDevice("zero_battery_s")),
-        m("push_sent_per_day", .neutral, .perDevice("push_sent")),          // a server's means, not an outcome
-        m("push_lost_per_day", .lowerIsBetter, .perDevice("push_lost")),
-        m("push_gated_per_day", .lowerIsBetter, .perDevice("push_gated")),
-        m("push_throttled_per_day", .lowerIsBetter, .perDevice("push_throttled")),
-        m("push_runs_per_day", .neutral, .perDevice("push_runs")),          // runs: scored in energy
-        m("server_lag_mean_s", .lowerIsBetter, .perDevice("server_lag_s")),
-        m("server_on_time_rate", .higherIsBetter, .perDevice("server_on_time")),
-        m("transfers_per_day", .neutral, .perDevice("transfers")),          // a means of freshness, like runs
-        m("cellular_image_bytes_per_day", .lowerIsBetter, .perDevice("cellular_image_bytes")),
-        // A ratio over resolved tasks; the tests use the on-time count per device.
-        m("processing_on_time_rate", .higherIsBetter, .perDevice("processing_on_time")),
-        m("processing_completed_per_day", .neutral, .perDevice("processing_completed")),
-        m("processing_interruptions_per_day", .lowerIsBetter, .perDevice("processing_interruptions")),
-        m("processing_energy_j_per_day", .lowerIsBetter, .perDevice("processing_energy_j")),
-    ]
 
     public static func named(_ name: String) -> CheckMetric? { table.first { $0.name == name } }
 }

@@ -7,17 +7,15 @@ public enum SeriesReports {
         let estimate: @Sendable (SeriesTally, Int, Double) -> Estimate  // tally, row, per-device-day scale
     }
 
-    static let seriesColumns: [Column] = [
-        Column(name: "opens_per_day", interval: false) { s, r, k in Estimators.mean(s.moments(row: r, .opens), scale: k) },
-        Column(name: "fresh_open_rate", interval: true) { s, r, _ in Estimators.ratio(s.moments(row: r, .freshOpens)) },
-        Column(name: "staleness_mean_s", interval: true) { s, r, _ in Estimators.ratio(s.moments(row: r, .staleness)) },
-        Column(name: "age_mean_s", interval: false) { s, r, _ in Estimators.ratio(s.moments(row: r, .age)) },
-        Column(name: "foreground_wait_per_open_s", interval: false) { s, r, _ in Estimators.ratio(s.moments(row: r, .foregroundWait)) },
-        Column(name: "runs_per_day", interval: true) { s, r, k in Estimators.mean(s.moments(row: r, .runs), scale: k) },
-        Column(name: "denied_per_day", interval: false) { s, r, k in Estimators.mean(s.moments(row: r, .denied), scale: k) },
-        Column(name: "killed_per_day", interval: false) { s, r, k in Estimators.mean(s.moments(row: r, .killed), scale: k) },
-        Column(name: "background_energy_j_per_day", interval: true) { s, r, k in Estimators.mean(s.moments(row: r, .backgroundEnergy), scale: k) },
-    ]
+    /// The series columns: ``MetricTable``'s metrics marked for the series, in its order;
+    /// metric i is series field i (MetricTableTests checks the two agree).
+    static let seriesColumns: [Column] = MetricTable.seriesMetrics.enumerated().map { i, m in
+        let field = SeriesField(rawValue: i)!
+        let interval = m.series == .interval
+        return m.kind.perOpen
+            ? Column(name: m.name, interval: interval) { s, r, _ in Estimators.ratio(s.moments(row: r, field)) }
+            : Column(name: m.name, interval: interval) { s, r, k in Estimators.mean(s.moments(row: r, field), scale: k) }
+    }
 
     static var seriesHeader: [String] {
         seriesColumns.flatMap { $0.interval ? [$0.name, $0.name + "_ci_low", $0.name + "_ci_high"] : [$0.name] }
@@ -81,18 +79,10 @@ public enum SeriesReports {
         return csv.output
     }
 
-    /// The metrics paired.csv compares: per open (a ratio over the same opens) or per
-    /// device-day.
-    static let pairedMetrics: [(name: String, quantity: Quantity, perOpen: Bool)] = [
-        ("fresh_open_rate", .freshOpens, true),
-        ("staleness_mean_s", .staleness, true),
-        ("age_mean_s", .age, true),
-        ("foreground_wait_per_open_s", .foregroundWait, true),
-        ("runs_per_day", .runs, false),
-        ("denied_per_day", .denied, false),
-        ("killed_per_day", .killed, false),
-        ("background_energy_j_per_day", .backgroundEnergy, false),
-    ]
+    /// The metrics paired.csv compares (``MetricTable``'s `paired` ones): per open (a ratio
+    /// over the same opens) or per device-day.
+    static let pairedMetrics: [(name: String, quantity: Quantity, perOpen: Bool)] =
+        MetricTable.pairedMetrics.map { ($0.name, $0.kind.quantity!, $0.kind.perOpen) }
 
     public static let pairedHeader = ["scenario", "policy", "baseline", "seed", "metric", "devices", "policy_value",
                                       "baseline_value", "difference", "difference_ci_low", "difference_ci_high"]

@@ -77,7 +77,6 @@ public enum Fleet {
         progress: (@Sendable (Int) -> Void)?
     ) -> FleetResult {
         let devices = options.devices
-        let mixed = F.self == IOSBGTask.self && context.scenario.population.legacyIosShare > 0
         let blocks = (devices + blockSize - 1) / blockSize
         let threads = options.resolvedThreads
         let empty = FleetResult(scenario: context.scenario, days: options.days, keepDevices: options.keepDevices,
@@ -86,7 +85,7 @@ public enum Fleet {
         var firstBlock = 0
         // Server load per worker (integer counts: merging in any order gives the same).
         let workers = Fleet.workers(threads: threads, devices: devices)
-        let loads = (0..<workers).map { _ in ServerLoadSink(days: options.days, firstDay: options.warmupDays) }
+        let loads = (0..<workers).map { _ in ServerLoadCounts(days: options.days, firstDay: options.warmupDays) }
         while firstBlock < blocks {
             let count = min(wave, blocks - firstBlock)
             let results = Slots(UnsafeMutableBufferPointer<FleetResult?>.allocate(capacity: count))
@@ -96,6 +95,8 @@ public enum Fleet {
             DispatchQueue.concurrentPerform(iterations: min(threads, count)) { worker in
                 let queue = EventQueue<SimEvent>()
                 let load = loads[worker]
+                var storage = RecorderStorage(days: options.days, firstDay: options.warmupDays)
+                defer { storage.release() }
                 while true {
                     let slot = next.add(1, ordering: .relaxed).oldValue
                     if slot >= count { break }
@@ -103,16 +104,14 @@ public enum Fleet {
                     var result = empty
                     let end = min(devices, (block + 1) * blockSize)
                     for device in (block * blockSize)..<end {
-                        // An OS-version mix (MODEL.md §4): devices on iOS 12 or lower of an
-                        // ios-bgtask fleet run ios-fetch, each still specialised.
-                        if mixed && DeviceTraits.isLegacyIOS(scenario: context.scenario, seed: context.seed, device: device) {
-                            var simulation = DeviceSimulation<P, IOSFetch>(index: device, context: context, queue: queue, load: load)
-                            simulation.run(into: &result)
-                        } else {
-                            var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: queue, load: load)
-                            simulation.run(into: &result)
-                        }
-                        load.flush()
+                        // An OS-version mix (MODEL.md §4): a device may run as the
+                        // platform's legacy variant, each still specialised.
+                        let record = F.runsAsLegacyVariant(scenario: context.scenario, seed: context.seed, device: device)
+                            ? simulate(P.self, F.LegacyVariant.self, device: device, context: context, queue: queue, storage: storage)
+                            : simulate(P.self, F.self, device: device, context: context, queue: queue, storage: storage)
+                        result.add(record)
+                        load.add(record.storage.load)
+                        storage = record.storage
                     }
                     results.buffer[slot] = result
                     progress?((end - block * blockSize) * options.days)
@@ -125,8 +124,17 @@ public enum Fleet {
         }
         total.finish()
         total.serverLoad = ServerLoad(days: options.days, firstDay: options.warmupDays)
-        for sink in loads { total.serverLoad.add(UnsafeBufferPointer(start: sink.counts, count: sink.minutes)) }
+        for counts in loads { total.serverLoad.add(UnsafeBufferPointer(start: counts.counts, count: counts.minutes)) }
         return total
+    }
+
+    /// One device, specialised for its policy and platform: its record.
+    @inline(__always)
+    static func simulate<P: WakePolicy, F: PlatformRules>(
+        _: P.Type, _: F.Type, device: Int, context: DeviceRunContext, queue: EventQueue<SimEvent>, storage: RecorderStorage
+    ) -> DeviceRecord {
+        var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: queue, storage: storage)
+        return simulation.run()
     }
 }
 
@@ -143,56 +151,6 @@ struct PolicyFleet<P: WakePolicy>: PlatformVisitor {
     let job: FleetJob
     func visit<F: PlatformRules>(_: F.Type) -> FleetResult {
         Fleet.runSpecialised(P.self, F.self, context: job.context, options: job.options, progress: job.progress)
-    }
-}
-
-/// One worker's server-load counts (only its own thread writes them). A device's
-/// requests are first noted in a short log in time order and added to the counts when
-/// the device ends: the counts span every (day, minute) of the run, megabytes, and
-/// adding them one by one between simulation events missed the cache at every request.
-final class ServerLoadSink: @unchecked Sendable {
-    let firstTick: SimTime
-    let minutes: Int
-    let counts: UnsafeMutablePointer<Int32>
-    private var log: UnsafeMutablePointer<UInt64>
-    private var logCount = 0
-    private var logCapacity = 1024
-
-    init(days: Int, firstDay: Int) {
-        firstTick = SimTime(firstDay) * Clock.day
-        minutes = max(0, days - firstDay) * ServerLoad.minutesPerDay
-        counts = .allocate(capacity: max(1, minutes))
-        counts.initialize(repeating: 0, count: max(1, minutes))
-        log = .allocate(capacity: logCapacity)
-    }
-
-    deinit {
-        counts.deallocate()
-        log.deallocate()
-    }
-
-    /// Notes `requests` made at UTC time t, if t falls in the counted days.
-    @inline(__always)
-    func add(_ requests: Int32, atUTC t: SimTime) {
-        let i = Int((t - firstTick) / Clock.minute)
-        guard t >= firstTick && i < minutes && requests > 0 else { return }
-        if logCount == logCapacity { grow() }
-        log[logCount] = UInt64(i) << 8 | UInt64(requests)
-        logCount += 1
-    }
-
-    private func grow() {
-        let bigger = UnsafeMutablePointer<UInt64>.allocate(capacity: logCapacity * 2)
-        bigger.moveInitialize(from: log, count: logCount)
-        log.deallocate()
-        log = bigger
-        logCapacity *= 2
-    }
-
-    /// Adds the noted requests to the counts (at the end of each device).
-    func flush() {
-        for k in 0..<logCount { counts[Int(log[k] >> 8)] += Int32(log[k] & 0xFF) }
-        logCount = 0
     }
 }
 

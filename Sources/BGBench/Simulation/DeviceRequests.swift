@@ -1,0 +1,131 @@
+import Foundation
+
+// MARK: - The request life cycle: a policy's decisions, admission, denial, a run's start and end (MODEL.md §10)
+
+extension DeviceSimulation {
+    /// A pending request falls due: the platform admits or denies it (rule 2).
+    @inline(__always)
+    mutating func request(at t: SimTime) {
+        requestPending = false
+        if counting(t) { rec.tally[.requested] += 1 }
+        if inFlight {
+            deny(.busy, retryAt: nil, at: t)
+            return
+        }
+        if hasBattery { battery.advance(to: t) }
+        switch platform.admit(at: t, gates: gates()) {
+        case .deny(let reason, let retryAt): deny(reason, retryAt: retryAt, at: t)
+        case .run: startRun(at: t)
+        }
+    }
+
+    @inline(__always)
+    mutating func deny(_ reason: DenialReason, retryAt: SimTime?, at t: SimTime) {
+        if counting(t) {
+            rec.tally.countDenial(reason)
+            rec.record(.denied, 1, at: t)
+        }
+        if tracing {
+            log("denied", reason.label, retryAt.map { Clock.seconds($0) }, at: t)
+        }
+        // A retry at the same instant would be denied again, forever: it waits a tick.
+        var decision = policy.denied(reason, retryAt: retryAt, view(at: t))
+        if case .request(let when) = decision, when <= t { decision = .request(at: t + 1) }
+        apply(decision, at: t)
+    }
+
+    /// A run starts at t: at a request the platform admitted, or (`viaPush`) at a
+    /// delivered push, which takes no token, starts no spacing and leaves the submitted
+    /// task alone (the push handler is not the BGTask's).
+    @inline(__always)
+    mutating func startRun(at t: SimTime, viaPush: Bool = false) {
+        if !viaPush {
+            platform.runStarted(at: t)
+            if !ctx.scenario.app.resubmits { submitted = false }
+        }
+        let net = network.at(t)
+        let missing = cursor.missing(upTo: t)
+        let images = content == .catalog ? planImages(items: missing.count, on: net) : 0
+        let run = task.run(on: net, newItems: missing.count, newBytes: missing.bytes, itemBytes: averageItemBytes,
+                           extraBytes: images, limit: platform.runLimit(at: t))
+        if hasBattery { battery.spend(run.energy, at: t) }
+        if counting(t) {
+            rec.tally[.runs] += 1
+            rec.tally.countOutcome(run.status)
+            rec.tally[amount: .backgroundEnergy] += run.energy
+            rec.record(.runs, 1, at: t)
+            rec.record(.backgroundEnergy, run.energy, at: t)
+            if run.status == .killed { rec.record(.killed, 1, at: t) }
+            rec.serverRequests(run.requests, at: t)
+            // The images ride on the first request: fetched if any bytes came.
+            rec.received(run.bytes, images: run.bytes > 0 ? images : 0, on: net)
+        }
+        if tracing {
+            log("started", viaPush ? net.label + " push" : net.label, Double(missing.count), at: t)
+        }
+        inFlight = true
+        inFlightStart = t
+        inFlightStatus = run.status
+        inFlightContent = missing.count > 0
+        schedule(.runEnd, at: t + run.duration)
+        apply(policy.runStarted(view(at: t)), at: t)
+    }
+
+    @inline(__always)
+    mutating func runEnded(at t: SimTime) {
+        inFlight = false
+        let status = inFlightStatus, start = inFlightStart
+        if tracing {
+            log(status == .expired ? "expired" : status == .killed ? "killed" : "completed",
+                status.label, Clock.seconds(t - start), at: t)
+        }
+        if inFlightStatus == .newData || inFlightStatus == .noData {
+            // The update holds everything published up to the run's start (R1 rule 7).
+            if inFlightHolds && inFlightStart > cacheTime {
+                cacheTime = inFlightStart
+                cursor.cache(upTo: inFlightStart)
+            }
+            if inFlightTransferBytes > 0 { handToTransfer(at: t) }
+        }
+        let throttles = platform.throttleEvents
+        platform.runEnded(at: t, status: inFlightStatus, broughtContent: inFlightContent)
+        if counting(t) { rec.tally[.throttleEvents] += platform.throttleEvents - throttles }
+        apply(policy.runEnded(inFlightStatus, view(at: t)), at: t)
+        planSystemWake(at: t)
+    }
+
+    // MARK: Policy
+
+    /// Carries out a policy's decision (rule 1: at most one request pending). On a platform
+    /// that chooses its own wakes the app cannot ask for a time: decisions are dropped.
+    @inline(__always)
+    mutating func apply(_ decision: WakeDecision, at t: SimTime) {
+        if Platform.initiatesWakes { return }
+        switch decision {
+        case .keep: return
+        case .cancel:
+            if requestPending {
+                if tracing {
+                    log("withdrawn", "policy", at: t)
+                }
+                requestPending = false
+                requestGeneration &+= 1
+                if counting(t) { rec.tally[.replaced] += 1; rec.tally[.requested] += 1 }
+            }
+        case .request(let when):
+            if requestPending {
+                if tracing {
+                    log("replaced", "policy", at: t)
+                }
+                if counting(t) { rec.tally[.replaced] += 1; rec.tally[.requested] += 1 }
+            }
+            if tracing {
+                log("requested", "policy", Clock.seconds(max(when, t)), at: t)
+            }
+            requestPending = true
+            requestGeneration &+= 1
+            requestTime = max(when, t)
+            schedule(.request, at: requestTime, payload: requestGeneration)
+        }
+    }
+}
