@@ -254,7 +254,7 @@ struct ComponentKey: CodingKey {
 }
 
 /// Values that the scenario schema walks by JSON key instead of by Swift property
-/// (`Schema` in ScenarioLoader.swift): the sections keyed by component name.
+/// (`Schema` in ScenarioSchema.swift): the sections keyed by component name.
 protocol SchemaMembers {
     var schemaMembers: [(key: String, value: Any)] { get }
 }
