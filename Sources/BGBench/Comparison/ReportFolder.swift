@@ -149,7 +149,10 @@ public struct ReportFolder: Sendable {
         let folder = isDirectory.boolValue ? path : (path as NSString).deletingLastPathComponent
         let shown = folder.isEmpty ? "." : folder
         if fm.fileExists(atPath: (shown as NSString).appendingPathComponent("run.json")) { return [("", shown)] }
+        // Names starting with a dot are skipped: a writer's staging folder
+        // (`.NAME.bgbench-staging-PID`) may hold a run.json before it is moved into place.
         let names = ((try? fm.contentsOfDirectory(atPath: shown)) ?? []).sorted().filter { name in
+            guard !name.hasPrefix(".") else { return false }
             var dir: ObjCBool = false
             let sub = (shown as NSString).appendingPathComponent(name)
             return fm.fileExists(atPath: sub, isDirectory: &dir) && dir.boolValue
