@@ -149,9 +149,7 @@ extension Command {
         }
         let probe = path + ".tmp-\(getpid())"
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw CLIError.cannotCreate("cannot write '\(path)': \(String(cString: strerror(errno)))")
-        }
+        guard fd >= 0 else { throw CLIError.cannotCreate("cannot write '\(path)': cannot create the file") }
         close(fd)
         unlink(probe)
     }
