@@ -229,7 +229,6 @@ extension Command {
                          + (removed.isEmpty ? "" : "; removed \(removed.joined(separator: ", "))") + "\n")
         }
         try transaction.commit()
-        Interruption.settle()
         for line in lines { output.write(line) }
     }
 }

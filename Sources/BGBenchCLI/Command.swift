@@ -75,7 +75,6 @@ enum Command {
         progress?.finish()
         try folder.write(ReportWriter.files(report))
         try folder.commit()
-        Interruption.settle()
         output.write(SummaryTable.render(report))
         output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv\(options.keepDevices ? ", devices.csv" : "")\(options.traceDevices > 0 ? ", events.csv" : "")\(baseline != nil ? ", paired.csv" : "")\(replications > 1 ? ", replications.csv" : ""), scenario.json, run.json)\n")
     }

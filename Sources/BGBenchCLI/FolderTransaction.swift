@@ -179,6 +179,8 @@ final class FolderTransaction {
                 throw CLIError.cannotCreate("cannot write '\(target)': \(String(cString: strerror(errno)))")
             }
             state.tracked.removeAll { $0 == staging }
+            // In place: from here a signal cannot undo the command (Interruption).
+            state.settled = true
             done = true
         }
         abandon()

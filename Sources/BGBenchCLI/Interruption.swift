@@ -13,10 +13,10 @@ import Synchronization
 /// line to standard error and ends the process with `_exit(128 + signal)`. Writes into a
 /// staging folder hold the lock one file at a time, so a signal waits at most for the file
 /// being written, and then the folder is removed whole; the swap that puts a finished
-/// folder in place holds it too. Once a command has put everything in place
-/// (``settle()``), a signal is too late to undo it and is ignored: the command finishes
-/// and exits 0. The kernel releases the `flock` of a process that ends, so a lock never
-/// outlives its writer.
+/// folder in place holds it too. Once a command has put its folder in place (the swap sets
+/// ``State/settled`` under the lock), a signal is too late to undo it and is ignored: the
+/// command finishes and exits 0. The kernel releases the `flock` of a process that ends,
+/// so a lock never outlives its writer.
 ///
 /// Without `install()` (tests that run commands in-process), the lock and the tracking
 /// still work and signals keep their default action.
@@ -68,7 +68,4 @@ enum Interruption {
     static func track(_ path: String) { state.withLock { $0.tracked.append(path) } }
 
     static func untrack(_ path: String) { state.withLock { $0.tracked.removeAll { $0 == path } } }
-
-    /// Everything the command was asked for is in place; later signals are ignored.
-    static func settle() { state.withLock { $0.settled = true } }
 }

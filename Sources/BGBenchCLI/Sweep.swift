@@ -45,7 +45,6 @@ extension Command {
         let csv = sweepCSV(axes: axes, rows: rows)
         try folder.write([("summary.csv", csv)])
         try folder.commit()
-        Interruption.settle()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         output.write("\(points.count) points × \(common.policies.count) policies, seed \(common.options.seed): "
                      + "\(SummaryTable.fixed(seconds, 2)) s\nreports: \(common.out)/summary.csv\n")
