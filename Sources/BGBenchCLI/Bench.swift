@@ -41,6 +41,7 @@ extension Command {
                 }
             },
             positional: { throw CLIError.unexpected($0, command: "bench") })
+        if let csvFile { try checkWritable(csvFile, option: "--csv") }
         let baseline = try baselineFile.map(BenchBaseline.load)
         guard let r1 = Datasets.scenario(named: "r1.json") else {
             throw CLIError.data("cannot find Datasets/scenarios/r1.json: run bgbench bench from the checkout")

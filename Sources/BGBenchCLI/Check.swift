@@ -7,15 +7,15 @@ import Foundation
 /// parse, 66 a folder or file that is missing, 73 the JUnit file cannot be written.
 extension Command {
     enum CheckOption: String, CommandOption {
-        case baseline, current, tolerance, junit, update, exact
-        var isFlag: Bool { self == .update || self == .exact }
+        case baseline, current, tolerance, junit, update, exact, force
+        var isFlag: Bool { self == .update || self == .exact || self == .force }
         var isRepeatable: Bool { self == .tolerance }
     }
 
     static func check<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
         var baseline: String?, current: String?, junit: String?
         var tolerances: [String: Double] = [:]
-        var update = false, exact = false
+        var update = false, exact = false, force = false
         var parser = OptionParser(tokens, command: "check")
         try parser.parse(
             option: { (option: CheckOption, value) in
@@ -24,6 +24,7 @@ extension Command {
                 case .baseline: baseline = try required(value, for: name, expected: "a report folder")
                 case .current: current = try required(value, for: name, expected: "a report folder")
                 case .junit: junit = try required(value, for: name, expected: "a file")
+                case .force: force = true
                 case .update: update = true
                 case .exact: exact = true
                 case .tolerance:
@@ -41,11 +42,13 @@ extension Command {
             throw CLIError.usage("'--update' cannot be combined with '\(name)'")
         }
         if exact && !tolerances.isEmpty { throw CLIError.usage("'--exact' cannot be combined with '--tolerance'") }
+        if force && !update { throw CLIError.usage("'--force' needs '--update'") }
+        if let junit { try checkWritable(junit, option: "--junit") }
         if FileManager.default.fileExists(atPath: baseline), canonical(baseline) == canonical(current) {
             throw CLIError.usage("'--baseline' and '--current' name the same folder")
         }
 
-        if update { return try updateBaseline(baseline, from: current, output: &output) }
+        if update { return try updateBaseline(baseline, from: current, force: force, output: &output) }
 
         let pairs = try matchedRuns(baseline: baseline, current: current, output: &output)
         var problems: [String] = []
@@ -177,9 +180,11 @@ extension Command {
         guard failures.isEmpty else { throw CLIError(message: failures.joined(separator: "\nerror: "), code: 1, hint: false) }
     }
 
-    /// `--update`: copies the current run's report files over the baseline (a folder of
-    /// report folders: each), removes report files the current run lacks, run.json last.
-    static func updateBaseline<Out: TextOutputStream>(_ baseline: String, from current: String, output: inout Out) throws {
+    /// `--update`: replaces the baseline folder whole with the current run's report files
+    /// (a folder of report folders: each run's subfolder; the baseline's other subfolders
+    /// are kept), written into a staging folder and swapped into place (FolderTransaction).
+    static func updateBaseline<Out: TextOutputStream>(_ baseline: String, from current: String, force: Bool,
+                                                      output: inout Out) throws {
         let runs = try readingReportFolders { try ReportFolder.locate(current, role: "current") }
         var target = baseline
         var isDirectory: ObjCBool = false
@@ -194,32 +199,37 @@ extension Command {
         }
         for run in runs {
             _ = try readingReportFolders { try ReportFolder(path: run.path, role: "current") }  // a complete, readable folder
-            let folder = run.name.isEmpty ? target : (target as NSString).appendingPathComponent(run.name)
-            do {
-                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw CLIError.cannotCreate("cannot write '\(folder)': cannot create the folder")
+        }
+        let transaction = try FolderTransaction(out: target, force: force, option: "--baseline")
+        if !single {
+            // The baseline's runs the current folder does not have stay as they are.
+            let kept = ((try? fm.contentsOfDirectory(atPath: target)) ?? []).sorted().filter { name in
+                !name.hasPrefix(".") && !runs.contains { $0.name == name }
             }
-            var copied: [String] = [], removed: [String] = []
+            for name in kept { try transaction.copy(folder: (target as NSString).appendingPathComponent(name), to: name) }
+        }
+        var lines: [String] = []
+        for run in runs {
+            let folder = run.name.isEmpty ? target : (target as NSString).appendingPathComponent(run.name)
+            var files: [(String, String)] = [], copied: [String] = [], removed: [String] = []
             for name in ReportFolder.reportFiles {
                 let source = (run.path as NSString).appendingPathComponent(name)
-                let destination = (folder as NSString).appendingPathComponent(name)
                 if fm.fileExists(atPath: source) {
                     guard let data = fm.contents(atPath: source), let text = String(data: data, encoding: .utf8) else {
                         throw CLIError(message: "cannot read '\(source)'", code: 66, hint: false)
                     }
-                    try write(text, to: destination)
+                    files.append((run.name.isEmpty ? name : (run.name as NSString).appendingPathComponent(name), text))
                     copied.append(name)
-                } else if fm.fileExists(atPath: destination) {
-                    do { try fm.removeItem(atPath: destination) } catch {
-                        throw CLIError.cannotCreate("cannot remove '\(destination)'")
-                    }
+                } else if fm.fileExists(atPath: (folder as NSString).appendingPathComponent(name)) {
                     removed.append(name)
                 }
             }
-            output.write("updated baseline '\(folder)' from '\(run.path)': copied \(copied.joined(separator: ", "))"
+            try transaction.write(files)
+            lines.append("updated baseline '\(folder)' from '\(run.path)': copied \(copied.joined(separator: ", "))"
                          + (removed.isEmpty ? "" : "; removed \(removed.joined(separator: ", "))") + "\n")
         }
+        try transaction.commit()
+        for line in lines { output.write(line) }
     }
 }
 

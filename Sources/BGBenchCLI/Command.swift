@@ -37,7 +37,7 @@ enum Command {
                 case .baselinePolicy:
                     baseline = try required(value, for: name, expected: "a policy name")
                 case .version: showVersion = true
-                case .policy, .days, .devices, .seed, .threads, .scenario, .set, .warmupDays, .out, .quiet, .opensTrace:
+                case .policy, .days, .devices, .seed, .threads, .scenario, .set, .warmupDays, .out, .quiet, .opensTrace, .force:
                     break  // taken by `common`
                 }
             },
@@ -66,17 +66,16 @@ enum Command {
         let request = RunRequest(scenario: loaded, policies: policies, options: options,
                                  commandLine: ["bgbench"] + arguments, baselinePolicy: baseline,
                                  replications: replications)
+        // Locked, checked and staged before anything runs (FolderTransaction).
+        let folder = try FolderTransaction(out: out, force: common.force)
         let progress = ProgressLine.make(total: options.deviceDays * policies.count * replications, quiet: quiet)
         var advance: (@Sendable (Int) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let report = try Runner.run(request, progress: advance)
         progress?.finish()
+        try folder.write(ReportWriter.files(report))
+        try folder.commit()
         output.write(SummaryTable.render(report))
-        do {
-            try ReportWriter.write(report, to: out)
-        } catch let error as ReportError {
-            throw CLIError.cannotCreate(error.description)
-        }
         output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv\(options.keepDevices ? ", devices.csv" : "")\(options.traceDevices > 0 ? ", events.csv" : "")\(baseline != nil ? ", paired.csv" : "")\(replications > 1 ? ", replications.csv" : ""), scenario.json, run.json)\n")
     }
 

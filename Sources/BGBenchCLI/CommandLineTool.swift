@@ -6,6 +6,12 @@ import Foundation
 public enum CommandLineTool {
     /// Runs bgbench with real standard output and error; returns the exit code.
     public static func main(arguments: [String]) -> Int32 {
+        // The commands that write folders or files end cleanly on SIGINT and SIGTERM
+        // (Interruption); the others (plot runs python3, which must get the signals
+        // itself) keep the default action.
+        var command = Command.Name.run
+        if case .value(let word)? = tokenize(arguments).first { command = Command.Name(rawValue: word) ?? .help }
+        if [.run, .sweep, .check, .bench].contains(command) { Interruption.install() }
         var out = StandardStream.output, err = StandardStream.error
         return run(arguments: arguments, output: &out, errors: &err)
     }

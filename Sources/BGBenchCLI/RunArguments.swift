@@ -1,11 +1,12 @@
 import BGBench
 
-/// The options of `run`; `sweep` takes the first eleven (``shared``).
+/// The options of `run`; `sweep` takes the first twelve (``shared``).
 enum RunOption: String, CommandOption {
     case policy, days, devices, seed, threads, scenario, set
     case warmupDays = "warmup-days"
     case out, quiet
     case opensTrace = "opens-trace"
+    case force
     // `run` only.
     case perDevice = "per-device"
     case traceDevices = "trace-devices"
@@ -14,9 +15,9 @@ enum RunOption: String, CommandOption {
 
     /// What to simulate, how big, where to write: the options `run` and `sweep` share.
     static let shared: [RunOption] = [.policy, .days, .devices, .seed, .threads, .scenario, .set, .warmupDays, .out, .quiet,
-                                      .opensTrace]
+                                      .opensTrace, .force]
 
-    var isFlag: Bool { self == .quiet || self == .perDevice || self == .version }
+    var isFlag: Bool { self == .quiet || self == .perDevice || self == .version || self == .force }
     var isRepeatable: Bool { self == .set }
 }
 
@@ -29,6 +30,8 @@ struct RunArguments {
     var out = "Reports/latest"
     var warmup = 0
     var quiet = false
+    /// Replace `out` even when it holds files that are not a bgbench report.
+    var force = false
     var traceFile: String?
     private var daysGiven = false, devicesGiven = false
 
@@ -57,9 +60,12 @@ struct RunArguments {
                                  for: name, in: 0...36499, expected: "an integer from 0 to 36499")
         case .scenario: scenarioFile = try required(value, for: name, expected: "a scenario file")
         case .set: overrides.append(try required(value, for: name, expected: "PATH=VALUE"))
-        case .out: out = try required(value, for: name, expected: "a folder")
+        case .out:
+            out = try required(value, for: name, expected: "a folder")
+            guard !out.isEmpty else { throw CLIError.usage("invalid value '' for '--out': expected a folder") }
         case .opensTrace: traceFile = try required(value, for: name, expected: "a trace CSV file")
         case .quiet: quiet = true
+        case .force: force = true
         case .perDevice, .traceDevices, .baselinePolicy, .replications, .version: return false
         }
         return true

@@ -29,6 +29,7 @@ extension Command {
         let loaded = try points.map { point in
             try loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" })
         }
+        let folder = try FolderTransaction(out: common.out, force: common.force)
         let start = DispatchTime.now()
         let progress = ProgressLine.make(total: common.options.deviceDays * common.policies.count * points.count,
                                          quiet: common.quiet)
@@ -42,11 +43,8 @@ extension Command {
         }
         progress?.finish()
         let csv = sweepCSV(axes: axes, rows: rows)
-        do {
-            try ReportWriter.writeFolder(common.out, files: [("summary.csv", csv)])
-        } catch let error as ReportError {
-            throw CLIError.cannotCreate(error.description)
-        }
+        try folder.write([("summary.csv", csv)])
+        try folder.commit()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         output.write("\(points.count) points × \(common.policies.count) policies, seed \(common.options.seed): "
                      + "\(SummaryTable.fixed(seconds, 2)) s\nreports: \(common.out)/summary.csv\n")

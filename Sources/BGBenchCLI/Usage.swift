@@ -20,8 +20,8 @@ extension Command {
                                          column per parameter and a Pareto column
             """, details: """
             sweep takes the run options --policy, --days, --devices, --seed, --threads,
-            --scenario, --set, --opens-trace, --warmup-days, --out (default: Reports/sweep)
-            and --quiet; a --set with a comma-separated list of values is an axis of the grid.
+            --scenario, --set, --opens-trace, --warmup-days, --out (default: Reports/sweep),
+            --force and --quiet; a --set with a comma-separated list of values is an axis of the grid.
             """),
         "plot": Usage(synopsis: """
             bgbench plot DIR             draw a report folder as PNG files (python3,
@@ -76,7 +76,7 @@ extension Command {
             """),
         "check": Usage(synopsis: """
             bgbench check --baseline FILE_OR_DIR --current DIR [--tolerance METRIC=PCT ...]
-                          [--junit FILE] [--exact] [--update]
+                          [--junit FILE] [--exact] [--update [--force]]
                                          compare a run's reports with a baseline's (CI): exit 1
                                          on a significant regression, or any difference with
                                          --exact; --update makes the current run the baseline
@@ -101,7 +101,10 @@ extension Command {
                                    them (Datasets/README.md, "Traces"): one device per
                                    trace device, --days defaults to the trace's span
           --warmup-days W          leave the first W days out of every metric (default: 0)
-          --out DIR                report folder (default: Reports/latest)
+          --out DIR                report folder (default: Reports/latest), replaced whole
+                                   when the run has written every file
+          --force                  replace --out even if it holds files that are not
+                                   a bgbench report
           --per-device             also write devices.csv: every device's totals
           --trace-devices K        also write events.csv: every event of the first K
                                    devices with its reason code (1...1000)
@@ -122,7 +125,10 @@ extension Command {
           --junit FILE             also write JUnit XML, a test case per metric
           --exact                  any difference in any report file fails (needs the same
                                    seed; run.json's execution and build fields do not count)
-          --update                 copy the current run's report files over the baseline
+          --update                 replace the baseline folder whole with the current
+                                   run's report files
+          --force                  with --update: replace the baseline folder even if it
+                                   holds files that are not a bgbench report
         """
 
     /// The order of the usage block in the full help.

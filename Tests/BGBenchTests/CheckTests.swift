@@ -50,7 +50,47 @@ private func editCSV(_ path: String, row: Int, column: String, to value: String)
     csv.row(table.header)
     for r in table.rows { csv.row(r) }
     try write(csv.output, path)
+    try reseal(path)
     return (old, table.lines[row])
+}
+
+/// After run.json got the baseline's resolved-scenario hash: scenario.json (whose hash it
+/// is) becomes the baseline's too, as after a code change that keeps the parameters, and
+/// the manifest says so.
+func keepParameters(_ b: String, _ c: String) throws {
+    try FileManager.default.removeItem(atPath: c + "/scenario.json")
+    try FileManager.default.copyItem(atPath: b + "/scenario.json", toPath: c + "/scenario.json")
+    try reseal(c + "/scenario.json")
+}
+
+/// Removes a report file and its manifest entry, as if the run had not written it.
+func unlist(_ path: String) throws {
+    let folder = (path as NSString).deletingLastPathComponent, name = (path as NSString).lastPathComponent
+    let runPath = folder + "/run.json"
+    let json = try String(contentsOfFile: runPath, encoding: .utf8)
+    let pattern = #"(,\n    \{\n      "bytes" : \d+,\n      "name" : ""# + name + #"",\n      "sha256" : "[0-9a-f]+"\n    \})|(\n    \{\n      "bytes" : \d+,\n      "name" : ""# + name + #"",\n      "sha256" : "[0-9a-f]+"\n    \},)"#
+    let edited = json.replacingOccurrences(of: pattern, with: "", options: .regularExpression)
+    #expect(edited != json)
+    try edited.write(toFile: runPath, atomically: true, encoding: .utf8)
+    try FileManager.default.removeItem(atPath: path)
+}
+
+/// Rewrites the manifest entry of an edited report file in its folder's run.json, as if the
+/// run had written the file so: the tests that plant a change in a file test `check`'s
+/// comparisons, not its manifest check (FolderUnitTests tests that).
+func reseal(_ path: String) throws {
+    let folder = (path as NSString).deletingLastPathComponent, name = (path as NSString).lastPathComponent
+    let runPath = folder + "/run.json"
+    let json = try String(contentsOfFile: runPath, encoding: .utf8)
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    let entries = try #require(object["manifest"] as? [[String: Any]])
+    let entry = try #require(entries.first { $0["name"] as? String == name })
+    let oldSHA = try #require(entry["sha256"] as? String), oldBytes = try #require(entry["bytes"] as? Int)
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    let old = "\"bytes\" : \(oldBytes),\n      \"name\" : \"\(name)\",\n      \"sha256\" : \"\(oldSHA)\""
+    let new = "\"bytes\" : \(bytes.count),\n      \"name\" : \"\(name)\",\n      \"sha256\" : \"\(SHA256.hex(bytes))\""
+    #expect(json.contains(old))
+    try json.replacingOccurrences(of: old, with: new).write(toFile: runPath, atomically: true, encoding: .utf8)
 }
 
 private let remedy = "; compare runs of one configuration, or replace the baseline with 'bgbench check --update'"
@@ -104,7 +144,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let exact = bgbench(["check", "--exact", "--baseline", b, "--current", c])
         #expect(exact.code == 0)
         #expect(exact.errors == "")
-        #expect(exact.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl)\n")
+        #expect(exact.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl, manifest)\n")
     }
 
     /// A planted regression: more users with Background App Refresh off, so fewer fresh
@@ -115,6 +155,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let b = report(standard), c = report(standard + ["--set", "population.bar_off_share=0.4"])
         let shaB = try runField(b, "resolved_scenario_sha256"), shaC = try runField(c, "resolved_scenario_sha256")
         try write(read(c + "/run.json").replacingOccurrences(of: shaC, with: shaB), c + "/run.json")
+        try keepParameters(b, c)
         let junit = freshPath("junit") + ".xml"
         let result = bgbench(["check", "--baseline", b, "--current", c, "--junit", junit])
         #expect(result.code == 1)
@@ -142,6 +183,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let b = report(standard), c = report(standard + ["--set", "population.bar_off_share=0.4"])
         let shaB = try runField(b, "resolved_scenario_sha256"), shaC = try runField(c, "resolved_scenario_sha256")
         try write(read(c + "/run.json").replacingOccurrences(of: shaC, with: shaB), c + "/run.json")
+        try keepParameters(b, c)
         let result = bgbench(["check", "--baseline", b, "--current", c, "--tolerance", "fresh_open_rate=5"])
         #expect(result.code == 1)  // staleness and age still regress
         #expect(!result.output.split(separator: "\n").contains { $0.contains(" all ") && $0.contains(" fresh_open_rate ") })
@@ -324,7 +366,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let b = report(arguments), c = report(arguments)
         var result = bgbench(["check", "--exact", "--baseline", b, "--current", c])
         #expect(result.code == 0)
-        #expect(result.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, events.csv, replications.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl)\n")
+        #expect(result.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, events.csv, replications.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl, manifest)\n")
 
         // One number in each of server.csv, events.csv and replications.csv.
         let server = try editCSV(c + "/server.csv", row: 5, column: "requests_peak", to: "999")
@@ -336,6 +378,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let n = try #require(lines.firstIndex { $0.contains("\"bar_off_share\"") })
         try write(scenario.replacingOccurrences(of: String(lines[n]), with: lines[n].replacingOccurrences(of: ": 0.", with: ": 1.")),
                   c + "/scenario.json")
+        try reseal(c + "/scenario.json")
         result = bgbench(["check", "--exact", "--baseline", b, "--current", c])
         #expect(result.code == 1)
         #expect(result.output == "'\(c)' differs from baseline '\(b)': server.csv, events.csv, replications.csv, scenario.json\n")
@@ -354,6 +397,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         // The same fields written with other line ends: still a difference, at its byte.
         let d = report(arguments)
         try write(read(d + "/daily.csv").replacingOccurrences(of: "\n", with: "\r\n"), d + "/daily.csv")
+        try reseal(d + "/daily.csv")
         result = bgbench(["check", "--exact", "--baseline", b, "--current", d])
         #expect(result.code == 1)
         let headerBytes = try read(b + "/daily.csv").split(separator: "\n")[0].utf8.count
@@ -361,7 +405,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
 
         // A file only the current folder has, and one only the baseline has.
         let e = report(arguments)
-        try FileManager.default.removeItem(atPath: e + "/events.csv")
+        try unlist(e + "/events.csv")
         result = bgbench(["check", "--exact", "--baseline", e, "--current", b])
         #expect(result.code == 1)
         #expect(result.errors == "error: '\(b)/events.csv' is not in the baseline: '\(e)' has no events.csv\n")

@@ -7,7 +7,9 @@ extension RunComparison {
     /// `bgbench_version`, and the `gsl` library's version), which differ between the
     /// baseline's build and the one under test by design. bgbench is deterministic, so
     /// every other file and field settles whether the results moved.
-    public static let exactIgnoredKeys: Set<String> = ["execution", "git_commit", "bgbench_version", "gsl"]
+    /// The `manifest` (sizes and hashes of the other files) is left out too: every file it
+    /// describes is compared itself.
+    public static let exactIgnoredKeys: Set<String> = ["execution", "git_commit", "bgbench_version", "gsl", "manifest"]
 
     /// Every report file (``ReportFolder/reportFiles``) that either folder holds must be in
     /// both, byte for byte; run.json field for field but ``exactIgnoredKeys``. A file only

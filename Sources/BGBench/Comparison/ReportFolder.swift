@@ -66,6 +66,7 @@ public struct ReportFolder: Sendable {
         guard let list = object["policies"]?.array else { throw .invalid("'\(runPath)' lacks policies") }
         policies = list.map { if case .string(let s) = $0 { s } else { $0.text } }
         if case .string(let sha)? = object["opens_trace"]?.object?["sha256"] { opensTraceSha256 = sha } else { opensTraceSha256 = nil }
+        try Self.verifyManifest(object["manifest"], folder: path, runPath: runPath)
 
         let summaryPath = (path as NSString).appendingPathComponent("summary.csv")
         guard FileManager.default.fileExists(atPath: summaryPath) else {
@@ -81,14 +82,87 @@ public struct ReportFolder: Sendable {
     }
 
     static func table(at path: String) throws(ReportFolderError) -> CSVTable {
+        let table: CSVTable
         do {
-            return try CSVTable(parsing: read(path))
+            table = try CSVTable(parsing: read(path))
         } catch let error as CSVParseError {
             throw .invalid("'\(path)' line \(error.line): \(error.message)")
         } catch let error as ReportFolderError {
             throw error
         } catch {
             throw .invalid("'\(path)': \(error)")
+        }
+        try validate(table, path: path)
+        return table
+    }
+
+    /// The header each report CSV must have, exactly (Reports/README.md).
+    static let headers: [String: [String]] = [
+        "summary.csv": SummarySchema.header, "daily.csv": SeriesReports.dailyHeader, "hourly.csv": SeriesReports.hourlyHeader,
+        "server.csv": SeriesReports.serverHeader, "devices.csv": SeriesReports.devicesHeader,
+        "events.csv": SeriesReports.eventsHeader, "paired.csv": SeriesReports.pairedHeader,
+        "replications.csv": SeriesReports.replicationsHeader,
+    ]
+
+    /// Columns that hold text, where `nan` or `inf` would be a name, not a number.
+    static let textColumns: Set<String> = ["scenario", "policy", "archetype", "platform", "baseline", "metric", "event",
+                                           "detail", "utc_time"]
+
+    /// A report CSV `check` can trust: its file's header exactly (a missing or an
+    /// unexpected column is named with its line and column), and no NaN or infinity in a
+    /// number column (bgbench writes a missing value as an empty field). Short or long
+    /// rows are refused by the parser.
+    static func validate(_ table: CSVTable, path: String) throws(ReportFolderError) {
+        if let expected = headers[(path as NSString).lastPathComponent], table.header != expected {
+            let i = expected.indices.first { $0 >= table.header.count || table.header[$0] != expected[$0] } ?? expected.count
+            if i < expected.count, !table.header.contains(expected[i]) {
+                throw .invalid("'\(path)' line 1, column \(i + 1): no column \(expected[i]), which a bgbench report's \((path as NSString).lastPathComponent) has")
+            }
+            let found = i < table.header.count ? table.header[i] : "(none)"
+            throw .invalid("'\(path)' line 1, column \(i + 1): unexpected column \(found) (expected \(i < expected.count ? expected[i] : "no more columns"))")
+        }
+        let numeric = table.header.indices.filter { !textColumns.contains(table.header[$0]) }
+        for (row, line) in zip(table.rows, table.lines) {
+            for j in numeric {
+                let text = row[j]
+                guard !text.isEmpty else { continue }
+                if let value = Double(text), !value.isFinite {
+                    throw .invalid("'\(path)' line \(line), column \(j + 1) (\(table.header[j])): '\(text)' is not a finite number")
+                }
+            }
+        }
+    }
+
+    /// run.json's `manifest`: every file it lists is there with its size and SHA-256, and
+    /// every report file the folder holds is listed (a file of another run, or one added
+    /// or changed by hand, is not). Files that are not report files (plot's PNG files, a
+    /// JUnit file) may be there too.
+    static func verifyManifest(_ value: JSONValue?, folder: String, runPath: String) throws(ReportFolderError) {
+        guard let entries = value?.array else {
+            throw .invalid("'\(runPath)' has no manifest of the folder's files: not a complete report folder of this bgbench (schema_version \(ReportWriter.schemaVersion)); make it again")
+        }
+        var listed: Set<String> = ["run.json"]
+        for (i, entry) in entries.enumerated() {
+            guard let o = entry.object, case .string(let name)? = o["name"], case .number(_, let bytesText)? = o["bytes"],
+                  let bytes = Int(bytesText), case .string(let sha)? = o["sha256"],
+                  !name.contains("/"), name != "run.json" else {
+                throw .invalid("'\(runPath)': manifest[\(i)] is not a {name, bytes, sha256} entry of a report file")
+            }
+            listed.insert(name)
+            let file = (folder as NSString).appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw .invalid("'\(file)' is missing, but run.json's manifest lists it: not a complete report folder")
+            }
+            guard data.count == bytes else {
+                throw .invalid("'\(file)' has \(data.count) bytes where run.json's manifest says \(bytes): not the file the run wrote")
+            }
+            guard SHA256.hex([UInt8](data)) == sha else {
+                throw .invalid("'\(file)': its SHA-256 is not the one in run.json's manifest: not the file the run wrote")
+            }
+        }
+        let present = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        for name in present where !listed.contains(name) && (reportFiles.contains(name) || name.hasSuffix(".csv") || name.hasSuffix(".json")) {
+            throw .invalid("'\((folder as NSString).appendingPathComponent(name))' is not in run.json's manifest: a file of another run, or added by hand")
         }
     }
 
@@ -149,7 +223,10 @@ public struct ReportFolder: Sendable {
         let folder = isDirectory.boolValue ? path : (path as NSString).deletingLastPathComponent
         let shown = folder.isEmpty ? "." : folder
         if fm.fileExists(atPath: (shown as NSString).appendingPathComponent("run.json")) { return [("", shown)] }
+        // Names starting with a dot are skipped: a writer's staging folder
+        // (`.NAME.bgbench-staging-PID`) may hold a run.json before it is moved into place.
         let names = ((try? fm.contentsOfDirectory(atPath: shown)) ?? []).sorted().filter { name in
+            guard !name.hasPrefix(".") else { return false }
             var dir: ObjCBool = false
             let sub = (shown as NSString).appendingPathComponent(name)
             return fm.fileExists(atPath: sub, isDirectory: &dir) && dir.boolValue

@@ -5,9 +5,15 @@ import Foundation
 /// sees half a file; run.json, written last, marks a complete folder.
 public enum ReportWriter {
     /// The version of the report formats (columns and run.json fields).
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     public static func write(_ report: RunReport, to directory: String) throws {
+        try writeFolder(directory, files: files(report))
+    }
+
+    /// Every file of the run's report folder as (name, text), in writing order: run.json
+    /// last, with the manifest of the others (name, size, SHA-256).
+    public static func files(_ report: RunReport) -> [(String, String)] {
         var files: [(String, String)] = [
             ("summary.csv", summaryCSV(report)),
             ("daily.csv", SeriesReports.dailyCSV(report)),
@@ -19,8 +25,11 @@ public enum ReportWriter {
         if report.request.options.traceDevices > 0 { files.append(("events.csv", SeriesReports.eventsCSV(report))) }
         if let baseline = report.baselinePolicy { files.append(("paired.csv", SeriesReports.pairedCSV(report, baseline: baseline))) }
         if report.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(report))) }
-        files.append(("run.json", runJSON(report)))
-        try writeFolder(directory, files: files)
+        let manifest = files.map { name, text in
+            RunManifest.File(name: name, bytes: text.utf8.count, sha256: SHA256.hex(Array(text.utf8)))
+        }
+        files.append(("run.json", runJSON(report, manifest: manifest)))
+        return files
     }
 
     /// Creates the folder if needed and writes each (name, text) file atomically, in order.
@@ -65,7 +74,10 @@ public enum ReportWriter {
 
     /// run.json: what ran and how fast. Everything but the `execution` object is the same
     /// for the same scenario, policies, seed and fleet, whatever the thread count.
-    public static func runJSON(_ report: RunReport) -> String {
+    /// With its manifest, so it renders every other file of the folder (see ``files(_:)``).
+    public static func runJSON(_ report: RunReport) -> String { files(report).last!.1 }
+
+    static func runJSON(_ report: RunReport, manifest: [RunManifest.File]) -> String {
         let r = report.request
         let manifest = RunManifest(
             schemaVersion: schemaVersion, bgbenchVersion: BuildInfo.version, gitCommit: BuildInfo.gitCommit,
@@ -79,7 +91,7 @@ public enum ReportWriter {
                              wallSeconds: report.wallSeconds,
                              deviceDaysPerSecond: Double(report.deviceDays) / max(report.wallSeconds, 1e-9),
                              eventsPerSecond: report.events / max(report.wallSeconds, 1e-9)),
-            scenario: r.scenario.scenario)
+            scenario: r.scenario.scenario, manifest: manifest)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -140,6 +152,14 @@ struct RunManifest: Encodable {
     /// The only fields that vary between identical runs (timing, threads, command line).
     var execution: Execution
     var scenario: Scenario
+    /// Every other file of the folder, in writing order: what `check` verifies before it
+    /// trusts the folder (Reports/README.md, run.json).
+    var manifest: [File]
+    struct File: Encodable {
+        var name: String
+        var bytes: Int
+        var sha256: String
+    }
 }
 
 /// A report that could not be written.
