@@ -31,13 +31,13 @@ extension Command {
             bgbench list                 policies, platforms and scenarios
             """),
         "scenario": Usage(synopsis: """
-            bgbench scenario [--scenario FILE] [--set PATH=VALUE ...] [--policy NAME[,NAME...]]
+            bgbench scenario [--scenario FILE|NAME] [--set PATH=VALUE ...] [--policy NAME[,NAME...]]
                              [--complete | --markdown]
                                          print the resolved scenario of a run of --policy
                                          (default: adaptive): the parameters it uses
             """, details: """
             scenario options:
-              --scenario FILE          scenario JSON (default: the built-in default scenario)
+              --scenario FILE|NAME     scenario JSON or a preset's name (default: built-in)
               --set PATH=VALUE         override one scenario field by its JSON path (repeatable)
               --policy NAME[,NAME...]  the run's policies, or 'all' (default: adaptive)
               --complete               every registered component's parameters (default.json)
@@ -93,8 +93,9 @@ extension Command {
           --devices N              devices in the fleet, 1...100000000 (default: 1000)
           --seed S                 run seed, 0...2^64-1 (default: 1)
           --threads T              worker threads, 0 = all cores (default: 0)
-          --scenario FILE          scenario JSON (default: the built-in default scenario,
-                                   the same as Datasets/scenarios/default.json)
+          --scenario FILE|NAME     scenario JSON, or a preset's name (bgbench list); a
+                                   file at that path wins (default: the built-in default
+                                   scenario, the same as preset 'default')
           --set PATH=VALUE         override one scenario field by its JSON path, e.g.
                                    --set policies.fixed.interval=30m (repeatable)
           --opens-trace FILE       replay the opens of a trace CSV instead of drawing
