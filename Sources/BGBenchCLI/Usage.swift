@@ -76,10 +76,11 @@ extension Command {
             """),
         "check": Usage(synopsis: """
             bgbench check --baseline FILE_OR_DIR --current DIR [--tolerance METRIC=PCT ...]
-                          [--junit FILE] [--exact] [--update]
+                          [--junit FILE] [--exact] [--update [--accept-configuration]] [--ab]
                                          compare a run's reports with a baseline's (CI): exit 1
                                          on a significant regression, or any difference with
-                                         --exact; --update makes the current run the baseline
+                                         --exact; --update makes the current run the baseline;
+                                         --ab compares two configurations, no verdict
             """, details: checkOptions),
         "help": Usage(synopsis: """
             bgbench help [COMMAND]       this help, or one command's usage
@@ -124,6 +125,11 @@ extension Command {
           --exact                  any difference in any report file fails (needs the same
                                    seed; run.json's execution and build fields do not count)
           --update                 copy the current run's report files over the baseline
+                                   (refused for another configuration, exit 65)
+          --accept-configuration   with --update: the configuration change is meant
+          --ab                     A/B: --baseline A and --current B, two configurations
+                                   on the same seed and fleet, compared device by device
+                                   with 95 % intervals and no verdict (needs --per-device)
         """
 
     /// The order of the usage block in the full help.

@@ -34,7 +34,11 @@ public struct CheckMetric: Sendable {
 }
 
 /// THE direction table: every metric of summary.csv (`SummarySchema.metrics`, a test keeps
-/// the two in step), which way is bad, and its default tolerance (1 %).
+/// the two in step), which way is bad, and its default tolerance (1 %). A count that only
+/// follows how much a policy asks (requests, runs, denials) or a quantity with no cost to
+/// the user (Wi-Fi bytes) is neutral: reported, never a regression nor an improvement.
+/// Denials are neutral rather than judged per request because check judges the value
+/// summary.csv shows (per device-day); a per-request rate would be another quantity.
 public enum CheckMetrics {
     static func m(_ name: String, _ direction: MetricDirection, _ source: CheckMetric.Source) -> CheckMetric {
         CheckMetric(name: name, direction: direction, tolerancePercent: 1, source: source)
@@ -53,9 +57,13 @@ public enum CheckMetrics {
         m("foreground_energy_j_per_day", .lowerIsBetter, .perDevice("foreground_energy_j")),
         m("requested_per_day", .neutral, .perDevice("requested")),         // a policy's means, not an outcome
         m("runs_per_day", .neutral, .perDevice("runs")),                   // paid for in energy, scored there
-        m("denied_per_day", .lowerIsBetter, .perDevice("denied")),
+        // Issue 12: was lowerIsBetter. Denials per day follow the number of requests (a
+        // policy that asks less is denied less, and nothing is saved): neutral; what they
+        // cost shows in freshness, energy and throttles.
+        m("denied_per_day", .neutral, .perDevice("denied")),
     ] + DenialReason.allCases.map { r in
-        m("denied_\(r.label)_per_day", .lowerIsBetter, .perDevice("denied_\(r.label)"))
+        // Issue 12: was lowerIsBetter. Each reason's denials per day follow the requests too: neutral.
+        m("denied_\(r.label)_per_day", .neutral, .perDevice("denied_\(r.label)"))
     } + [
         m("replaced_per_day", .neutral, .perDevice("replaced")),
         m("pending_at_horizon_per_day", .neutral, .perDevice("pending_at_horizon")),
@@ -69,7 +77,9 @@ public enum CheckMetrics {
         // The same energy in % of the battery: the scale cancels in the tests.
         m("battery_pct_per_day", .lowerIsBetter, .perDevice("background_energy_j")),
         m("cellular_bytes_per_day", .lowerIsBetter, .perDevice("cellular_bytes")),
-        m("wifi_bytes_per_day", .lowerIsBetter, .perDevice("wifi_bytes")),
+        // Issue 12: was lowerIsBetter. Wi-Fi bytes cost the user nothing (no data plan) and
+        // follow the content fetched; their energy is in background_energy_j_per_day: neutral.
+        m("wifi_bytes_per_day", .neutral, .perDevice("wifi_bytes")),
         m("zero_battery_s_per_day", .lowerIsBetter, .perDevice("zero_battery_s")),
         m("push_sent_per_day", .neutral, .perDevice("push_sent")),          // a server's means, not an outcome
         m("push_lost_per_day", .lowerIsBetter, .perDevice("push_lost")),
