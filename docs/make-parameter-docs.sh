@@ -26,3 +26,7 @@ with open("docs/scenario.md.tmp", "w") as f:
     f.write(text)
 '
 mv docs/scenario.md.tmp docs/scenario.md
+
+# default.json is built into the binary with the other presets: refresh that copy too
+# (ResourcesTests fails when it is stale).
+python3 Scripts/make-embedded.py

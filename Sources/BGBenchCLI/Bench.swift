@@ -7,6 +7,7 @@ import Foundation
 extension Command {
     struct Workload {
         var name: String
+        /// A preset's name (EmbeddedFiles), nil for the built-in default.
         var scenarioFile: String?
         var policy: String
         var devices: Int
@@ -43,9 +44,7 @@ extension Command {
             positional: { throw CLIError.unexpected($0, command: "bench") })
         if let csvFile { try checkWritable(csvFile, option: "--csv") }
         let baseline = try baselineFile.map(BenchBaseline.load)
-        guard let r1 = Datasets.scenario(named: "r1.json") else {
-            throw CLIError.data("cannot find Datasets/scenarios/r1.json: run bgbench bench from the checkout")
-        }
+        let r1 = "r1"  // the built-in preset (EmbeddedFiles): bench runs from anywhere
         let scale = quick ? 10 : 1
         var workloads = [
             Workload(name: "r1/fixed", scenarioFile: r1, policy: "fixed", devices: 20_000 / scale, days: 365),
@@ -64,7 +63,9 @@ extension Command {
         var csv = CSVWriter("")
         csv.row(["workload", "device_days", "median_s", "device_days_per_s", "events_per_s", "ns_per_event", "peak_mb", "threads"])
         for w in workloads {
-            let loaded = try loadScenario(w.scenarioFile, overrides: [])
+            let loaded = try w.scenarioFile.map { name in
+                try readingInput { try ScenarioLoader.load(json: EmbeddedFiles.preset(named: name)!, file: "preset:\(name)") }
+            } ?? ScenarioLoader.builtInDefault()
             let request = RunRequest(scenario: loaded, policies: [w.policy],
                                      options: RunOptions(devices: w.devices, days: w.days, seed: 1, threads: threads))
             var times: [Double] = []

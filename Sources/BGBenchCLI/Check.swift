@@ -7,15 +7,16 @@ import Foundation
 /// parse, 66 a folder or file that is missing, 73 the JUnit file cannot be written.
 extension Command {
     enum CheckOption: String, CommandOption {
-        case baseline, current, tolerance, junit, update, exact, force
-        var isFlag: Bool { self == .update || self == .exact || self == .force }
+        case baseline, current, tolerance, junit, update, exact, force, ab
+        case acceptConfiguration = "accept-configuration"
+        var isFlag: Bool { self == .update || self == .exact || self == .force || self == .ab || self == .acceptConfiguration }
         var isRepeatable: Bool { self == .tolerance }
     }
 
     static func check<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
         var baseline: String?, current: String?, junit: String?
         var tolerances: [String: Double] = [:]
-        var update = false, exact = false, force = false
+        var update = false, exact = false, force = false, ab = false, acceptConfiguration = false
         var parser = OptionParser(tokens, command: "check")
         try parser.parse(
             option: { (option: CheckOption, value) in
@@ -27,6 +28,8 @@ extension Command {
                 case .force: force = true
                 case .update: update = true
                 case .exact: exact = true
+                case .ab: ab = true
+                case .acceptConfiguration: acceptConfiguration = true
                 case .tolerance:
                     let (metric, percent) = try parseTolerance(required(value, for: name, expected: "METRIC=PCT"))
                     guard tolerances.updateValue(percent, forKey: metric) == nil else {
@@ -43,20 +46,31 @@ extension Command {
         }
         if exact && !tolerances.isEmpty { throw CLIError.usage("'--exact' cannot be combined with '--tolerance'") }
         if force && !update { throw CLIError.usage("'--force' needs '--update'") }
+        for (set, name) in [(update, "--update"), (exact, "--exact"), (!tolerances.isEmpty, "--tolerance"), (junit != nil, "--junit")]
+        where ab && set {
+            throw CLIError.usage("'--ab' cannot be combined with '\(name)'")
+        }
+        if acceptConfiguration && !update {
+            throw CLIError.usage("'--accept-configuration' goes with '--update': it lets --update replace a baseline of another configuration")
+        }
         if let junit { try checkWritable(junit, option: "--junit") }
         if FileManager.default.fileExists(atPath: baseline), canonical(baseline) == canonical(current) {
             throw CLIError.usage("'--baseline' and '--current' name the same folder")
         }
 
-        if update { return try updateBaseline(baseline, from: current, force: force, output: &output) }
+        if update {
+            return try updateBaseline(baseline, from: current, force: force, acceptConfiguration: acceptConfiguration, output: &output)
+        }
 
         let pairs = try matchedRuns(baseline: baseline, current: current, output: &output)
+        if ab { return try checkAB(pairs, output: &output) }
         var problems: [String] = []
         for (b, c) in pairs {
             let found = RunComparison.mismatches(b, c, exact: exact)
             if !found.isEmpty {
                 problems.append("baseline '\(b.path)' does not match current '\(c.path)': \(found.joined(separator: ", ")); "
-                                + "compare runs of one configuration\(exact ? " and seed" : ""), or replace the baseline with 'bgbench check --update'")
+                                + "compare runs of one configuration\(exact ? " and seed" : ""), compare two configurations with "
+                                + "'bgbench check --ab', or replace the baseline with 'bgbench check --update --accept-configuration'")
             }
         }
         guard problems.isEmpty else { throw CLIError(message: problems.joined(separator: "\nerror: "), code: 65, hint: false) }
@@ -183,7 +197,12 @@ extension Command {
     /// `--update`: replaces the baseline folder whole with the current run's report files
     /// (a folder of report folders: each run's subfolder; the baseline's other subfolders
     /// are kept), written into a staging folder and swapped into place (FolderTransaction).
+    /// Refuses (65) to replace a baseline run by a run of another configuration (another
+    /// resolved scenario, policies, fleet, days, warm-up, trace or schema; a seed is not a
+    /// configuration, as for `check`) unless `acceptConfiguration` (`--accept-configuration`)
+    /// says the change is meant.
     static func updateBaseline<Out: TextOutputStream>(_ baseline: String, from current: String, force: Bool,
+                                                      acceptConfiguration: Bool,
                                                       output: inout Out) throws {
         let runs = try readingReportFolders { try ReportFolder.locate(current, role: "current") }
         var target = baseline
@@ -197,9 +216,19 @@ extension Command {
         if fm.fileExists(atPath: target), !single, hasRun {
             throw CLIError(message: "baseline '\(target)' is a report folder but current '\(current)' is a folder of report folders", code: 65, hint: false)
         }
+        var refused: [String] = []
         for run in runs {
-            _ = try readingReportFolders { try ReportFolder(path: run.path, role: "current") }  // a complete, readable folder
+            let source = try readingReportFolders { try ReportFolder(path: run.path, role: "current") }  // a complete, readable folder
+            let folder = run.name.isEmpty ? target : (target as NSString).appendingPathComponent(run.name)
+            guard !acceptConfiguration, fm.fileExists(atPath: (folder as NSString).appendingPathComponent("run.json")) else { continue }
+            let old = try readingReportFolders { try ReportFolder(path: folder, role: "baseline") }
+            let found = RunComparison.mismatches(old, source, exact: false)
+            if !found.isEmpty {
+                refused.append("'\(run.path)' is another configuration than baseline '\(folder)': \(found.joined(separator: ", ")); "
+                               + "add --accept-configuration to --update if the change is meant")
+            }
         }
+        guard refused.isEmpty else { throw CLIError(message: refused.joined(separator: "\nerror: "), code: 65, hint: false) }
         let transaction = try FolderTransaction(out: target, force: force, option: "--baseline")
         if !single {
             // The baseline's runs the current folder does not have stay as they are.
@@ -233,9 +262,65 @@ extension Command {
     }
 }
 
+extension Command {
+    /// `--ab`: two configurations on the same users (same seed, fleet, days), device by
+    /// device; every metric that differs with its paired 95 % interval and p-value, and no
+    /// verdict. Exit 0 unless the input is bad.
+    static func checkAB<Out: TextOutputStream>(_ pairs: [(ReportFolder, ReportFolder)], output: inout Out) throws {
+        var problems: [String] = []
+        for (b, c) in pairs {
+            let found = RunComparison.abMismatches(b, c)
+            if !found.isEmpty {
+                problems.append("'\(b.path)' and '\(c.path)' are not runs of the same users: \(found.joined(separator: ", ")); "
+                                + "--ab needs the same seed, policies, devices, days, warm-up and trace")
+            }
+        }
+        guard problems.isEmpty else { throw CLIError(message: problems.joined(separator: "\nerror: "), code: 65, hint: false) }
+        for (b, c) in pairs {
+            let differences = try readingReportFolders { try RunComparison.abDifferences(baseline: b, current: c) }
+            let parameters = RunComparison.configurationDifferences(b, c)
+            output.write("A/B: A '\(b.path)', B '\(c.path)': \(b.policies.joined(separator: ",")), \(b.devices) devices × \(b.days) days, "
+                         + "seed \(b.seed) in both: paired, device by device; no verdict\n")
+            output.write(parameters.isEmpty ? "configurations: the same parameters\n"
+                                            : "configurations differ: \(RunComparison.describe(parameters))\n")
+            output.write(ABTable.render(differences))
+        }
+    }
+}
+
+/// The A/B table: every metric whose value differs, B − A with its paired 95 % interval.
+enum ABTable {
+    static func render(_ differences: [ABDifference]) -> String {
+        let moved = differences.filter { $0.baseline != $0.current }
+        let same = differences.count - moved.count
+        let footer = "\(moved.count) of \(differences.count) metrics differ (\(same) the same); intervals: paired t, 95 %, "
+            + "not corrected for multiple comparisons\n"
+        guard !moved.isEmpty else { return "no metric differs\n" + footer }
+        let header = ["scenario", "policy", "archetype", "metric", "A", "B", "B - A", "95 % interval", "change %", "p"]
+        let rows = moved.map { d in
+            [d.scenario, d.policy, d.archetype, d.metric, CheckTable.number(d.baseline), CheckTable.number(d.current),
+             d.difference.map { String(format: "%+.6g", $0) } ?? "-",
+             d.interval.map { "[\(CheckTable.number($0.low)), \(CheckTable.number($0.high))]" } ?? "-",
+             CheckTable.change(changePercent(d.baseline, d.current)),
+             CheckTable.p(d.pValue)]
+        }
+        return CheckTable.align([header] + rows, right: [4, 5, 6, 7, 8, 9]) + footer
+    }
+}
+
+extension ABTable {
+    /// As ``MetricComparison/changePercent``: 0 when equal, ±∞ from 0, nil when one is missing.
+    static func changePercent(_ b: Double?, _ c: Double?) -> Double? {
+        guard let b, let c else { return nil }
+        if c == b { return 0 }
+        if b == 0 { return c > 0 ? .infinity : -.infinity }
+        return (c - b) / abs(b) * 100
+    }
+}
+
 /// The table of what moved: every comparison beyond its tolerance, regressions first.
 enum CheckTable {
-    static let order: [Verdict] = [.regression, .improvement, .untested, .unchanged, .neutral]
+    static let order: [Verdict] = [.regression, .improvement, .notSignificant, .untested, .unchanged, .neutral]
 
     static func render(_ comparisons: [MetricComparison]) -> String {
         let moved = comparisons.enumerated().filter { $0.element.beyondTolerance }
@@ -247,9 +332,13 @@ enum CheckTable {
             [m.scenario, m.policy, m.archetype, m.metric, number(m.baseline), number(m.current), change(m.changePercent),
              number(m.tolerancePercent), p(m.pValue), m.verdict.rawValue]
         }
-        let widths = header.indices.map { j in ([header] + rows).map { $0[j].count }.max()! }
-        let right: Set<Int> = [4, 5, 6, 7, 8]
-        return ([header] + rows).map { row in
+        return align([header] + rows, right: [4, 5, 6, 7, 8])
+    }
+
+    /// Columns padded to their widest field, `right` ones right-aligned, two spaces apart.
+    static func align(_ table: [[String]], right: Set<Int>) -> String {
+        let widths = table[0].indices.map { j in table.map { $0[j].count }.max()! }
+        return table.map { row in
             row.enumerated().map { j, text in
                 let pad = String(repeating: " ", count: widths[j] - text.count)
                 return right.contains(j) ? pad + text : text + pad

@@ -102,7 +102,7 @@ enum Command {
         // Every problem on its own line; a bad --set is a usage error (64), a file that
         // cannot be read is no input (66), bad data is 65.
         try readingInput {
-            if let file { return try ScenarioLoader.load(file: file, overrides: overrides) }
+            if let file { return try EmbeddedFiles.loadScenario(file, overrides: overrides) }
             if overrides.isEmpty { return ScenarioLoader.builtInDefault() }
             // The built-in defaults with overrides: hashed like the defaults alone.
             return try ScenarioLoader.load(json: ScenarioLoader.builtInDefault().resolvedJSON,
@@ -174,38 +174,8 @@ enum Command {
         output.write("platforms:\n")
         for p in PlatformRegistry.all { output.write("  \(p.name.padding(toLength: 21, withPad: " ", startingAt: 0))\(p.summary)\n") }
         output.write("scenarios:\n")
-        for (path, description) in Datasets.scenarios() {
-            output.write("  \(path)\n      \(description)\n")
+        for (name, description) in EmbeddedFiles.presetDescriptions() {
+            output.write("  \(name.padding(toLength: 14, withPad: " ", startingAt: 0))\(description)\n")
         }
-    }
-}
-
-/// Finds the project's files (Datasets, Reports/plot.py): under the working directory,
-/// or above the executable (which is built into <checkout>/.build/...).
-enum Datasets {
-    static func checkoutFile(_ relative: String) -> String? {
-        var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
-        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<5 { candidates.append(dir); dir = dir.deletingLastPathComponent() }
-        return candidates.map { $0.appendingPathComponent(relative).path }.first { FileManager.default.fileExists(atPath: $0) }
-    }
-
-    static func folder() -> URL? { checkoutFile("Datasets/scenarios").map { URL(fileURLWithPath: $0) } }
-
-    /// The scenario files with their descriptions, sorted by name.
-    static func scenarios() -> [(String, String)] {
-        guard let folder = folder(),
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
-        return names.filter { $0.hasSuffix(".json") }.sorted().map { name in
-            let path = folder.appendingPathComponent(name).path
-            let description = (try? ScenarioLoader.load(file: path))?.scenario.description ?? "(does not load: run it to see why)"
-            return (path, description)
-        }
-    }
-
-    static func scenario(named name: String) -> String? {
-        guard let folder = folder() else { return nil }
-        let path = folder.appendingPathComponent(name).path
-        return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 }

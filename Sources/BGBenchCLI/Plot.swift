@@ -1,7 +1,7 @@
 import BGBench
 import Foundation
 
-/// `bgbench plot DIR`: runs Reports/plot.py on a report folder when python3 with
+/// `bgbench plot DIR`: runs Reports/plot.py (built into the binary) on a report folder when python3 with
 /// matplotlib and pandas is there, and otherwise says exactly how to install them.
 extension Command {
     static func plot<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
@@ -16,15 +16,16 @@ extension Command {
         guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("summary.csv")) else {
             throw CLIError(message: "no summary.csv in '\(folder)': expected a bgbench report folder", code: 66)
         }
-        guard let script = Datasets.checkoutFile("Reports/plot.py") else {
-            throw CLIError(message: "cannot find Reports/plot.py: run bgbench plot from the checkout", code: 69, hint: false)
-        }
         guard run(["python3", "-c", "import matplotlib, pandas"]).status == 0 else {
             throw CLIError(message: "bgbench plot needs python3 with matplotlib and pandas: install them with "
                            + "'python3 -m pip install matplotlib pandas' (or 'apt-get install python3-matplotlib python3-pandas')",
                            code: 69, hint: false)
         }
-        let result = run(["python3", script, folder])
+        // plot.py is built into the binary (EmbeddedFiles): written to a temporary folder,
+        // run, removed, so plot works wherever bgbench is installed.
+        let script = try EmbeddedFiles.writePlotScript()
+        defer { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
+        let result = run(["python3", script.path, folder])
         guard result.status == 0 else {
             throw CLIError(message: "plot.py failed: \(result.output.trimmingCharacters(in: .whitespacesAndNewlines))",
                            code: 70, hint: false)

@@ -31,13 +31,13 @@ extension Command {
             bgbench list                 policies, platforms and scenarios
             """),
         "scenario": Usage(synopsis: """
-            bgbench scenario [--scenario FILE] [--set PATH=VALUE ...] [--policy NAME[,NAME...]]
+            bgbench scenario [--scenario FILE|NAME] [--set PATH=VALUE ...] [--policy NAME[,NAME...]]
                              [--complete | --markdown]
                                          print the resolved scenario of a run of --policy
                                          (default: adaptive): the parameters it uses
             """, details: """
             scenario options:
-              --scenario FILE          scenario JSON (default: the built-in default scenario)
+              --scenario FILE|NAME     scenario JSON or a preset's name (default: built-in)
               --set PATH=VALUE         override one scenario field by its JSON path (repeatable)
               --policy NAME[,NAME...]  the run's policies, or 'all' (default: adaptive)
               --complete               every registered component's parameters (default.json)
@@ -76,10 +76,11 @@ extension Command {
             """),
         "check": Usage(synopsis: """
             bgbench check --baseline FILE_OR_DIR --current DIR [--tolerance METRIC=PCT ...]
-                          [--junit FILE] [--exact] [--update [--force]]
+                          [--junit FILE] [--exact] [--update [--force] [--accept-configuration]] [--ab]
                                          compare a run's reports with a baseline's (CI): exit 1
                                          on a significant regression, or any difference with
-                                         --exact; --update makes the current run the baseline
+                                         --exact; --update makes the current run the baseline;
+                                         --ab compares two configurations, no verdict
             """, details: checkOptions),
         "help": Usage(synopsis: """
             bgbench help [COMMAND]       this help, or one command's usage
@@ -93,8 +94,9 @@ extension Command {
           --devices N              devices in the fleet, 1...100000000 (default: 1000)
           --seed S                 run seed, 0...2^64-1 (default: 1)
           --threads T              worker threads, 0 = all cores (default: 0)
-          --scenario FILE          scenario JSON (default: the built-in default scenario,
-                                   the same as Datasets/scenarios/default.json)
+          --scenario FILE|NAME     scenario JSON, or a preset's name (bgbench list); a
+                                   file at that path wins (default: the built-in default
+                                   scenario, the same as preset 'default')
           --set PATH=VALUE         override one scenario field by its JSON path, e.g.
                                    --set policies.fixed.interval=30m (repeatable)
           --opens-trace FILE       replay the opens of a trace CSV instead of drawing
@@ -126,9 +128,14 @@ extension Command {
           --exact                  any difference in any report file fails (needs the same
                                    seed; run.json's execution and build fields do not count)
           --update                 replace the baseline folder whole with the current
-                                   run's report files
+                                   run's report files (refused for another configuration,
+                                   exit 65)
           --force                  with --update: replace the baseline folder even if it
                                    holds files that are not a bgbench report
+          --accept-configuration   with --update: the configuration change is meant
+          --ab                     A/B: --baseline A and --current B, two configurations
+                                   on the same seed and fleet, compared device by device
+                                   with 95 % intervals and no verdict (needs --per-device)
         """
 
     /// The order of the usage block in the full help.

@@ -93,7 +93,7 @@ func reseal(_ path: String) throws {
     try json.replacingOccurrences(of: old, with: new).write(toFile: runPath, atomically: true, encoding: .utf8)
 }
 
-private let remedy = "; compare runs of one configuration, or replace the baseline with 'bgbench check --update'"
+private let remedy = "; compare runs of one configuration, compare two configurations with 'bgbench check --ab', or replace the baseline with 'bgbench check --update --accept-configuration'"
 
 /// JUnit XML read with Foundation's XMLParser: the root's counts and every test case.
 private final class JUnitReader: NSObject, XMLParserDelegate {
@@ -237,8 +237,10 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         Mismatch(current: ["--days", "6"], phrase: "days 7 vs 6"),
         Mismatch(current: ["--warmup-days", "1"], phrase: "warmup_days 0 vs 1"),
         // The resolved scenario holds the run's policies' parameters, so its hash differs too.
-        Mismatch(current: ["--policy", "adaptive"], phrase: "resolved_scenario_sha256 SHA, policies adaptive,fixed vs adaptive"),
-        Mismatch(current: ["--set", "population.bar_off_share=0.2"], phrase: "resolved_scenario_sha256 SHA"),
+        // The resolved scenario names the parameters that differ (issue 12 point 7).
+        Mismatch(current: ["--policy", "adaptive"],
+                 phrase: #"configurations differ: policies.fixed.interval "15m" vs (none), policies adaptive,fixed vs adaptive"#),
+        Mismatch(current: ["--set", "population.bar_off_share=0.2"], phrase: "configurations differ: population.bar_off_share 0.15 vs 0.2"),
         Mismatch(current: ["--devices", "100", "--days", "6"], phrase: "devices 200 vs 100, days 7 vs 6"),
     ]
 
@@ -259,7 +261,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         for mode in [[], ["--exact"]] {
             let result = bgbench(["check"] + mode + ["--baseline", b, "--current", c])
             #expect(result.code == 65)
-            let expected = mode.isEmpty ? remedy : remedy.replacingOccurrences(of: "configuration", with: "configuration and seed")
+            let expected = mode.isEmpty ? remedy : remedy.replacingOccurrences(of: "one configuration,", with: "one configuration and seed,")
             #expect(result.errors == "error: baseline '\(b)' does not match current '\(c)': \(phrase)\(expected)\n")
             #expect(result.output == "")
         }
@@ -298,7 +300,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let other = report(standard + ["--seed", "2"])
         result = bgbench(["check", "--exact", "--baseline", c, "--current", other])
         #expect(result.code == 65)
-        #expect(result.errors == "error: baseline '\(c)' does not match current '\(other)': seed 1 vs 2; compare runs of one configuration and seed, or replace the baseline with 'bgbench check --update'\n")
+        #expect(result.errors == "error: baseline '\(c)' does not match current '\(other)': seed 1 vs 2; compare runs of one configuration and seed, compare two configurations with 'bgbench check --ab', or replace the baseline with 'bgbench check --update --accept-configuration'\n")
 
         // A file in the folder names the folder.
         result = bgbench(["check", "--baseline", c + "/run.json", "--current", report(standard)])
@@ -413,6 +415,111 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(result.errors == "error: '\(e)/events.csv' is missing: the baseline has events.csv\n")
     }
 
+    // MARK: Issue 12: a check that explains itself
+
+    /// The planted change of issue 12 (`--set policies.adaptive.habit_lift=4`): check names
+    /// the parameter by JSON path with both values, one phrase per differing parameter.
+    @Test func configurationMismatchNamesEveryParameter() throws {
+        let b = report(standard)
+        let c = report(standard + ["--set", "policies.adaptive.habit_lift=4", "--set", "population.bar_off_share=0.3"])
+        let result = bgbench(["check", "--baseline", b, "--current", c])
+        #expect(result.code == 65)
+        #expect(result.output == "")
+        #expect(result.errors == "error: baseline '\(b)' does not match current '\(c)': configurations differ: "
+                + "policies.adaptive.habit_lift 2 vs 4, population.bar_off_share 0.15 vs 0.3\(remedy)\n")
+        // Without scenario.json, run.json's scenario object is compared.
+        for folder in [b, c] { try FileManager.default.removeItem(atPath: folder + "/scenario.json") }
+        let fallback = bgbench(["check", "--baseline", b, "--current", c])
+        #expect(fallback.code == 65)
+        #expect(fallback.errors.contains("configurations differ: ") && fallback.errors.contains("habit_lift 2 vs 4")
+                && fallback.errors.contains("bar_off_share 0.15 vs 0.3"), "\(fallback.errors)")
+    }
+
+    /// `--update` refuses a run of another configuration (exit 65, naming the parameter and
+    /// the flag) and leaves the baseline as it was; `--accept-configuration` lets it through.
+    @Test func updateRefusesAnotherConfiguration() throws {
+        let b = report(standard), c = report(standard + ["--set", "policies.adaptive.habit_lift=4"])
+        let before = try read(b + "/summary.csv")
+        let refused = bgbench(["check", "--update", "--baseline", b, "--current", c])
+        #expect(refused.code == 65)
+        #expect(refused.output == "")
+        #expect(refused.errors == "error: '\(c)' is another configuration than baseline '\(b)': configurations differ: "
+                + "policies.adaptive.habit_lift 2 vs 4; add --accept-configuration to --update if the change is meant\n")
+        #expect(try read(b + "/summary.csv") == before)
+        let accepted = bgbench(["check", "--update", "--accept-configuration", "--baseline", b, "--current", c])
+        #expect(accepted.code == 0, "\(accepted.errors)")
+        #expect(bgbench(["check", "--exact", "--baseline", b, "--current", c]).code == 0)
+        let alone = bgbench(["check", "--accept-configuration", "--baseline", b, "--current", c])
+        #expect(alone.code == 64)
+        #expect(alone.errors.hasPrefix("error: '--accept-configuration' goes with '--update'"))
+    }
+
+    /// `--ab`: two configurations on the same users, paired, with intervals and no verdict.
+    @Test func abComparesTwoConfigurations() throws {
+        let a = report(standard), b = report(standard + ["--set", "population.bar_off_share=0.4"])
+        let result = bgbench(["check", "--ab", "--baseline", a, "--current", b])
+        #expect(result.code == 0, "\(result.errors)")
+        #expect(result.errors == "")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines[0] == "A/B: A '\(a)', B '\(b)': adaptive,fixed, 200 devices × 7 days, seed 1 in both: paired, device by device; no verdict")
+        #expect(lines[1] == "configurations differ: population.bar_off_share 0.15 vs 0.4")
+        #expect(lines[2].split(separator: " ") == ["scenario", "policy", "archetype", "metric", "A", "B", "B", "-", "A", "95", "%",
+                                                   "interval", "change", "%", "p"])
+        #expect(!result.output.contains("regression") && !result.output.contains("improvement"))
+        #expect(lines.last!.contains(" of \(SummarySchema.metrics.count * 2 * 5) metrics differ ("))
+        #expect(lines.last!.hasSuffix(" the same); intervals: paired t, 95 %, not corrected for multiple comparisons"))
+        // The fleet's fresh-open rate falls with more users without BAR: B − A and its
+        // interval, below zero, agree with the two summaries.
+        let fields = try #require(lines.map { $0.split(separator: " ").map(String.init) }
+            .first { $0.prefix(4) == ["default", "adaptive", "all", "fresh_open_rate"] })
+        let (va, vb, d) = (try #require(Double(fields[4])), try #require(Double(fields[5])), try #require(Double(fields[6])))
+        #expect(abs((vb - va) - d) < 1e-5)
+        let low = try #require(Double(fields[7].dropFirst().dropLast())), high = try #require(Double(fields[8].dropLast()))
+        #expect(low < d && d < high && high < 0)
+
+        // The library's interval is the paired test's: p < 0.05 exactly when 0 is outside.
+        let differences = try RunComparison.abDifferences(baseline: ReportFolder(path: a, role: "baseline"),
+                                                          current: ReportFolder(path: b, role: "current"))
+        for x in differences {
+            guard let i = x.interval, let p = x.pValue, abs(p - 0.05) > 1e-9 else { continue }
+            #expect((i.low > 0 || i.high < 0) == (p < 0.05), "\(x.policy) \(x.archetype) \(x.metric)")
+        }
+
+        // Bad input: another seed (not the same users), a folder without devices.csv.
+        let other = report(standard + ["--seed", "2"])
+        let seed = bgbench(["check", "--ab", "--baseline", a, "--current", other])
+        #expect(seed.code == 65)
+        #expect(seed.errors == "error: '\(a)' and '\(other)' are not runs of the same users: seed 1 vs 2; --ab needs the same seed, policies, devices, days, warm-up and trace\n")
+        let lean = report(standard.filter { $0 != "--per-device" })
+        let missing = bgbench(["check", "--ab", "--baseline", lean, "--current", b])
+        #expect(missing.code == 66)
+        #expect(missing.errors == "error: baseline '\(lean)' has no devices.csv: --ab compares device by device; make both with --per-device\n")
+        #expect(bgbench(["check", "--ab", "--update", "--baseline", a, "--current", b]).code == 64)
+        // The same configuration twice: nothing differs.
+        let same = bgbench(["check", "--ab", "--baseline", a, "--current", report(standard)])
+        #expect(same.code == 0)
+        #expect(same.output.contains("\nconfigurations: the same parameters\nno metric differs\n"))
+    }
+
+    /// Issue 12, seen item 8: denials that follow the requests and Wi-Fi bytes are neutral,
+    /// never a regression or an improvement; a large change not significant after Holm
+    /// says so.
+    @Test func verdictsOfRequestCountsAndWifiBytes() throws {
+        let b = report(standard), c = report(standard + ["--set", "population.bar_off_share=0.4"])
+        let shaB = try runField(b, "resolved_scenario_sha256"), shaC = try runField(c, "resolved_scenario_sha256")
+        try write(read(c + "/run.json").replacingOccurrences(of: shaC, with: shaB), c + "/run.json")
+        let result = bgbench(["check", "--baseline", b, "--current", c])
+        let lines = result.output.split(separator: "\n").map(String.init)
+        let judged = lines.filter { $0.contains(" denied_") || $0.contains(" wifi_bytes_per_day ") }
+        #expect(judged.contains { $0.contains(" denied_bar_off_per_day ") }, "the planted change moves bar_off denials")
+        for line in judged { #expect(line.hasSuffix("  neutral"), "\(line)") }
+        // The table lists what moved beyond tolerance: nothing there reads "unchanged"; a
+        // tested move that Holm does not confirm reads "not significant after Holm".
+        #expect(!lines.contains { $0.hasSuffix("  unchanged") })
+        #expect(lines.contains { $0.hasSuffix("  not significant after Holm") })
+        #expect(lines.last!.contains(" not significant after Holm, "))
+    }
+
     // MARK: --update
 
     @Test func updateReplacesTheBaseline() throws {
@@ -500,9 +607,12 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(CheckMetrics.table.filter { $0.direction == .higherIsBetter }.map(\.name)
                 == ["fresh_open_rate", "server_on_time_rate", "processing_on_time_rate"])
         #expect(Set(CheckMetrics.table.filter { $0.direction == .neutral }.map(\.name))
-                == ["opens_per_day", "requested_per_day", "runs_per_day", "replaced_per_day", "pending_at_horizon_per_day",
+                == Set<String>(["opens_per_day", "requested_per_day", "runs_per_day", "replaced_per_day", "pending_at_horizon_per_day",
                     "new_data_per_day", "no_data_per_day", "push_sent_per_day", "push_runs_per_day",
-                    "transfers_per_day", "processing_completed_per_day"])
+                    "transfers_per_day", "processing_completed_per_day",
+                    // Issue 12: denials follow the requests; Wi-Fi bytes cost the user nothing.
+                    "denied_per_day", "wifi_bytes_per_day"])
+                   .union(DenialReason.allCases.map { "denied_\($0.label)_per_day" }))
     }
 
     /// The paired test's standard error is paired.csv's, device by device: comparing policy
@@ -575,7 +685,10 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(all.map(\.verdict) == [.regression, .regression, .regression, .regression])
         var some = comparisons([0.04, 0.001, 0.03, 0.02])
         RunComparison.decide(&some)
-        #expect(some.map(\.verdict) == [.unchanged, .regression, .unchanged, .unchanged])
+        // Beyond tolerance (−50 %) but not significant after Holm: said so, not "unchanged"
+        // (issue 12, seen item 8).
+        #expect(some.map(\.verdict) == [.notSignificant, .regression, .notSignificant, .notSignificant])
+        #expect(Verdict.notSignificant.rawValue == "not significant after Holm")
         var mixed = comparisons([0.001, 0.001])
         mixed[1].direction = .neutral
         mixed.append(MetricComparison(scenario: "s", policy: "p", archetype: "all", metric: "staleness_p95_s",

@@ -59,6 +59,19 @@ import Testing
         #expect(Double(fresh[10])! - Double(fresh[9])! < unpaired)
     }
 
+    /// Issue 12, seen item 10: daily.csv's `day` is the simulated day, warm-up included, so
+    /// with a warm-up the first row is day `warmup_days`; Reports/README.md says so (it said
+    /// `day` = 0, 1, ...).
+    @Test func dailyDayIsDocumentedAsTheSimulatedDay() throws {
+        let rows = Self.rows(SeriesReports.dailyCSV(Self.report))
+        #expect(Self.warmup > 0 && rows[1][3] == String(Self.warmup))
+        let readme = try String(contentsOf: TestSupport.packageRoot.appendingPathComponent("Reports/README.md"), encoding: .utf8)
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(!readme.contains("`day` = 0, 1, ..."))
+        #expect(readme.contains("`day` is the simulated day, counted from 0 at the start of the run, warm-up included, as in "
+                                + "events.csv: the first row is day `warmup_days` (0 without `--warmup-days`; 14 with `--warmup-days 14`)"))
+    }
+
     @Test func dailyRowsAddUpToTheFleet() {
         let rows = Self.rows(SeriesReports.dailyCSV(Self.report))
         #expect(rows[0] == SeriesReports.dailyHeader)

@@ -11,7 +11,14 @@ public enum RunComparison {
         var out: [String] = []
         if b.schemaVersion != c.schemaVersion { out.append("schema_version \(b.schemaVersion) vs \(c.schemaVersion)") }
         if b.resolvedScenarioSha256 != c.resolvedScenarioSha256 {
-            out.append("resolved_scenario_sha256 \(b.resolvedScenarioSha256.prefix(12)) vs \(c.resolvedScenarioSha256.prefix(12))")
+            // Name the parameters that differ, by JSON path with both values (issue 12
+            // point 7); the hashes only when the parameters cannot be read or are the same.
+            let parameters = configurationDifferences(b, c)
+            if parameters.isEmpty {
+                out.append("resolved_scenario_sha256 \(b.resolvedScenarioSha256.prefix(12)) vs \(c.resolvedScenarioSha256.prefix(12))")
+            } else {
+                out.append("configurations differ: " + describe(parameters))
+            }
         }
         if b.policies != c.policies {
             out.append("policies \(b.policies.joined(separator: ",")) vs \(c.policies.joined(separator: ","))")
@@ -25,6 +32,56 @@ public enum RunComparison {
         if b.warmupDays != c.warmupDays { out.append("warmup_days \(b.warmupDays) vs \(c.warmupDays)") }
         if exact && b.seed != c.seed { out.append("seed \(b.seed) vs \(c.seed)") }
         return out
+    }
+
+    /// At most this many differing parameters are named in a message; the rest are counted.
+    public static let shownDifferences = 20
+
+    /// "policies.adaptive.habit_lift 2 vs 4, population.bar_off_share 0.15 vs 0.3" (and
+    /// "and N more" past ``shownDifferences``).
+    public static func describe(_ differences: [(path: String, baseline: String, current: String)]) -> String {
+        var text = differences.prefix(shownDifferences).map { "\($0.path) \($0.baseline) vs \($0.current)" }.joined(separator: ", ")
+        if differences.count > shownDifferences { text += " and \(differences.count - shownDifferences) more" }
+        return text
+    }
+
+    /// Every parameter in which the two runs' resolved scenarios differ: a JSON path (as
+    /// `--set` takes it) and both values as JSON text, "(none)" where one scenario lacks
+    /// the parameter, in path order. The resolved scenario is the folder's scenario.json
+    /// (what `resolved_scenario_sha256` hashes); a folder without one, or one that does
+    /// not parse, is compared by run.json's `scenario` object. Empty when neither can be read.
+    public static func configurationDifferences(_ b: ReportFolder, _ c: ReportFolder) -> [(path: String, baseline: String, current: String)] {
+        func resolved(_ folder: ReportFolder) -> JSONValue? {
+            if folder.has("scenario.json"), let text = try? ReportFolder.read(folder.file("scenario.json")),
+               let document = try? JSONParser.parse(text) {
+                return document.root
+            }
+            return folder.runJSON.object?["scenario"]
+        }
+        let bothHaveFiles = b.has("scenario.json") && c.has("scenario.json")
+        guard let x = bothHaveFiles ? resolved(b) : b.runJSON.object?["scenario"],
+              let y = bothHaveFiles ? resolved(c) : c.runJSON.object?["scenario"] else { return [] }
+        var out: [(path: String, baseline: String, current: String)] = []
+        leafDifferences(x, y, path: "", into: &out)
+        return out
+    }
+
+    /// Depth first, object keys sorted; a subtree only one side has is listed leaf by leaf
+    /// with "(none)" on the other side; arrays of different lengths compare as whole values.
+    static func leafDifferences(_ a: JSONValue?, _ b: JSONValue?, path: String,
+                                into out: inout [(path: String, baseline: String, current: String)]) {
+        switch (a, b) {
+        case (.object(let x)?, .object(let y)?):
+            for key in Set(x.keys).union(y.keys).sorted() { leafDifferences(x[key], y[key], path: JSONPathText.key(path, key), into: &out) }
+        case (.object(let x)?, nil):
+            for key in x.keys.sorted() { leafDifferences(x[key], nil, path: JSONPathText.key(path, key), into: &out) }
+        case (nil, .object(let y)?):
+            for key in y.keys.sorted() { leafDifferences(nil, y[key], path: JSONPathText.key(path, key), into: &out) }
+        case (.array(let x)?, .array(let y)?) where x.count == y.count:
+            for i in x.indices { leafDifferences(x[i], y[i], path: JSONPathText.index(path, i), into: &out) }
+        default:
+            if a != b { out.append((path.isEmpty ? "(root)" : path, a?.text ?? "(none)", b?.text ?? "(none)")) }
+        }
     }
 
     /// The test `compare` applies: paired when both runs have the same seed (then they met

@@ -7,8 +7,11 @@ public enum Verdict: String, Sendable, CaseIterable {
     case regression
     /// Better beyond tolerance and significant.
     case improvement
-    /// Within tolerance, or beyond it but not significant.
+    /// Within tolerance.
     case unchanged
+    /// Beyond tolerance with a p-value, but not significant after Holm–Bonferroni over the
+    /// check's family: a large change the test cannot tell from chance (issue 12).
+    case notSignificant = "not significant after Holm"
     /// A metric with no bad direction.
     case neutral
     /// Beyond tolerance with no test: a quantile, or a value only one run has.
@@ -146,7 +149,7 @@ extension RunComparison {
                 if m.direction == .neutral { .neutral }
                 else if !m.beyondTolerance { .unchanged }
                 else if !m.inFamily { .untested }
-                else if !m.significant { .unchanged }
+                else if !m.significant { .notSignificant }
                 else { m.worse ? .regression : .improvement }
         }
         return family.count

@@ -43,10 +43,12 @@ public enum MetricTable {
           "wake requests resolved: runs − push runs + denied + replaced (+ pending at the horizon)"),
         m("runs_per_day", "1/device-day", .perDeviceDay(.runs), interval: true, .neutral, series: .interval, paired: true,  // paid for in energy
           terminal: t("runs/d", 7, 2), "background runs started"),
-        m("denied_per_day", "1/device-day", .perDeviceDay(.denied), .lowerIsBetter, series: .plain, paired: true,
+        // Neutral: denials follow the number of requests (a policy that asks less is denied
+        // less, and nothing is saved); what they cost shows in freshness, energy and throttles.
+        m("denied_per_day", "1/device-day", .perDeviceDay(.denied), .neutral, series: .plain, paired: true,
           terminal: t("denied/d", 9, 2), "requests denied, all reasons"),
     ] + DenialReason.allCases.map { r in
-        m("denied_\(r.label)_per_day", "1/device-day", .perDeviceDay(.denied(r)), .lowerIsBetter, "requests denied for `\(r.label)`")
+        m("denied_\(r.label)_per_day", "1/device-day", .perDeviceDay(.denied(r)), .neutral, "requests denied for `\(r.label)`")  // as denied_per_day
     } + [
         m("replaced_per_day", "1/device-day", .perDeviceDay(.replaced), .neutral,
           "pending requests replaced or withdrawn by the policy"),
@@ -68,7 +70,9 @@ public enum MetricTable {
           terminal: t("%batt/d", 8, 3), "background energy as percent of the battery capacity"),
         m("cellular_bytes_per_day", "B/device-day", .perDeviceDay(.cellularBytes), .lowerIsBetter,
           "bytes received on LTE or 5G, background and foreground"),
-        m("wifi_bytes_per_day", "B/device-day", .perDeviceDay(.wifiBytes), .lowerIsBetter,
+        // Neutral: Wi-Fi bytes cost the user nothing (no data plan) and follow the content
+        // fetched; their energy is in background_energy_j_per_day.
+        m("wifi_bytes_per_day", "B/device-day", .perDeviceDay(.wifiBytes), .neutral,
           "bytes received on Wi-Fi, background and foreground"),
         m("zero_battery_s_per_day", "s/device-day", .perDeviceDay(.zeroBattery), .lowerIsBetter, "time spent at 0 % battery"),
         m("push_sent_per_day", "1/device-day", .perDeviceDay(.pushSent), .neutral,  // a server's means, not an outcome

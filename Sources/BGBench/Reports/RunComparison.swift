@@ -34,7 +34,7 @@ public struct CheckMetric: Sendable {
 }
 
 /// The direction table: every metric of summary.csv, which way is bad, and its default
-/// tolerance, derived from ``MetricTable``.
+/// tolerance, derived from ``MetricTable`` (where each direction is argued).
 public enum CheckMetrics {
     public static let table: [CheckMetric] = MetricTable.metrics.map { m in
         let source: CheckMetric.Source = switch m.kind {

@@ -1,0 +1,96 @@
+import BGNumerics
+import Foundation
+
+/// One metric of one summary row in `bgbench check --ab`: configuration A (the baseline
+/// folder) against configuration B (the current folder), on the same users.
+public struct ABDifference: Sendable {
+    public var scenario: String
+    public var policy: String
+    public var archetype: String
+    public var metric: String
+    public var baseline: Double?
+    public var current: Double?
+    /// current − baseline, in the metric's unit; nil when either is missing.
+    public var difference: Double? {
+        guard let b = baseline, let c = current else { return nil }
+        return c - b
+    }
+    /// The paired 95 % interval of the difference; nil for a quantile or too few devices.
+    public var interval: (low: Double, high: Double)?
+    /// Two-sided paired t-test p-value of "no difference" (no correction: A/B has no verdict).
+    public var pValue: Double?
+}
+
+extension RunComparison {
+    /// Why two folders cannot be an A/B pair: they must have met the same users (the same
+    /// seed, devices, days, warm-up, opens trace and policies); the scenario may differ.
+    public static func abMismatches(_ b: ReportFolder, _ c: ReportFolder) -> [String] {
+        var out: [String] = []
+        if b.schemaVersion != c.schemaVersion { out.append("schema_version \(b.schemaVersion) vs \(c.schemaVersion)") }
+        if b.seed != c.seed { out.append("seed \(b.seed) vs \(c.seed)") }
+        if b.policies != c.policies {
+            out.append("policies \(b.policies.joined(separator: ",")) vs \(c.policies.joined(separator: ","))")
+        }
+        if b.opensTraceSha256 != c.opensTraceSha256 {
+            func shown(_ sha: String?) -> String { sha.map { String($0.prefix(12)) } ?? "(none)" }
+            out.append("opens_trace sha256 \(shown(b.opensTraceSha256)) vs \(shown(c.opensTraceSha256))")
+        }
+        if b.devices != c.devices { out.append("devices \(b.devices) vs \(c.devices)") }
+        if b.days != c.days { out.append("days \(b.days) vs \(c.days)") }
+        if b.warmupDays != c.warmupDays { out.append("warmup_days \(b.warmupDays) vs \(c.warmupDays)") }
+        return out
+    }
+
+    /// Every metric of every summary row, B minus A with its paired interval: device i is
+    /// the same user (same seed) under two configurations, so the difference is taken device
+    /// by device on devices.csv, which both folders must have. The interval is that of the
+    /// paired test of `check` (``pairedP``): d = θ_B − θ_A, SE = √(Σ(uᵢᴮ − uᵢᴬ)² / (N(N−1))),
+    /// d ± t(0.975, n − 1)·SE, put on summary.csv's scale by the ratio of the summary value to
+    /// the devices.csv estimate (1 per open, 1/counted days per device-day). An archetype row
+    /// takes each run's devices of that archetype (the same users when the configurations
+    /// do not change the population). Quantiles get no interval.
+    public static func abDifferences(baseline: ReportFolder, current: ReportFolder) throws(ReportFolderError) -> [ABDifference] {
+        for (folder, name) in [(baseline, "baseline"), (current, "current")] where !folder.has("devices.csv") {
+            throw .missing("\(name) '\(folder.path)' has no devices.csv: --ab compares device by device; make both with --per-device")
+        }
+        let db = try DeviceTable(try baseline.table("devices.csv")!, path: baseline.file("devices.csv"))
+        let dc = try DeviceTable(try current.table("devices.csv")!, path: current.file("devices.csv"))
+        let bs = try SummaryRows(baseline), cs = try SummaryRows(current)
+        var out: [ABDifference] = []
+        for key in bs.keys {
+            guard let cRow = cs.rows[key] else {
+                throw .invalid("'\(current.file("summary.csv"))' has no row for policy \(key.policy), archetype \(key.archetype), which the baseline has")
+            }
+            let bRow = bs.rows[key]!
+            for name in bs.metricColumns {
+                var d = ABDifference(scenario: bRow.scenario, policy: key.policy, archetype: key.archetype, metric: name,
+                                     baseline: try bs.value(bRow, name), current: try cs.value(cRow, name))
+                if let metric = CheckMetrics.named(name), let difference = d.difference,
+                   let lb = try linearised(db, policy: key.policy, archetype: key.archetype, source: metric.source),
+                   let lc = try linearised(dc, policy: key.policy, archetype: key.archetype, source: metric.source) {
+                    guard lb.u.count == lc.u.count, db.deviceIDs(policy: key.policy) == dc.deviceIDs(policy: key.policy) else {
+                        throw .invalid("'\(dc.path)' lists other devices than '\(db.path)' for policy \(key.policy)")
+                    }
+                    let n = Double(lb.u.count)
+                    if n >= 2, min(lb.n, lc.n) >= 2 {
+                        var ss = 0.0
+                        for (x, y) in zip(lb.u, lc.u) { ss += (y - x) * (y - x) }
+                        let se = (ss / (n * (n - 1))).squareRoot()
+                        let dof = Double(min(lb.n, lc.n) - 1)
+                        // The summary's scale over the estimate's (exact for every metric's
+                        // source: 1 per open, 1/D per device-day, the battery's % per joule).
+                        let scale: Double
+                        if let v = d.baseline, lb.estimate != 0 { scale = v / lb.estimate }
+                        else if let v = d.current, lc.estimate != 0 { scale = v / lc.estimate }
+                        else { scale = (lc.estimate - lb.estimate) == 0 ? 0 : difference / (lc.estimate - lb.estimate) }
+                        let half = Distribution.studentTQuantile(0.975, degreesOfFreedom: dof) * se * abs(scale)
+                        d.interval = (difference - half, difference + half)
+                        d.pValue = pValue(lc.estimate - lb.estimate, se: se, dof: dof)
+                    }
+                }
+                out.append(d)
+            }
+        }
+        return out
+    }
+}
