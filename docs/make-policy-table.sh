@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 DEVICES=${DEVICES:-1000}
 DAYS=${DAYS:-365}
 SEED=${SEED:-1}
-BIN=.build/release/bgbench
+BIN=${BIN:-.build/release/bgbench}  # BIN=path: another build of this checkout
 [ -x "$BIN" ] || swift build -c release
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/bgbench-policy-table.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
