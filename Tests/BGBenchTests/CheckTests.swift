@@ -104,7 +104,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let exact = bgbench(["check", "--exact", "--baseline", b, "--current", c])
         #expect(exact.code == 0)
         #expect(exact.errors == "")
-        #expect(exact.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl)\n")
+        #expect(exact.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, paired.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl)\n")
     }
 
     /// A planted regression: more users with Background App Refresh off, so fewer fresh
@@ -284,8 +284,8 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(result.errors == "error: '\(c)/summary.csv' differs from the baseline at line \(edit.line) (policy adaptive, archetype daily), column fresh_open_rate: baseline \(edit.old), current 0.5\n")
         #expect(edit.line == 3)
         let xml = try JUnitReader.read(junit)
-        // A test case per file: summary, daily, hourly, server, devices, scenario.json, run.json.
-        #expect(xml.rootTests == 7 && xml.rootFailures == 1 && xml.failures == 1)
+        // A test case per file: summary, daily, hourly, server, devices, paired, scenario.json, run.json.
+        #expect(xml.rootTests == 8 && xml.rootFailures == 1 && xml.failures == 1)
 
         // devices.csv and run.json too, each file's first difference on its own line.
         let device = try editCSV(c + "/devices.csv", row: 210, column: "runs", to: "1000")
@@ -325,7 +325,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let b = report(arguments), c = report(arguments)
         var result = bgbench(["check", "--exact", "--baseline", b, "--current", c])
         #expect(result.code == 0)
-        #expect(result.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, events.csv, replications.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl)\n")
+        #expect(result.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, events.csv, paired.csv, replications.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl)\n")
 
         // One number in each of server.csv, events.csv and replications.csv.
         let server = try editCSV(c + "/server.csv", row: 5, column: "requests_peak", to: "999")
@@ -347,7 +347,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(result.errors == """
             error: '\(c)/server.csv' differs from the baseline at line \(server.line) (policy adaptive, minute \(field(serverTable, 5, "minute"))), column requests_peak: baseline \(server.old), current 999
             error: '\(c)/events.csv' differs from the baseline at line \(event.line) (policy \(field(eventTable, 3, "policy")), device \(field(eventTable, 3, "device")), day \(field(eventTable, 3, "day")), time_s \(field(eventTable, 3, "time_s")), event \(field(eventTable, 3, "event"))), column value: baseline \(event.old.isEmpty ? "(empty)" : event.old), current -12345
-            error: '\(c)/replications.csv' differs from the baseline at line 2 (policy \(field(replicationTable, 0, "policy")), metric \(field(replicationTable, 0, "metric")), archetype all), column mean: baseline \(replication.old), current 7
+            error: '\(c)/replications.csv' differs from the baseline at line 2 (policy \(field(replicationTable, 0, "policy")), baseline \(field(replicationTable, 0, "baseline")), metric \(field(replicationTable, 0, "metric")), archetype all), column mean: baseline \(replication.old), current 7
             error: '\(c)/scenario.json' differs from the baseline at line \(n + 1): baseline '\(oldLine)', current '\(oldLine.replacingOccurrences(of: ": 0.", with: ": 1."))'
 
             """)

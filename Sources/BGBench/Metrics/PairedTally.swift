@@ -12,6 +12,10 @@ public struct PairedMoments: Sendable, Equatable {
     public var ya = 0.0, yb = 0.0, xa = 0.0, xb = 0.0
     public var yaya = 0.0, ybyb = 0.0, xaxa = 0.0, xbxb = 0.0, xaya = 0.0, xbyb = 0.0
     public var yayb = 0.0, yaxb = 0.0, xayb = 0.0, xaxb = 0.0
+    /// With dᵢ = y_aᵢ − y_bᵢ: Σd, Σd², Σd·x_a, and the devices whose denominators differ
+    /// (x_aᵢ ≠ x_bᵢ). When none does (the same opens, x ≡ 1) the interval is computed from
+    /// these, which cancel far less than the general sums (d is small beside y).
+    public var d = 0.0, dd = 0.0, dxa = 0.0, unequal = 0.0
 
     public init() {}
 
@@ -21,6 +25,9 @@ public struct PairedMoments: Sendable, Equatable {
         ya += a; yb += b; xa += u; xb += v
         yaya += a * a; ybyb += b * b; xaxa += u * u; xbxb += v * v; xaya += u * a; xbyb += v * b
         yayb += a * b; yaxb += a * v; xayb += u * b; xaxb += u * v
+        let w = a - b
+        d += w; dd += w * w; dxa += w * u
+        if u != v { unequal += 1 }
     }
 
     mutating func merge(_ o: PairedMoments) {
@@ -28,6 +35,7 @@ public struct PairedMoments: Sendable, Equatable {
         ya += o.ya; yb += o.yb; xa += o.xa; xb += o.xb
         yaya += o.yaya; ybyb += o.ybyb; xaxa += o.xaxa; xbxb += o.xbxb; xaya += o.xaya; xbyb += o.xbyb
         yayb += o.yayb; yaxb += o.yaxb; xayb += o.xayb; xaxb += o.xaxb
+        d += o.d; dd += o.dd; dxa += o.dxa; unequal += o.unequal
     }
 }
 
@@ -51,18 +59,26 @@ extension Estimators {
     /// Σe² = S_a/X_a² + S_b/X_b² − 2·C/(X_a·X_b), S_a = Σy_a² − 2R_a·Σx_a·y_a + R_a²·Σx_a²,
     /// S_b likewise, C = Σy_a·y_b − R_b·Σy_a·x_b − R_a·Σx_a·y_b + R_a·R_b·Σx_a·x_b; a
     /// Student-t quantile with n − 1 degrees of freedom. With x ≡ 1 it is the paired
-    /// t-interval of the mean difference; with x_a = x_b (the same opens) it is
-    /// `ratio` applied to dᵢ = y_aᵢ − y_bᵢ.
+    /// t-interval of the mean difference; with x_a = x_b on every device (the same opens)
+    /// it is `ratio` applied to dᵢ = y_aᵢ − y_bᵢ, and computed so from Σd, Σd², Σd·x.
     public static func pairedRatio(_ m: PairedMoments, scale: Double = 1) -> PairedEstimate {
         guard m.xa > 0, m.xb > 0 else { return PairedEstimate(policy: .nan, baseline: .nan, difference: Estimate(.nan)) }
         let ra = m.ya / m.xa, rb = m.yb / m.xb
-        let d = ra - rb
         let policy = ra * scale, baseline = rb * scale
+        // The same denominators on every device: D = Σd / Σx and Σe² = (Σd² − 2D·Σd·x +
+        // D²·Σx²) / (Σx)², the ratio interval of d (no cancellation against y's size).
+        let same = m.unequal == 0
+        let d = same ? m.d / m.xa : ra - rb
         guard let t = tQuantile(m.n) else { return PairedEstimate(policy: policy, baseline: baseline, difference: Estimate(d * scale)) }
-        let sa = m.yaya - 2 * ra * m.xaya + ra * ra * m.xaxa
-        let sb = m.ybyb - 2 * rb * m.xbyb + rb * rb * m.xbxb
-        let c = m.yayb - rb * m.yaxb - ra * m.xayb + ra * rb * m.xaxb
-        let sum = sa / (m.xa * m.xa) + sb / (m.xb * m.xb) - 2 * c / (m.xa * m.xb)
+        let sum: Double
+        if same {
+            sum = (m.dd - 2 * d * m.dxa + d * d * m.xaxa) / (m.xa * m.xa)
+        } else {
+            let sa = m.yaya - 2 * ra * m.xaya + ra * ra * m.xaxa
+            let sb = m.ybyb - 2 * rb * m.xbyb + rb * rb * m.xbxb
+            let c = m.yayb - rb * m.yaxb - ra * m.xayb + ra * rb * m.xaxb
+            sum = sa / (m.xa * m.xa) + sb / (m.xb * m.xb) - 2 * c / (m.xa * m.xb)
+        }
         let se = (max(0, sum) * m.n / (m.n - 1)).squareRoot()
         let half = t * se * abs(scale)
         return PairedEstimate(policy: policy, baseline: baseline,
@@ -124,7 +140,7 @@ public struct PairedMetric: Sendable {
 
 /// A policy's device-by-device comparison with the baseline policy over a set of devices:
 /// one ``PairedMoments`` per metric of ``MetricTable/pairedMetrics``. Its size is fixed
-/// (15 doubles a metric), whatever the fleet: the fleet keeps one per policy and block
+/// (19 doubles a metric), whatever the fleet: the fleet keeps one per policy and block
 /// being merged.
 public struct PairedTally: Sendable, Equatable {
     public private(set) var moments = [PairedMoments](repeating: PairedMoments(), count: MetricTable.pairedMetrics.count)
