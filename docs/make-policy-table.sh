@@ -2,8 +2,10 @@
 # Regenerates README.md's policy comparison table (between <!-- policy-table:begin -->
 # and <!-- policy-table:end -->): every registered policy (`bgbench --policy all`, so a
 # newly added policy joins by rerunning this script) on the default scenario, from
-# summary.csv's fleet (`all`) rows, each rate with its 95 % interval. Never edit the table
-# by hand. Usage, from the checkout:
+# summary.csv's fleet (`all`) rows, each rate with its 95 % interval, then each policy's
+# paired difference from the baseline policy (`fixed`) from paired.csv, with its paired
+# 95 % interval and `*` where it excludes zero. Never edit the table by hand. Usage, from
+# the checkout:
 #
 #     docs/make-policy-table.sh            # 1000 devices x 365 days (a minute or two)
 #     DEVICES=200 DAYS=30 docs/make-policy-table.sh   # a quick look; do not commit it
@@ -14,7 +16,7 @@ cd "$(dirname "$0")/.."
 DEVICES=${DEVICES:-1000}
 DAYS=${DAYS:-365}
 SEED=${SEED:-1}
-BIN=.build/release/bgbench
+BIN=${BIN:-.build/release/bgbench}  # BIN=path: another build of this checkout
 [ -x "$BIN" ] || swift build -c release
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/bgbench-policy-table.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
@@ -26,6 +28,8 @@ import csv, json, sys
 out, command, readme = sys.argv[1:]
 run = json.load(open(f"{out}/run.json"))
 rows = [r for r in csv.DictReader(open(f"{out}/summary.csv")) if r["archetype"] == "all"]
+paired = {(r["policy"], r["metric"]): r for r in csv.DictReader(open(f"{out}/paired.csv"))}
+baseline = next(iter(paired.values()))["baseline"]
 
 def interval(r, column, scale=1.0, digits=1):
     """The estimate with its 95 % interval, as summary.csv gives them."""
@@ -58,6 +62,33 @@ for r in rows:
         interval(r, "background_energy_j_per_day"),
         interval(r, "battery_pct_per_day", digits=3),
         interval(r, "killed_per_day", digits=3),
+    ]) + " |")
+
+def difference(policy, metric, scale=1.0, digits=1):
+    """paired.csv's difference with its interval, `*` when the interval excludes zero."""
+    r = paired[(policy, metric)]
+    v, lo, hi = (float(r[c]) * scale for c in ("difference", "difference_ci_low", "difference_ci_high"))
+    mark = "*" if r["excludes_zero"] == "true" else ""
+    return f"{v:+.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]{mark}"
+
+lines += [
+    "",
+    f"Each policy minus `{baseline}`, device by device on the same users and feed (paired.csv: "
+    "difference with its paired 95 % interval over devices; `*` where the interval excludes zero).",
+    "",
+    f"| policy | Δ fresh-open pts | Δ mean staleness s | Δ runs/day | Δ J/day |",
+    "|---|---:|---:|---:|---:|",
+]
+for r in rows:
+    if r["policy"] == baseline:
+        continue
+    p = r["policy"]
+    lines.append("| " + " | ".join([
+        f"`{p}`",
+        difference(p, "fresh_open_rate", 100),
+        difference(p, "staleness_mean_s", digits=0),
+        difference(p, "runs_per_day", digits=2),
+        difference(p, "background_energy_j_per_day"),
     ]) + " |")
 lines.append("<!-- policy-table:end -->")
 

@@ -44,7 +44,7 @@ enum Command {
             positional: { throw CLIError.unexpected($0, command: "run") })
         if showVersion { output.write("bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL \(BuildInfo.gslVersion))\n"); return }
         try common.finish()
-        var options = common.options
+        let options = common.options
         let policies = common.policies, out = common.out, quiet = common.quiet
         let scenarioFile = common.scenarioFile, overrides = common.overrides
 
@@ -61,7 +61,6 @@ enum Command {
             guard policies.count > 1 else {
                 throw CLIError.usage("'--baseline-policy' needs at least one other policy in '--policy'")
             }
-            options.keepDevices = true
         }
         let request = RunRequest(scenario: loaded, policies: policies, options: options,
                                  commandLine: ["bgbench"] + arguments, baselinePolicy: baseline,
@@ -76,7 +75,7 @@ enum Command {
         try folder.write(ReportWriter.files(report))
         try folder.commit()
         output.write(SummaryTable.render(report))
-        output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv\(options.keepDevices ? ", devices.csv" : "")\(options.traceDevices > 0 ? ", events.csv" : "")\(baseline != nil ? ", paired.csv" : "")\(replications > 1 ? ", replications.csv" : ""), scenario.json, run.json)\n")
+        output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv\(options.keepDevices ? ", devices.csv" : "")\(options.traceDevices > 0 ? ", events.csv" : "")\(report.baselinePolicy != nil ? ", paired.csv" : "")\(replications > 1 ? ", replications.csv" : ""), scenario.json, run.json)\n")
     }
 
     static func parsePolicies(_ text: String) throws -> [String] {

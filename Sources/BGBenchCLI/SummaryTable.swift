@@ -18,6 +18,7 @@ enum SummaryTable {
             lines.append(zip(values, columns).map { pad($0, $1.1) }.joined(separator: " "))
         }
         lines += kindLines(report, pad: pad)
+        lines += pairedLines(report, pad: pad)
         let o = report.request.options
         let rate = Double(report.deviceDays) / max(report.wallSeconds, 1e-9)
         let seeds = report.request.replications > 1 ? "seeds \(o.seed)–\(o.seed &+ UInt64(report.request.replications - 1))" : "seed \(o.seed)"
@@ -55,6 +56,50 @@ enum SummaryTable {
             let name = report.request.replications > 1 ? "\(r.policy)@\(r.seed)" : r.policy
             lines.append(pad(name, 12) + " " + metrics.map { pad(cell($0, e, battery: battery), $0.terminal!.width) }.joined(separator: " "))
         }
+        return lines
+    }
+
+    /// The headline metrics of the paired table, by metric name.
+    static let pairedColumns = ["fresh_open_rate", "staleness_mean_s", "runs_per_day", "background_energy_j_per_day"]
+
+    /// When more than one policy runs: each policy's paired difference from the baseline
+    /// (Reports/README.md, "paired.csv") in the headline metrics, with its 95 % interval and
+    /// `*` where the interval excludes zero. With one seed the interval is the
+    /// device-clustered one; with `--replications` the one across seeds.
+    static func pairedLines(_ report: RunReport, pad: (String, Int) -> String) -> [String] {
+        guard let baseline = report.baselinePolicy else { return [] }
+        let metrics = pairedColumns.compactMap { name in MetricTable.pairedMetrics.firstIndex { $0.metric.name == name } }
+        let replications = report.request.replications
+        var rows: [[String]] = []
+        for policy in report.request.policies where policy != baseline {
+            let differences: [Estimate]
+            if replications > 1 {
+                guard let d = SeriesReports.pairedAcrossSeeds(report, policy: policy) else { continue }
+                differences = metrics.map { d[$0].mean }
+            } else {
+                guard let r = report.results.first(where: { $0.policy == policy }),
+                      let e = SeriesReports.pairedEstimates(report, r) else { continue }
+                differences = metrics.map { e[$0].difference }
+            }
+            rows.append([policy] + zip(metrics, differences).map { k, d in
+                let m = MetricTable.pairedMetrics[k].metric, c = m.terminal!
+                let scale = c.percent ? 100.0 : 1.0
+                func f(_ x: Double?) -> String { x.map { fixed($0 * scale, c.decimals) } ?? "-" }
+                let sign = d.value > 0 ? "+" : ""
+                guard let low = d.low, let high = d.high else { return sign + f(d.value) }
+                return sign + f(d.value) + " [" + f(low) + ", " + f(high) + "]" + (low > 0 || high < 0 ? "*" : " ")
+            })
+        }
+        guard !rows.isEmpty else { return [] }
+        let headers = ["policy"] + metrics.map { k -> String in
+            let c = MetricTable.pairedMetrics[k].metric.terminal!
+            return "Δ " + (c.percent ? c.header.replacingOccurrences(of: "%", with: "pts") : c.header)
+        }
+        let widths = headers.indices.map { i in max(i == 0 ? 12 : 0, rows.map { $0[i].count }.max()!, headers[i].count) }
+        let interval = replications > 1 ? "95 % interval across \(replications) seeds" : "95 % interval over devices"
+        var lines = ["paired difference from \(baseline), same users and feed (\(interval); * excludes 0):"]
+        lines.append(zip(headers, widths).map { pad($0, $1) }.joined(separator: " "))
+        for row in rows { lines.append(zip(row, widths).map { pad($0, $1) }.joined(separator: " ")) }
         return lines
     }
 

@@ -110,8 +110,10 @@ extension Command {
           --per-device             also write devices.csv: every device's totals
           --trace-devices K        also write events.csv: every event of the first K
                                    devices with its reason code (1...1000)
-          --baseline-policy NAME   also write paired.csv: each other policy minus NAME,
-                                   device by device, with 95 % intervals
+          --baseline-policy NAME   the policy the others are compared with, device by
+                                   device (paired.csv, the terminal's paired table;
+                                   default: fixed when it runs, else the first policy;
+                                   written whenever more than one policy runs)
           --replications R         run R independent seeds (S, S+1, ...) and write
                                    replications.csv: each metric across the seeds
           --quiet                  no progress line (it is drawn only on a terminal)

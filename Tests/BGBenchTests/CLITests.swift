@@ -412,7 +412,9 @@ private let errorCases: [ErrorCase] = [
         let result = bgbench(["--devices", "20", "--days", "3", "--policy", "fixed,none", "--out", out])
         #expect(result.code == 0)
         #expect(result.errors == "")
-        #expect(result.output.hasSuffix("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv, scenario.json, run.json)\n"))
+        // Two policies: paired.csv (baseline fixed) and the paired table, by default.
+        #expect(result.output.hasSuffix("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv, paired.csv, scenario.json, run.json)\n"))
+        #expect(result.output.contains("paired difference from fixed, same users and feed (95 % interval over devices; * excludes 0):\n"))
 
         func table(_ name: String) throws -> [[String]] {
             let csv = try String(contentsOfFile: out + "/" + name, encoding: .utf8)

@@ -144,7 +144,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let exact = bgbench(["check", "--exact", "--baseline", b, "--current", c])
         #expect(exact.code == 0)
         #expect(exact.errors == "")
-        #expect(exact.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl, manifest)\n")
+        #expect(exact.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, paired.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl, manifest)\n")
     }
 
     /// A planted regression: more users with Background App Refresh off, so fewer fresh
@@ -328,8 +328,8 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(result.errors == "error: '\(c)/summary.csv' differs from the baseline at line \(edit.line) (policy adaptive, archetype daily), column fresh_open_rate: baseline \(edit.old), current 0.5\n")
         #expect(edit.line == 3)
         let xml = try JUnitReader.read(junit)
-        // A test case per file: summary, daily, hourly, server, devices, scenario.json, run.json.
-        #expect(xml.rootTests == 7 && xml.rootFailures == 1 && xml.failures == 1)
+        // A test case per file: summary, daily, hourly, server, devices, paired, scenario.json, run.json.
+        #expect(xml.rootTests == 8 && xml.rootFailures == 1 && xml.failures == 1)
 
         // devices.csv and run.json too, each file's first difference on its own line.
         let device = try editCSV(c + "/devices.csv", row: 210, column: "runs", to: "1000")
@@ -349,15 +349,16 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
     }
 
     @Test func exactNeedsTheBaselinesFiles() throws {
-        let b = report(standard + ["--baseline-policy", "fixed"]), c = report(standard)
+        // Two policies: paired.csv in both (by default); events.csv only in the baseline.
+        let b = report(standard + ["--trace-devices", "1"]), c = report(standard)
         let result = bgbench(["check", "--exact", "--baseline", b, "--current", c])
         #expect(result.code == 1)
-        #expect(result.errors == "error: '\(c)/paired.csv' is missing: the baseline has paired.csv\n")
+        #expect(result.errors == "error: '\(c)/events.csv' is missing: the baseline has events.csv\n")
         // The other way round, the current run's extra file is a difference too.
         let reverse = bgbench(["check", "--exact", "--baseline", c, "--current", b])
         #expect(reverse.code == 1)
-        #expect(reverse.output == "'\(b)' differs from baseline '\(c)': paired.csv\n")
-        #expect(reverse.errors == "error: '\(b)/paired.csv' is not in the baseline: '\(c)' has no paired.csv\n")
+        #expect(reverse.output == "'\(b)' differs from baseline '\(c)': events.csv\n")
+        #expect(reverse.errors == "error: '\(b)/events.csv' is not in the baseline: '\(c)' has no events.csv\n")
     }
 
     /// Every file of the folder counts, byte for byte: server.csv, scenario.json, events.csv
@@ -368,7 +369,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let b = report(arguments), c = report(arguments)
         var result = bgbench(["check", "--exact", "--baseline", b, "--current", c])
         #expect(result.code == 0)
-        #expect(result.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, events.csv, replications.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl, manifest)\n")
+        #expect(result.output == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, events.csv, paired.csv, replications.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl, manifest)\n")
 
         // One number in each of server.csv, events.csv and replications.csv.
         let server = try editCSV(c + "/server.csv", row: 5, column: "requests_peak", to: "999")
@@ -391,7 +392,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(result.errors == """
             error: '\(c)/server.csv' differs from the baseline at line \(server.line) (policy adaptive, minute \(field(serverTable, 5, "minute"))), column requests_peak: baseline \(server.old), current 999
             error: '\(c)/events.csv' differs from the baseline at line \(event.line) (policy \(field(eventTable, 3, "policy")), device \(field(eventTable, 3, "device")), day \(field(eventTable, 3, "day")), time_s \(field(eventTable, 3, "time_s")), event \(field(eventTable, 3, "event"))), column value: baseline \(event.old.isEmpty ? "(empty)" : event.old), current -12345
-            error: '\(c)/replications.csv' differs from the baseline at line 2 (policy \(field(replicationTable, 0, "policy")), metric \(field(replicationTable, 0, "metric")), archetype all), column mean: baseline \(replication.old), current 7
+            error: '\(c)/replications.csv' differs from the baseline at line 2 (policy \(field(replicationTable, 0, "policy")), baseline \(field(replicationTable, 0, "baseline")), metric \(field(replicationTable, 0, "metric")), archetype all), column mean: baseline \(replication.old), current 7
             error: '\(c)/scenario.json' differs from the baseline at line \(n + 1): baseline '\(oldLine)', current '\(oldLine.replacingOccurrences(of: ": 0.", with: ": 1."))'
 
             """)
@@ -523,15 +524,15 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
     // MARK: --update
 
     @Test func updateReplacesTheBaseline() throws {
-        let b = report(standard + ["--baseline-policy", "fixed"]), c = report(standard + ["--seed", "2"])
+        let b = report(standard + ["--trace-devices", "1"]), c = report(standard + ["--seed", "2"])
         let result = bgbench(["check", "--update", "--baseline", b, "--current", c])
         #expect(result.code == 0)
         #expect(result.errors == "")
-        #expect(result.output == "updated baseline '\(b)' from '\(c)': copied summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, scenario.json, run.json; removed paired.csv\n")
-        for name in ReportFolder.reportFiles where name != "paired.csv" && FileManager.default.fileExists(atPath: c + "/" + name) {
+        #expect(result.output == "updated baseline '\(b)' from '\(c)': copied summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, paired.csv, scenario.json, run.json; removed events.csv\n")
+        for name in ReportFolder.reportFiles where name != "events.csv" && FileManager.default.fileExists(atPath: c + "/" + name) {
             #expect(try read(b + "/" + name) == read(c + "/" + name), "\(name) not copied")
         }
-        #expect(!FileManager.default.fileExists(atPath: b + "/paired.csv"))
+        #expect(!FileManager.default.fileExists(atPath: b + "/events.csv"))
         #expect(bgbench(["check", "--exact", "--baseline", b, "--current", c]).code == 0)
 
         // A new baseline folder is created.
@@ -619,7 +620,8 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
     /// `fixed` (as the baseline) with `adaptive` (as the current run) over the same users
     /// gives the p-value of paired.csv's difference and interval, for every metric there.
     @Test func pairedTestAgreesWithPairedCSV() throws {
-        let folder = report(["--policy", "adaptive,fixed", "--days", "5", "--devices", "150", "--baseline-policy", "fixed", "--quiet"])
+        let folder = report(["--policy", "adaptive,fixed", "--days", "5", "--devices", "150", "--baseline-policy", "fixed",
+                             "--per-device", "--quiet"])
         let devices = try CSVTable(parsing: read(folder + "/devices.csv"))
         func only(_ policy: String) throws -> DeviceTable {
             var t = devices
@@ -629,8 +631,12 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         }
         let fixed = try only("fixed"), adaptive = try only("adaptive")
         let paired = try CSVTable(parsing: read(folder + "/paired.csv"))
-        #expect(paired.rows.count == 8)
-        for row in paired.rows {
+        #expect(paired.rows.count == MetricTable.pairedMetrics.count)
+        // Means and ratios over opens (check's paired test covers these; a share and the
+        // per-server-job metrics, empty without server jobs, are compared elsewhere).
+        let tested = Set(MetricTable.pairedMetrics.filter { $0.denominator != .resolved(missed: .processingMissed) }
+            .filter { if case .perServerJob = $0.metric.kind { false } else { true } }.map(\.metric.name))
+        for row in paired.rows where tested.contains(row[4]) {
             let metric = row[4], n = Double(row[5])!
             let difference = Double(row[8])!, low = Double(row[9])!, high = Double(row[10])!
             let se = (high - low) / 2 / Distribution.studentTQuantile(0.975, degreesOfFreedom: n - 1)

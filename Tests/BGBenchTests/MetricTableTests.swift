@@ -76,15 +76,22 @@ import Testing
         #expect(denials > 0, "the run has denials to check")
     }
 
-    /// Every quantity a metric reads is a devices.csv column, and paired.csv compares the
-    /// paired metrics, each with an estimator it can pair (per open or per device-day).
+    /// paired.csv compares every metric that splits by device: all but the quantiles,
+    /// each with the denominator its summary estimator divides by.
     @Test func pairedMetricsAreEstimableDeviceByDevice() {
-        #expect(SeriesReports.pairedMetrics.map(\.name) == MetricTable.metrics.filter(\.paired).map(\.name))
+        #expect(MetricTable.pairedMetrics.map(\.metric.name)
+                == MetricTable.metrics.filter { $0.kind.quantity != nil }.map(\.name))
         for m in MetricTable.pairedMetrics {
-            switch m.kind {
-            case .perOpen, .perDeviceDay: break
-            default: Issue.record("\(m.name) cannot be paired device by device")
+            switch m.metric.kind {
+            case .perOpen: #expect(m.denominator == .opens)
+            case .perDeviceDay, .batteryPercentPerDay, .perServerJob: #expect(m.denominator == .device)
+            case .share(_, let missed): #expect(m.denominator == .resolved(missed: missed))
+            case .stalenessQuantile: Issue.record("\(m.metric.name) is a quantile")
             }
+        }
+        for name in ["server_on_time_rate", "server_lag_mean_s", "transfers_per_day", "cellular_image_bytes_per_day",
+                     "processing_on_time_rate", "processing_energy_j_per_day"] {
+            #expect(MetricTable.pairedMetrics.contains { $0.metric.name == name }, "\(name) is paired")
         }
     }
 }

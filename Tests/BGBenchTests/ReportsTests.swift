@@ -42,7 +42,7 @@ import Testing
     @Test func pairedDifferencesMatchTheSummaries() throws {
         let rows = Self.rows(SeriesReports.pairedCSV(Self.report, baseline: "fixed"))
         #expect(rows[0] == SeriesReports.pairedHeader)
-        #expect(rows.count == 1 + 2 * 8, "two policies against the baseline, eight metrics each")
+        #expect(rows.count == 1 + 2 * MetricTable.pairedMetrics.count, "two policies against the baseline, every paired metric")
         func row(_ policy: String, _ metric: String) -> [String] { rows.first { $0[1] == policy && $0[4] == metric }! }
         let fixed = FleetEstimates(tally: Self.report.results[0].tally, days: Self.days - Self.warmup)
         let none = FleetEstimates(tally: Self.report.results[1].tally, days: Self.days - Self.warmup)

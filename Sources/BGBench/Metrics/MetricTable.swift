@@ -7,10 +7,10 @@
 /// metrics are estimated from are ``Quantity`` (devices.csv, in its own column order).
 public enum MetricTable {
     static func m(_ name: String, _ unit: String, _ kind: MetricKind, interval: Bool = false,
-                  _ direction: MetricDirection, series: MetricSeries = .none, paired: Bool = false,
+                  _ direction: MetricDirection, series: MetricSeries = .none,
                   terminal: TerminalColumn? = nil, _ definition: String) -> Metric {
         Metric(name: name, unit: unit, kind: kind, interval: interval, direction: direction, tolerancePercent: 1,
-               series: series, paired: paired, terminal: terminal, definition: definition)
+               series: series, terminal: terminal, definition: definition)
     }
     static func t(_ header: String, _ width: Int, _ decimals: Int, percent: Bool = false, total: Bool = false,
                   _ group: TerminalColumn.Group = .main) -> TerminalColumn {
@@ -20,18 +20,18 @@ public enum MetricTable {
     public static let metrics: [Metric] = [
         m("opens_per_day", "1/device-day", .perDeviceDay(.opens), interval: true, .neutral, series: .plain,  // the users, not the policy
           terminal: t("opens/d", 8, 2), "app opens (reopens included) per device-day"),
-        m("fresh_open_rate", "ratio", .perOpen(.freshOpens), interval: true, .higherIsBetter, series: .interval, paired: true,
+        m("fresh_open_rate", "ratio", .perOpen(.freshOpens), interval: true, .higherIsBetter, series: .interval,
           terminal: t("fresh %", 8, 1, percent: true),
           "fresh opens / opens; an open is fresh if no item was published since the last successful fetch"),
-        m("staleness_mean_s", "s", .perOpen(.staleness), interval: true, .lowerIsBetter, series: .interval, paired: true,
+        m("staleness_mean_s", "s", .perOpen(.staleness), interval: true, .lowerIsBetter, series: .interval,
           terminal: t("stale s", 9, 0), "mean over opens of staleness: time since the first item the cache missed (0 when fresh)"),
         m("staleness_median_s", "s", .stalenessQuantile(0.5), .lowerIsBetter,
           "median staleness over opens (fixed log bins, 1 % wide)"),
         m("staleness_p95_s", "s", .stalenessQuantile(0.95), .lowerIsBetter, terminal: t("p95 s", 9, 0),
           "95th percentile of staleness over opens (fixed log bins, 1 % wide)"),
-        m("age_mean_s", "s", .perOpen(.age), interval: true, .lowerIsBetter, series: .plain, paired: true,
+        m("age_mean_s", "s", .perOpen(.age), interval: true, .lowerIsBetter, series: .plain,
           "mean over opens of age of information: time since the last successful fetch"),
-        m("foreground_wait_per_open_s", "s", .perOpen(.foregroundWait), interval: true, .lowerIsBetter, series: .plain, paired: true,
+        m("foreground_wait_per_open_s", "s", .perOpen(.foregroundWait), interval: true, .lowerIsBetter, series: .plain,
           "mean over opens of the wait for a foreground fetch at stale opens"),
         m("foreground_fetches_per_day", "1/device-day", .perDeviceDay(.foregroundFetches), .lowerIsBetter,  // stale opens that waited
           "foreground fetches at stale opens"),
@@ -41,11 +41,11 @@ public enum MetricTable {
           "energy of foreground fetches (user-initiated, not background)"),
         m("requested_per_day", "1/device-day", .perDeviceDay(.requested), .neutral,  // a policy's means, not an outcome
           "wake requests resolved: runs − push runs + denied + replaced (+ pending at the horizon)"),
-        m("runs_per_day", "1/device-day", .perDeviceDay(.runs), interval: true, .neutral, series: .interval, paired: true,  // paid for in energy
+        m("runs_per_day", "1/device-day", .perDeviceDay(.runs), interval: true, .neutral, series: .interval,  // paid for in energy
           terminal: t("runs/d", 7, 2), "background runs started"),
         // Neutral: denials follow the number of requests (a policy that asks less is denied
         // less, and nothing is saved); what they cost shows in freshness, energy and throttles.
-        m("denied_per_day", "1/device-day", .perDeviceDay(.denied), .neutral, series: .plain, paired: true,
+        m("denied_per_day", "1/device-day", .perDeviceDay(.denied), .neutral, series: .plain,
           terminal: t("denied/d", 9, 2), "requests denied, all reasons"),
     ] + DenialReason.allCases.map { r in
         m("denied_\(r.label)_per_day", "1/device-day", .perDeviceDay(.denied(r)), .neutral, "requests denied for `\(r.label)`")  // as denied_per_day
@@ -57,13 +57,13 @@ public enum MetricTable {
         // Runs by outcome: new_data and no_data are the good ones; the others are bad.
         m("\(s.label)_per_day", "1/device-day", .perDeviceDay(.outcome(s)), interval: s == .killed,
           s == .newData || s == .noData ? .neutral : .lowerIsBetter,
-          series: s == .killed ? .plain : .none, paired: s == .killed,
+          series: s == .killed ? .plain : .none,
           terminal: s == .killed ? t("kills", 7, 0, total: true) : nil, "runs that ended `\(s.label)`")
     } + [
         m("throttle_events_per_day", "1/device-day", .perDeviceDay(.throttleEvents), .lowerIsBetter,
           "runs after which the platform cut the app's budget (kill, expiry, failure, false newData)"),
         m("background_energy_j_per_day", "J/device-day", .perDeviceDay(.backgroundEnergy), interval: true, .lowerIsBetter,
-          series: .interval, paired: true, terminal: t("J/d", 8, 1),
+          series: .interval, terminal: t("J/d", 8, 1),
           "energy of background runs: launch plus radio (promotion, transfer, tail)"),
         // The same energy in % of the battery: the scale cancels in check's tests.
         m("battery_pct_per_day", "%/device-day", .batteryPercentPerDay(.backgroundEnergy), interval: true, .lowerIsBetter,
@@ -115,8 +115,9 @@ public enum MetricTable {
 
     /// The metrics of the daily and hourly series, in column order.
     static let seriesMetrics = metrics.filter { $0.series != .none }
-    /// The metrics paired.csv compares, in order.
-    public static let pairedMetrics = metrics.filter(\.paired)
+    /// The metrics paired.csv compares, in order: every metric that splits by device
+    /// (all but the staleness quantiles).
+    public static let pairedMetrics: [PairedMetric] = metrics.compactMap(PairedMetric.init)
 
     /// The column list of Reports/README.md's summary.csv section, one table row per
     /// metric (docs/make-metric-columns.sh writes it between the markers; a test checks it).
@@ -142,8 +143,6 @@ public struct Metric: Sendable {
     public let tolerancePercent: Double
     /// Whether daily.csv and hourly.csv have it, and with an interval.
     public let series: MetricSeries
-    /// Whether paired.csv compares it.
-    public let paired: Bool
     /// Its column in the terminal summary, if it has one.
     public let terminal: TerminalColumn?
     /// One line for Reports/README.md.

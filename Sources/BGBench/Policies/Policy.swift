@@ -112,14 +112,14 @@ public struct PolicyEntry: Sendable {
     public let type: any WakePolicy.Type
     /// The type of the policy's parameters; nil when it has none.
     public let parameters: (any ParameterSet.Type)?
-    let simulate: @Sendable (FleetJob) -> FleetResult?
+    let blocks: @Sendable (FleetJob) -> BlockRunner?
 
     public init<P: WakePolicy>(_ policy: P.Type) {
         name = P.name
         summary = P.summary
         type = policy
         parameters = P.Parameters.self == NoParameters.self ? nil : P.Parameters.self
-        simulate = { job in PlatformRegistry.visit(job.platform, PolicyFleet<P>(job: job)) }
+        blocks = { job in PlatformRegistry.visit(job.platform, PolicyBlocks<P>(job: job)) }
     }
 }
 

@@ -79,61 +79,93 @@ public enum SeriesReports {
         return csv.output
     }
 
-    /// The metrics paired.csv compares (``MetricTable``'s `paired` ones): per open (a ratio
-    /// over the same opens) or per device-day.
-    static let pairedMetrics: [(name: String, quantity: Quantity, perOpen: Bool)] =
-        MetricTable.pairedMetrics.map { ($0.name, $0.kind.quantity!, $0.kind.perOpen) }
+    /// The metrics paired.csv compares: every metric that splits by device.
+    static var pairedMetrics: [PairedMetric] { MetricTable.pairedMetrics }
 
     public static let pairedHeader = ["scenario", "policy", "baseline", "seed", "metric", "devices", "policy_value",
-                                      "baseline_value", "difference", "difference_ci_low", "difference_ci_high"]
+                                      "baseline_value", "difference", "difference_ci_low", "difference_ci_high",
+                                      "excludes_zero"]
+
+    /// A policy's paired comparisons with the baseline of the same seed, one per metric of
+    /// `pairedMetrics`; nil for the baseline itself (or a run without one).
+    public static func pairedEstimates(_ report: RunReport, _ r: PolicyResult) -> [PairedEstimate]? {
+        guard let paired = r.paired, let baseline = report.baselinePolicy,
+              let base = report.results.first(where: { $0.policy == baseline && $0.seed == r.seed }) else { return nil }
+        let battery = report.request.scenario.scenario.device.batteryWh * 3600
+        let serverJobs = r.tally[.serverJobs] > 0 || base.tally[.serverJobs] > 0
+        return zip(pairedMetrics, paired.moments).map { metric, m in
+            metric.estimate(m, days: report.countedDays, batteryJoules: battery, serverJobs: serverJobs)
+        }
+    }
+
+    /// "true" when an interval excludes zero, "false" when it does not, empty without one.
+    static func mark(_ excludesZero: Bool?) -> String { excludesZero.map { $0 ? "true" : "false" } ?? "" }
 
     /// paired.csv: for each policy other than the baseline, the device-by-device paired
-    /// difference (policy − baseline) of each headline metric with its 95 % interval.
-    /// Every policy meets the same users (MODEL.md §2), so device i's opens are the same
-    /// under both and the per-device differences carry no between-user noise.
+    /// difference (policy − baseline) of every metric that splits by device, with its 95 %
+    /// interval (device-clustered, delta method) and whether it excludes zero. Every policy
+    /// meets the same users (MODEL.md §2), so device i's opens are the same under both and
+    /// the per-device differences carry no between-user noise. Accumulated while the
+    /// policies ran side by side (`PairedTally`): no per-device rows needed.
     public static func pairedCSV(_ report: RunReport, baseline: String) -> String {
         var csv = CSVWriter("")
         csv.row(pairedHeader)
         let name = report.request.scenario.scenario.name
-        let days = Double(max(1, report.countedDays))
         for r in report.results where r.policy != baseline {
-            guard let base = report.results.first(where: { $0.policy == baseline && $0.seed == r.seed }) else { continue }
-            let a = r.result.devices, b = base.result.devices
-            for metric in pairedMetrics {
-                var m = Moments(n: Double(a.count), sy: 0, syy: 0, sxy: 0, sx: 0, sxx: 0)
-                var sa = 0.0, sb = 0.0
-                for (da, db) in zip(a, b) {
-                    let d = da[metric.quantity] - db[metric.quantity]
-                    let x = metric.perOpen ? da[.opens] : 1
-                    m.sy += d; m.syy += d * d; m.sxy += d * x; m.sx += x; m.sxx += x * x
-                    sa += da[metric.quantity]; sb += db[metric.quantity]
-                }
-                let e = metric.perOpen ? Estimators.ratio(m) : Estimators.mean(m, scale: 1 / days)
-                let denominator = metric.perOpen ? max(1, m.sx) : m.n * days
-                csv.row([name, r.policy, baseline, String(r.seed), metric.name, String(a.count),
-                         CSVNumber.format(sa / denominator), CSVNumber.format(sb / denominator),
-                         CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)])
+            guard let paired = r.paired, let estimates = pairedEstimates(report, r) else { continue }
+            for (metric, e) in zip(pairedMetrics, estimates) {
+                csv.row([name, r.policy, baseline, String(r.seed), metric.metric.name, String(paired.devices),
+                         CSVNumber.format(e.policy), CSVNumber.format(e.baseline),
+                         CSVNumber.format(e.difference.value), CSVNumber.format(e.difference.low),
+                         CSVNumber.format(e.difference.high), mark(e.excludesZero)])
             }
         }
         return csv.output
     }
 
+    /// A policy's paired difference from the baseline across the seeds of a replicated
+    /// run, one per metric of `pairedMetrics`: the mean over seeds of the per-seed
+    /// differences with a Student-t interval (R − 1 degrees of freedom), their standard
+    /// deviation, and the mean half-width of the per-seed device-clustered intervals.
+    public static func pairedAcrossSeeds(_ report: RunReport, policy: String)
+        -> [(mean: Estimate, sd: Double, seeds: Int, deviceHalfWidth: Double)]? {
+        let perSeed = report.results.filter { $0.policy == policy }.compactMap { pairedEstimates(report, $0) }
+        guard !perSeed.isEmpty else { return nil }
+        return pairedMetrics.indices.map { k in
+            let finite = perSeed.map { $0[k].difference }.filter { $0.value.isFinite }
+            let n = Double(finite.count)
+            var m = Moments(n: n, sy: 0, syy: 0, sxy: 0, sx: 0, sxx: 0)
+            for d in finite { m.sy += d.value; m.syy += d.value * d.value }
+            let sd = n > 1 ? (max(0, (m.syy - m.sy * m.sy / n) / (n - 1))).squareRoot() : Double.nan
+            let halves = finite.compactMap { d in d.high.map { ($0 - d.low!) / 2 } }
+            return (Estimators.mean(m), sd, finite.count, halves.isEmpty ? .nan : halves.reduce(0, +) / Double(halves.count))
+        }
+    }
+
     public static let replicationsHeader = ["scenario", "policy", "archetype", "metric", "replications", "mean",
-                                            "sd", "ci_low", "ci_high", "mean_device_ci_half_width"]
+                                            "sd", "ci_low", "ci_high", "mean_device_ci_half_width",
+                                            "baseline", "difference", "difference_sd", "difference_ci_low",
+                                            "difference_ci_high", "difference_excludes_zero",
+                                            "mean_paired_ci_half_width"]
 
     /// replications.csv (`--replications R`, R ≥ 2): every summary metric of the fleet
     /// (archetype `all`) across the R independent seeds: mean, standard deviation, a
     /// Student-t interval with R − 1 degrees of freedom, and beside it the mean half-width
     /// of the per-device intervals. All devices of a run share one feed, so the interval
     /// across replications is the honest one for a fleet-level figure (MODEL.md §10).
+    /// For each policy other than the baseline and each metric that splits by device, the
+    /// paired difference from the baseline across the seeds (`pairedAcrossSeeds`): the
+    /// headline interval of a replicated run; empty for the baseline and for quantiles.
     public static func replicationsCSV(_ report: RunReport) -> String {
         var csv = CSVWriter("")
         csv.row(replicationsHeader)
         let scenario = report.request.scenario.scenario
         let context = SummaryContext(batteryJoules: scenario.device.batteryWh * 3600)
+        let baseline = report.baselinePolicy
         for policy in report.request.policies {
             let runs = report.results.filter { $0.policy == policy }
             let estimates = runs.map { FleetEstimates(tally: $0.tally, days: report.countedDays) }
+            let paired = policy == baseline ? nil : pairedAcrossSeeds(report, policy: policy)
             for column in SummarySchema.metrics {
                 let values = estimates.map { column.compute($0, context) }
                 let finite = values.filter { $0.value.isFinite }
@@ -144,8 +176,17 @@ public enum SeriesReports {
                 let sd = n > 1 ? (max(0, (m.syy - m.sy * m.sy / n) / (n - 1))).squareRoot() : Double.nan
                 let halves = finite.compactMap { v in v.high.map { ($0 - v.low!) / 2 } }
                 let half = halves.isEmpty ? Double.nan : halves.reduce(0, +) / Double(halves.count)
+                var difference = ["", "", "", "", "", "", ""]
+                if let paired, let k = pairedMetrics.firstIndex(where: { $0.metric.name == column.name }) {
+                    let d = paired[k]
+                    let excludes: Bool? = d.mean.low.map { low in low > 0 || d.mean.high! < 0 }
+                    difference = [baseline!, CSVNumber.format(d.mean.value), CSVNumber.format(d.sd),
+                                  CSVNumber.format(d.mean.low), CSVNumber.format(d.mean.high), mark(excludes),
+                                  CSVNumber.format(d.deviceHalfWidth)]
+                }
                 csv.row([scenario.name, policy, "all", column.name, String(finite.count), CSVNumber.format(e.value),
-                         CSVNumber.format(sd), CSVNumber.format(e.low), CSVNumber.format(e.high), CSVNumber.format(half)])
+                         CSVNumber.format(sd), CSVNumber.format(e.low), CSVNumber.format(e.high), CSVNumber.format(half)]
+                        + difference)
             }
         }
         return csv.output

@@ -4,14 +4,20 @@ public struct PolicyResult: Sendable {
     /// The seed of this replication.
     public var seed: UInt64
     public var result: FleetResult
+    /// Seconds the fleet's workers spent simulating this policy's blocks, summed over
+    /// workers (the policies of a seed run side by side, block by block).
     public var wallSeconds: Double
     /// The worker threads the fleet run started.
     public var workers: Int
+    /// The device-by-device comparison with the run's baseline policy (same seed); nil for
+    /// the baseline itself and for a run without one.
+    public var paired: PairedTally?
     /// The fleet totals.
     public var tally: FleetTally { result.fleet }
-    public init(policy: String, seed: UInt64, result: FleetResult, wallSeconds: Double, workers: Int = 1) {
+    public init(policy: String, seed: UInt64, result: FleetResult, wallSeconds: Double, workers: Int = 1,
+                paired: PairedTally? = nil) {
         self.policy = policy; self.seed = seed; self.result = result; self.wallSeconds = wallSeconds
-        self.workers = workers
+        self.workers = workers; self.paired = paired
     }
 }
 

@@ -48,6 +48,19 @@ public enum Fleet {
     /// archetype, daily and hourly series, and per-device rows if `options.keepDevices`.
     public static func simulate(scenario: Scenario, policy: PolicyEntry, options: RunOptions,
                                 feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetResult {
+        try simulate(scenario: scenario, policies: [policy], baseline: nil, options: options, feed: feed,
+                     progress: progress).results[0]
+    }
+
+    /// Simulates every device under every policy, block by block: each block of devices
+    /// runs under each policy in turn (the same device seeds and feed: common random
+    /// numbers, MODEL.md §2) before the next, and, with a `baseline` (an index into
+    /// `policies`), each other policy's devices are compared with the baseline's device by
+    /// device while the block's tallies are at hand (`PairedTally`, nothing kept per
+    /// device). A policy's results are added device by device within a block and merged
+    /// in block order, exactly as when it runs alone.
+    public static func simulate(scenario: Scenario, policies: [PolicyEntry], baseline: Int?, options: RunOptions,
+                                feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetRun {
         if let trace = options.opensTrace, trace.deviceCount != options.devices {
             throw SimulationError.traceDevices(trace: trace.deviceCount, devices: options.devices)
         }
@@ -55,9 +68,12 @@ public enum Fleet {
             scenario: scenario, seed: options.seed, horizon: SimTime(options.days) * Clock.day,
             countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed, traceDevices: options.traceDevices,
             opensTrace: options.opensTrace)
-        let job = FleetJob(context: context, options: options, progress: progress, platform: scenario.platform.name)
-        guard let result = policy.simulate(job) else { throw SimulationError.unknownPlatform(scenario.platform.name) }
-        return result
+        let job = FleetJob(context: context, options: options, platform: scenario.platform.name)
+        let runners = try policies.map { policy in
+            guard let runner = policy.blocks(job) else { throw SimulationError.unknownPlatform(scenario.platform.name) }
+            return runner
+        }
+        return run(runners, baseline: baseline.flatMap { policies.count > 1 ? $0 : nil }, options: options, progress: progress)
     }
 
     /// The fleet totals of `simulate`.
@@ -72,60 +88,99 @@ public enum Fleet {
         try run(scenario: scenario, policy: PolicyEntry(policy), options: options, feed: feed, progress: progress)
     }
 
-    static func runSpecialised<P: WakePolicy, F: PlatformRules>(
-        _: P.Type, _: F.Type, context: DeviceRunContext, options: RunOptions,
-        progress: (@Sendable (Int) -> Void)?
-    ) -> FleetResult {
+    /// The block loop: waves of blocks claimed by the workers; in each block every
+    /// policy's runner in turn, then the paired comparison of the block; the block results
+    /// merged per policy in block order.
+    static func run(_ runners: [BlockRunner], baseline: Int?, options: RunOptions,
+                    progress: (@Sendable (Int) -> Void)?) -> FleetRun {
         let devices = options.devices
         let blocks = (devices + blockSize - 1) / blockSize
         let threads = options.resolvedThreads
-        let empty = FleetResult(scenario: context.scenario, days: options.days, keepDevices: options.keepDevices,
-                                replay: context.opensTrace != nil)
-        var total = empty
+        let policies = runners.count
+        var totals = runners.map(\.empty)
+        var paired = baseline.map { _ in [PairedTally](repeating: PairedTally(), count: policies) }
         var firstBlock = 0
-        // Server load per worker (integer counts: merging in any order gives the same).
+        // Server load per worker and policy (integer counts: merging in any order gives the same).
         let workers = Fleet.workers(threads: threads, devices: devices)
-        let loads = (0..<workers).map { _ in ServerLoadCounts(days: options.days, firstDay: options.warmupDays) }
+        let loads = (0..<workers).map { _ in
+            runners.map { _ in ServerLoadCounts(days: options.days, firstDay: options.warmupDays) }
+        }
+        // Seconds each worker spent in each policy's blocks.
+        let busy = Slots(UnsafeMutableBufferPointer<Double>.allocate(capacity: workers * policies))
+        busy.buffer.initialize(repeating: 0)
+        defer { busy.buffer.deallocate() }
         while firstBlock < blocks {
             let count = min(wave, blocks - firstBlock)
-            let results = Slots(UnsafeMutableBufferPointer<FleetResult?>.allocate(capacity: count))
+            let results = Slots(UnsafeMutableBufferPointer<FleetResult?>.allocate(capacity: count * policies))
             results.buffer.initialize(repeating: nil)
+            let comparisons = Slots(UnsafeMutableBufferPointer<[PairedTally]?>.allocate(capacity: count))
+            comparisons.buffer.initialize(repeating: nil)
             let next = Atomic<Int>(0)
             let base = firstBlock
-            DispatchQueue.concurrentPerform(iterations: min(threads, count)) { worker in
-                let queue = EventQueue<SimEvent>()
-                let load = loads[worker]
-                var storage = RecorderStorage(days: options.days, firstDay: options.warmupDays)
-                defer { storage.release() }
+            DispatchQueue.concurrentPerform(iterations: min(threads, count)) { w in
+                let worker = FleetWorker(days: options.days, firstDay: options.warmupDays, keepsTallies: baseline != nil)
+                defer { worker.storage.release() }
+                var tallies = [[DeviceTally]](repeating: [], count: baseline == nil ? 0 : policies)
                 while true {
                     let slot = next.add(1, ordering: .relaxed).oldValue
                     if slot >= count { break }
                     let block = base + slot
-                    var result = empty
                     let end = min(devices, (block + 1) * blockSize)
-                    for device in (block * blockSize)..<end {
-                        // An OS-version mix (MODEL.md §4): a device may run as the
-                        // platform's legacy variant, each still specialised.
-                        let record = F.runsAsLegacyVariant(scenario: context.scenario, seed: context.seed, device: device)
-                            ? simulate(P.self, F.LegacyVariant.self, device: device, context: context, queue: queue, storage: storage)
-                            : simulate(P.self, F.self, device: device, context: context, queue: queue, storage: storage)
-                        result.add(record)
-                        load.add(record.storage.load)
-                        storage = record.storage
+                    for p in 0..<policies {
+                        let start = DispatchTime.now().uptimeNanoseconds
+                        worker.tallies.removeAll(keepingCapacity: true)
+                        results.buffer[slot * policies + p] = runners[p].run(block, worker, loads[w][p])
+                        if baseline != nil { tallies[p] = worker.tallies }
+                        busy.buffer[w * policies + p] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                        progress?((end - block * blockSize) * options.days)
                     }
-                    results.buffer[slot] = result
-                    progress?((end - block * blockSize) * options.days)
+                    if let baseline { comparisons.buffer[slot] = PairedTally.block(tallies, baseline: baseline) }
                 }
             }
-            for slot in 0..<count { total.merge(results.buffer[slot]!) }
+            for slot in 0..<count {
+                for p in 0..<policies { totals[p].merge(results.buffer[slot * policies + p]!) }
+                if let block = comparisons.buffer[slot] { for p in 0..<policies { paired![p].merge(block[p]) } }
+            }
             results.buffer.deinitialize()
             results.buffer.deallocate()
+            comparisons.buffer.deinitialize()
+            comparisons.buffer.deallocate()
             firstBlock += count
         }
-        total.finish()
-        total.serverLoad = ServerLoad(days: options.days, firstDay: options.warmupDays)
-        for counts in loads { total.serverLoad.add(UnsafeBufferPointer(start: counts.counts, count: counts.minutes)) }
-        return total
+        for p in 0..<policies {
+            totals[p].finish()
+            totals[p].serverLoad = ServerLoad(days: options.days, firstDay: options.warmupDays)
+            for counts in loads.map({ $0[p] }) {
+                totals[p].serverLoad.add(UnsafeBufferPointer(start: counts.counts, count: counts.minutes))
+            }
+        }
+        let seconds = (0..<policies).map { p in (0..<workers).reduce(0.0) { $0 + busy.buffer[$1 * policies + p] } }
+        return FleetRun(results: totals, paired: baseline.map { b in paired!.enumerated().map { $0.offset == b ? nil : $0.element } },
+                        busySeconds: seconds, workers: workers)
+    }
+
+    /// One block of devices under policy P on platform F: its result (and each device's
+    /// tally in `worker.tallies` when the worker keeps them).
+    static func runBlock<P: WakePolicy, F: PlatformRules>(
+        _: P.Type, _: F.Type, block: Int, context: DeviceRunContext, options: RunOptions, empty: FleetResult,
+        worker: FleetWorker, load: ServerLoadCounts
+    ) -> FleetResult {
+        var result = empty
+        let end = min(options.devices, (block + 1) * blockSize)
+        var storage = worker.storage
+        for device in (block * blockSize)..<end {
+            // An OS-version mix (MODEL.md §4): a device may run as the platform's legacy
+            // variant, each still specialised.
+            let record = F.runsAsLegacyVariant(scenario: context.scenario, seed: context.seed, device: device)
+                ? simulate(P.self, F.LegacyVariant.self, device: device, context: context, queue: worker.queue, storage: storage)
+                : simulate(P.self, F.self, device: device, context: context, queue: worker.queue, storage: storage)
+            result.add(record)
+            load.add(record.storage.load)
+            storage = record.storage
+            if worker.keepsTallies { worker.tallies.append(record.tally) }
+        }
+        worker.storage = storage
+        return result
     }
 
     /// One device, specialised for its policy and platform: its record.
@@ -138,19 +193,57 @@ public enum Fleet {
     }
 }
 
+/// What a fleet run of several policies returns: one result per policy (in the order
+/// given), and with a baseline each other policy's paired comparison with it (nil for the
+/// baseline itself).
+public struct FleetRun: Sendable {
+    public var results: [FleetResult]
+    public var paired: [PairedTally?]?
+    /// Seconds the workers spent in each policy's blocks, summed over workers.
+    public var busySeconds: [Double]
+    /// The worker threads started.
+    public var workers: Int
+}
+
+/// A worker's reusable state: its event queue and recorder storage, and the tallies of
+/// the devices of the block and policy it is simulating (kept for the paired comparison).
+final class FleetWorker {
+    let queue = EventQueue<SimEvent>()
+    var storage: RecorderStorage
+    let keepsTallies: Bool
+    var tallies: [DeviceTally] = []
+    init(days: Int, firstDay: Int, keepsTallies: Bool) {
+        storage = RecorderStorage(days: days, firstDay: firstDay)
+        self.keepsTallies = keepsTallies
+        tallies.reserveCapacity(Fleet.blockSize)
+    }
+}
+
+/// One policy's block simulation, specialised for its policy and platform types.
+struct BlockRunner: Sendable {
+    /// A block's result before any device is added.
+    let empty: FleetResult
+    let run: @Sendable (_ block: Int, _ worker: FleetWorker, _ load: ServerLoadCounts) -> FleetResult
+}
+
 /// One fleet simulation waiting for its policy and platform types.
 struct FleetJob: Sendable {
     let context: DeviceRunContext
     let options: RunOptions
-    let progress: (@Sendable (Int) -> Void)?
     let platform: String
 }
 
-/// Runs a job for policy P once the registry supplies the platform type.
-struct PolicyFleet<P: WakePolicy>: PlatformVisitor {
+/// Makes a policy P's block runner once the registry supplies the platform type.
+struct PolicyBlocks<P: WakePolicy>: PlatformVisitor {
     let job: FleetJob
-    func visit<F: PlatformRules>(_: F.Type) -> FleetResult {
-        Fleet.runSpecialised(P.self, F.self, context: job.context, options: job.options, progress: job.progress)
+    func visit<F: PlatformRules>(_: F.Type) -> BlockRunner {
+        let context = job.context, options = job.options
+        let empty = FleetResult(scenario: context.scenario, days: options.days, keepDevices: options.keepDevices,
+                                replay: context.opensTrace != nil)
+        return BlockRunner(empty: empty) { block, worker, load in
+            Fleet.runBlock(P.self, F.self, block: block, context: context, options: options, empty: empty,
+                           worker: worker, load: load)
+        }
     }
 }
 

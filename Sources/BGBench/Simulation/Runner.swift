@@ -8,7 +8,8 @@ public struct RunRequest: Sendable {
     public var options: RunOptions
     /// The command line as typed, for run.json.
     public var commandLine: [String]
-    /// A policy every other is compared with, device by device (paired.csv).
+    /// The policy every other is compared with, device by device (paired.csv); nil for
+    /// the default (`defaultBaseline`).
     public var baselinePolicy: String?
     /// Independent replications: seeds `options.seed`, `options.seed + 1`, ...
     public var replications: Int
@@ -16,6 +17,19 @@ public struct RunRequest: Sendable {
                 baselinePolicy: String? = nil, replications: Int = 1) {
         self.scenario = scenario; self.policies = policies; self.options = options; self.commandLine = commandLine
         self.baselinePolicy = baselinePolicy; self.replications = replications
+    }
+
+    /// The baseline of a run of `policies` when none is named: `fixed` when it runs, else
+    /// the first policy listed; none for a single policy.
+    public static func defaultBaseline(policies: [String]) -> String? {
+        guard policies.count > 1 else { return nil }
+        return policies.contains(FixedPolicy.name) ? FixedPolicy.name : policies[0]
+    }
+
+    /// The baseline the run compares with: the one named, else the default.
+    public var resolvedBaseline: String? {
+        if let baselinePolicy { return policies.contains(baselinePolicy) ? baselinePolicy : nil }
+        return Self.defaultBaseline(policies: policies)
     }
 
     /// The seeds of the replications, in order.
@@ -34,7 +48,8 @@ public struct RunReport: Sendable {
     public var deviceDays: Int { request.options.deviceDays * results.count }
     /// Days that count toward metrics (the warm-up left out).
     public var countedDays: Int { request.options.days - request.options.warmupDays }
-    public var baselinePolicy: String? { request.baselinePolicy }
+    /// The policy the others are compared with (paired.csv): `RunRequest.resolvedBaseline`.
+    public var baselinePolicy: String? { request.resolvedBaseline }
 }
 
 /// Runs every policy of a request over the same fleet: the same device seeds and the same
@@ -54,12 +69,18 @@ public enum Runner {
             // `sync` devices make their own streams instead.
             let feed = scenario.content.kind.sharesFeed ? NewsFeed(content: scenario.content, days: options.days, seed: seed)
                                                         : NewsFeed(times: [])
-            for name in request.policies {
+            let entries = try request.policies.map { name in
                 guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
-                let policyStart = DispatchTime.now()
-                let result = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed, progress: progress)
-                results.append(PolicyResult(policy: name, seed: seed, result: result, wallSeconds: seconds(since: policyStart),
-                                            workers: Fleet.workers(threads: threads, devices: options.devices)))
+                return policy
+            }
+            // Every policy block by block, side by side, compared with the baseline as
+            // the blocks complete (paired.csv).
+            let baseline = request.resolvedBaseline.flatMap { request.policies.firstIndex(of: $0) }
+            let run = try Fleet.simulate(scenario: scenario, policies: entries, baseline: baseline, options: options,
+                                         feed: feed, progress: progress)
+            for (i, name) in request.policies.enumerated() {
+                results.append(PolicyResult(policy: name, seed: seed, result: run.results[i], wallSeconds: run.busySeconds[i],
+                                            workers: run.workers, paired: run.paired?[i] ?? nil))
             }
         }
         return RunReport(request: request, results: results, wallSeconds: seconds(since: start),

@@ -1,0 +1,174 @@
+import BGNumerics
+
+/// The sums over devices that compare one metric of a policy (a) with the baseline's (b)
+/// device by device: with yᵢ the metric's quantity and xᵢ its denominator on device i
+/// (opens for a per-open rate, 1 for a per-device-day mean, resolved tasks for a share),
+/// the first and second moments of (y_a, y_b, x_a, x_b) over the devices, cross moments
+/// included. Everything the delta-method interval of R_a − R_b needs (Reports/README.md,
+/// "paired.csv"). Added device by device in index order and merged in block order, so the
+/// sums do not depend on the thread count.
+public struct PairedMoments: Sendable, Equatable {
+    public var n = 0.0
+    public var ya = 0.0, yb = 0.0, xa = 0.0, xb = 0.0
+    public var yaya = 0.0, ybyb = 0.0, xaxa = 0.0, xbxb = 0.0, xaya = 0.0, xbyb = 0.0
+    public var yayb = 0.0, yaxb = 0.0, xayb = 0.0, xaxb = 0.0
+    /// With dᵢ = y_aᵢ − y_bᵢ: Σd, Σd², Σd·x_a, and the devices whose denominators differ
+    /// (x_aᵢ ≠ x_bᵢ). When none does (the same opens, x ≡ 1) the interval is computed from
+    /// these, which cancel far less than the general sums (d is small beside y).
+    public var d = 0.0, dd = 0.0, dxa = 0.0, unequal = 0.0
+
+    public init() {}
+
+    @inline(__always)
+    mutating func add(ya a: Double, yb b: Double, xa u: Double, xb v: Double) {
+        n += 1
+        ya += a; yb += b; xa += u; xb += v
+        yaya += a * a; ybyb += b * b; xaxa += u * u; xbxb += v * v; xaya += u * a; xbyb += v * b
+        yayb += a * b; yaxb += a * v; xayb += u * b; xaxb += u * v
+        let w = a - b
+        d += w; dd += w * w; dxa += w * u
+        if u != v { unequal += 1 }
+    }
+
+    mutating func merge(_ o: PairedMoments) {
+        n += o.n
+        ya += o.ya; yb += o.yb; xa += o.xa; xb += o.xb
+        yaya += o.yaya; ybyb += o.ybyb; xaxa += o.xaxa; xbxb += o.xbxb; xaya += o.xaya; xbyb += o.xbyb
+        yayb += o.yayb; yaxb += o.yaxb; xayb += o.xayb; xaxb += o.xaxb
+        d += o.d; dd += o.dd; dxa += o.dxa; unequal += o.unequal
+    }
+}
+
+/// One paired comparison: the policy's and the baseline's estimates, and the difference
+/// with its 95 % interval (nil below two devices or when undefined).
+public struct PairedEstimate: Sendable, Equatable {
+    public var policy: Double
+    public var baseline: Double
+    public var difference: Estimate
+    /// Whether the interval lies wholly above or below zero (nil without an interval).
+    public var excludesZero: Bool? {
+        guard let low = difference.low, let high = difference.high else { return nil }
+        return low > 0 || high < 0
+    }
+}
+
+extension Estimators {
+    /// R_a − R_b = Σy_a/Σx_a − Σy_b/Σx_b over the same devices, with the cluster-robust
+    /// (delta-method) variance n/(n−1) · Σᵢ eᵢ², where eᵢ = (y_aᵢ − R_a·x_aᵢ)/X_a −
+    /// (y_bᵢ − R_b·x_bᵢ)/X_b is device i's linearised contribution, expanded in the sums:
+    /// Σe² = S_a/X_a² + S_b/X_b² − 2·C/(X_a·X_b), S_a = Σy_a² − 2R_a·Σx_a·y_a + R_a²·Σx_a²,
+    /// S_b likewise, C = Σy_a·y_b − R_b·Σy_a·x_b − R_a·Σx_a·y_b + R_a·R_b·Σx_a·x_b; a
+    /// Student-t quantile with n − 1 degrees of freedom. With x ≡ 1 it is the paired
+    /// t-interval of the mean difference; with x_a = x_b on every device (the same opens)
+    /// it is `ratio` applied to dᵢ = y_aᵢ − y_bᵢ, and computed so from Σd, Σd², Σd·x.
+    public static func pairedRatio(_ m: PairedMoments, scale: Double = 1) -> PairedEstimate {
+        guard m.xa > 0, m.xb > 0 else { return PairedEstimate(policy: .nan, baseline: .nan, difference: Estimate(.nan)) }
+        let ra = m.ya / m.xa, rb = m.yb / m.xb
+        let policy = ra * scale, baseline = rb * scale
+        // The same denominators on every device: D = Σd / Σx and Σe² = (Σd² − 2D·Σd·x +
+        // D²·Σx²) / (Σx)², the ratio interval of d (no cancellation against y's size).
+        let same = m.unequal == 0
+        let d = same ? m.d / m.xa : ra - rb
+        guard let t = tQuantile(m.n) else { return PairedEstimate(policy: policy, baseline: baseline, difference: Estimate(d * scale)) }
+        let sum: Double
+        if same {
+            sum = (m.dd - 2 * d * m.dxa + d * d * m.xaxa) / (m.xa * m.xa)
+        } else {
+            let sa = m.yaya - 2 * ra * m.xaya + ra * ra * m.xaxa
+            let sb = m.ybyb - 2 * rb * m.xbyb + rb * rb * m.xbxb
+            let c = m.yayb - rb * m.yaxb - ra * m.xayb + ra * rb * m.xaxb
+            sum = sa / (m.xa * m.xa) + sb / (m.xb * m.xb) - 2 * c / (m.xa * m.xb)
+        }
+        let se = (max(0, sum) * m.n / (m.n - 1)).squareRoot()
+        let half = t * se * abs(scale)
+        return PairedEstimate(policy: policy, baseline: baseline,
+                              difference: Estimate(d * scale, low: d * scale - half, high: d * scale + half))
+    }
+}
+
+/// A metric that splits by device, as paired.csv compares it: its quantity y, its
+/// denominator x, and the scale of its estimate.
+public struct PairedMetric: Sendable {
+    public enum Denominator: Sendable, Equatable {
+        /// A mean over devices (x ≡ 1).
+        case device
+        /// A ratio over opens.
+        case opens
+        /// A share: y / (y + missed).
+        case resolved(missed: Quantity)
+    }
+    public let metric: Metric
+    public let quantity: Quantity
+    public let denominator: Denominator
+
+    /// The metric as paired.csv compares it; nil for one that does not split by device (a
+    /// quantile of the fleet's staleness histogram).
+    public init?(_ metric: Metric) {
+        self.metric = metric
+        switch metric.kind {
+        case .perOpen(let q): quantity = q; denominator = .opens
+        case .perDeviceDay(let q), .batteryPercentPerDay(let q), .perServerJob(let q): quantity = q; denominator = .device
+        case .share(let q, let missed): quantity = q; denominator = .resolved(missed: missed)
+        case .stalenessQuantile: return nil
+        }
+    }
+
+    @inline(__always)
+    func x(_ v: [Double]) -> Double {
+        switch denominator {
+        case .device: 1
+        case .opens: v[Quantity.opens.rawValue]
+        case .resolved(let missed): v[quantity.rawValue] + v[missed.rawValue]
+        }
+    }
+
+    /// The comparison from its moments: per device-day metrics divided by the counted
+    /// days (and in % of the battery for `batteryPercentPerDay`); a per-server-job metric
+    /// is empty when neither run had server jobs, as in summary.csv.
+    public func estimate(_ m: PairedMoments, days: Int, batteryJoules: Double, serverJobs: Bool) -> PairedEstimate {
+        switch metric.kind {
+        case .perOpen, .share: return Estimators.pairedRatio(m)
+        case .perDeviceDay: return Estimators.pairedRatio(m, scale: 1 / Double(max(1, days)))
+        case .batteryPercentPerDay: return Estimators.pairedRatio(m, scale: 100 / batteryJoules / Double(max(1, days)))
+        case .perServerJob:
+            return serverJobs ? Estimators.pairedRatio(m, scale: 1 / Double(max(1, days)))
+                              : PairedEstimate(policy: .nan, baseline: .nan, difference: Estimate(.nan))
+        case .stalenessQuantile: return PairedEstimate(policy: .nan, baseline: .nan, difference: Estimate(.nan))
+        }
+    }
+}
+
+/// A policy's device-by-device comparison with the baseline policy over a set of devices:
+/// one ``PairedMoments`` per metric of ``MetricTable/pairedMetrics``. Its size is fixed
+/// (19 doubles a metric), whatever the fleet: the fleet keeps one per policy and block
+/// being merged.
+public struct PairedTally: Sendable, Equatable {
+    public private(set) var moments = [PairedMoments](repeating: PairedMoments(), count: MetricTable.pairedMetrics.count)
+    public var devices: Int { Int(moments.first?.n ?? 0) }
+
+    public init() {}
+
+    /// Adds one device's values under the policy (a) and the baseline (b), in ``Quantity`` order.
+    mutating func add(policy a: [Double], baseline b: [Double]) {
+        for (k, metric) in MetricTable.pairedMetrics.enumerated() {
+            let q = metric.quantity.rawValue
+            moments[k].add(ya: a[q], yb: b[q], xa: metric.x(a), xb: metric.x(b))
+        }
+    }
+
+    mutating func merge(_ other: PairedTally) {
+        for k in moments.indices { moments[k].merge(other.moments[k]) }
+    }
+
+    /// The comparisons of a block's devices: every policy's tallies against the
+    /// baseline's (index `baseline`), device by device in index order; the baseline's own
+    /// entry stays empty.
+    static func block(_ tallies: [[DeviceTally]], baseline: Int) -> [PairedTally] {
+        var result = [PairedTally](repeating: PairedTally(), count: tallies.count)
+        for i in tallies[baseline].indices {
+            let b = tallies[baseline][i].values()
+            for p in tallies.indices where p != baseline { result[p].add(policy: tallies[p][i].values(), baseline: b) }
+        }
+        return result
+    }
+}
