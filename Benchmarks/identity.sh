@@ -99,7 +99,9 @@ build_fields = {"execution", "git_commit", "bgbench_version", "gsl"}
 scenario_fields = {"resolved_scenario", "resolved_scenario_sha256", "scenario_sha256"}
 
 def files(root):
-    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)
+    # Dot names beside a report folder are bgbench's bookkeeping (its lock file), not reports.
+    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs
+                  if not f.startswith("."))
 
 def run_json(path):
     with open(path) as f:
