@@ -17,6 +17,12 @@ enum SummaryTable {
             let values = [replicated ? "\(r.policy)@\(r.seed)" : r.policy] + main.map { cell($0, e, battery: battery) }
             lines.append(zip(values, columns).map { pad($0, $1.1) }.joined(separator: " "))
         }
+        if report.results.contains(where: { r in
+            main.contains { $0.unstable(FleetEstimates(tally: r.tally, days: report.countedDays)) == true }
+        }) {
+            lines.append("! unstable quantile: 1 % of the opens either side of its rank moves it more than "
+                         + "\(fixed(QuantileStability.jumpFactor, 0))× (a group of opens that never refreshes; Reports/README.md, \"Quantiles\")")
+        }
         lines += kindLines(report, pad: pad)
         lines += pairedLines(report, pad: pad)
         let o = report.request.options
@@ -32,7 +38,7 @@ enum SummaryTable {
         let c = m.terminal!
         if c.total, let q = m.kind.quantity { return String(Int(e.tally[q])) }
         let value = m.kind.estimate(e, batteryJoules: battery).value
-        return fixed(c.percent ? 100 * value : value, c.decimals)
+        return fixed(c.percent ? 100 * value : value, c.decimals) + (m.unstable(e) == true ? "!" : "")
     }
 
     /// The headline figures of the content kind and the processing task, when the

@@ -90,7 +90,7 @@ import Testing
         #expect(!trace.contains { $0.event == "server_job" })
         let row = SummarySchema.fields({ var f = FleetTally(); f.add(tally); return f }(), days: 2,
                                        context: SummaryContext(batteryJoules: 1))
-        let names = SummarySchema.metrics.flatMap { $0.interval ? [$0.name, "", ""] : [$0.name] }
+        let names = Array(SummarySchema.header.dropFirst(SummarySchema.identity.count))
         #expect(row[names.firstIndex(of: "server_lag_mean_s")!] == "")
         #expect(row[names.firstIndex(of: "server_on_time_rate")!] == "")
     }

@@ -23,6 +23,7 @@ struct SummaryRows {
         }
         metricColumns = t.header.filter {
             !SummarySchema.identity.contains($0) && !$0.hasSuffix("_ci_low") && !$0.hasSuffix("_ci_high")
+                && !$0.hasSuffix("_unstable")
         }
         for (row, line) in zip(t.rows, t.lines) {
             let key = Key(policy: row[header["policy"]!], archetype: row[header["archetype"]!])

@@ -124,7 +124,8 @@ public enum MetricTable {
     public static var readmeColumns: String {
         var lines = ["| column | unit | estimator | definition |", "|---|---|---|---|"]
         for m in metrics {
-            let names = m.interval ? "`\(m.name)`, `\(m.name)_ci_low`, `\(m.name)_ci_high`" : "`\(m.name)`"
+            let names = m.interval ? "`\(m.name)`, `\(m.name)_ci_low`, `\(m.name)_ci_high`"
+                : m.flagsUnstable ? "`\(m.name)`, `\(m.name)_unstable`" : "`\(m.name)`"
             lines.append("| \(names) | \(m.unit) | \(m.kind.estimator) | \(m.definition) |")
         }
         return lines.joined(separator: "\n") + "\n"
@@ -147,6 +148,26 @@ public struct Metric: Sendable {
     public let terminal: TerminalColumn?
     /// One line for Reports/README.md.
     public let definition: String
+
+    /// The values the metric can take: a ratio lies in [0, 1], everything else in
+    /// [0, ∞); its intervals are cut to it (`Estimate.within`).
+    public var support: ClosedRange<Double> { unit == "ratio" ? 0...1 : 0...Double.infinity }
+
+    /// Whether summary.csv follows the column with `<name>_unstable` (the quantiles:
+    /// `QuantileStability`).
+    public var flagsUnstable: Bool { if case .stalenessQuantile = kind { true } else { false } }
+
+    /// The metric's estimate over a fleet's totals, its interval within `support`.
+    public func estimate(_ e: FleetEstimates, batteryJoules: Double) -> Estimate {
+        kind.estimate(e, batteryJoules: batteryJoules).within(support)
+    }
+
+    /// `true`/`false` for a quantile whose rank sits at a jump (`QuantileStability`), nil
+    /// for other metrics and without opens.
+    public func unstable(_ e: FleetEstimates) -> Bool? {
+        guard case .stalenessQuantile(let q) = kind else { return nil }
+        return QuantileStability.unstable(e.tally.staleness, q)
+    }
 }
 
 /// How a metric is estimated from a fleet's totals (MODEL.md §9).

@@ -8,6 +8,52 @@ public struct Estimate: Sendable, Equatable {
     public init(_ value: Double, low: Double? = nil, high: Double? = nil) {
         self.value = value; self.low = low; self.high = high
     }
+
+    /// The interval cut to a metric's support (Reports/README.md, "Confidence intervals"):
+    /// every metric of summary.csv is ≥ 0 and a ratio ≤ 1, so a Student-t bound outside
+    /// them is moved to the edge. The true value lies in the support, so the cut interval
+    /// covers it whenever the uncut one does (its coverage is never lower).
+    public func within(_ support: ClosedRange<Double>) -> Estimate {
+        Estimate(value, low: low.map { min(max($0, support.lowerBound), support.upperBound) },
+                 high: high.map { min(max($0, support.lowerBound), support.upperBound) })
+    }
+}
+
+/// When a staleness quantile cannot be trusted (issue 12 point 5; Reports/README.md,
+/// "Quantiles"). Two named rules:
+/// - **in one run** (summary.csv's `<quantile>_unstable`): the quantile's rank falls at a
+///   jump of the distribution, where a group of opens (devices that never refresh, the
+///   fresh opens' zeros) begins: the quantile at q + `rankMargin` is more than
+///   `jumpFactor` times the one at q − `rankMargin` (or that one is 0 and this one is
+///   not). A change of 1 % of the opens then moves the estimate by that factor, and
+///   another seed may put the rank on the other side.
+/// - **across replications** (replications.csv's `unstable`): a seed's row is unstable
+///   by the rule above, or the seeds' standard deviation exceeds `maxSpread` × their mean.
+public enum QuantileStability {
+    /// The ranks read either side of q's: q − 0.01 and q + 0.01 (1 % of the opens).
+    public static let rankMargin = 0.01
+    /// A smooth staleness tail moves far less over 2 % of the ranks (exponential: ×1.14
+    /// from p94 to p96; lognormal with σ = 2: ×1.5); a group that never refreshes, ×10 and more.
+    public static let jumpFactor = 4.0
+    /// Largest coefficient of variation across seeds of a stable quantile.
+    public static let maxSpread = 0.5
+
+    /// Whether the q-quantile of the histogram sits at a jump; nil without opens.
+    public static func unstable(_ histogram: LogHistogram, _ q: Double) -> Bool? {
+        guard let low = histogram.quantile(max(0, q - rankMargin)),
+              let high = histogram.quantile(min(1, q + rankMargin)) else { return nil }
+        return high > jumpFactor * low
+    }
+
+    /// Whether quantiles of R seeds (with their own flags) are unstable; nil without values.
+    public static func unstable(values: [Double], flags: [Bool]) -> Bool? {
+        guard !values.isEmpty else { return nil }
+        if flags.contains(true) { return true }
+        guard values.count > 1 else { return false }
+        let n = Double(values.count), mean = values.reduce(0, +) / n
+        let sd = (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / (n - 1)).squareRoot()
+        return sd > maxSpread * mean
+    }
 }
 
 /// Per-cluster moments of one quantity y over n devices (clusters), with x = opens:

@@ -5,6 +5,7 @@ public enum SeriesReports {
         let name: String
         let interval: Bool
         let estimate: @Sendable (SeriesTally, Int, Double) -> Estimate  // tally, row, per-device-day scale
+        let support: ClosedRange<Double>
     }
 
     /// The series columns: ``MetricTable``'s metrics marked for the series, in its order;
@@ -13,8 +14,10 @@ public enum SeriesReports {
         let field = SeriesField(rawValue: i)!
         let interval = m.series == .interval
         return m.kind.perOpen
-            ? Column(name: m.name, interval: interval) { s, r, _ in Estimators.ratio(s.moments(row: r, field)) }
-            : Column(name: m.name, interval: interval) { s, r, k in Estimators.mean(s.moments(row: r, field), scale: k) }
+            ? Column(name: m.name, interval: interval, estimate: { s, r, _ in Estimators.ratio(s.moments(row: r, field)) },
+                     support: m.support)
+            : Column(name: m.name, interval: interval, estimate: { s, r, k in Estimators.mean(s.moments(row: r, field), scale: k) },
+                     support: m.support)
     }
 
     static var seriesHeader: [String] {
@@ -23,7 +26,7 @@ public enum SeriesReports {
 
     static func seriesFields(_ tally: SeriesTally, row: Int, scale: Double) -> [String] {
         seriesColumns.flatMap { c -> [String] in
-            let e = c.estimate(tally, row, scale)
+            let e = c.estimate(tally, row, scale).within(c.support)
             return c.interval ? [CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)]
                               : [CSVNumber.format(e.value)]
         }
@@ -146,7 +149,7 @@ public enum SeriesReports {
                                             "sd", "ci_low", "ci_high", "mean_device_ci_half_width",
                                             "baseline", "difference", "difference_sd", "difference_ci_low",
                                             "difference_ci_high", "difference_excludes_zero",
-                                            "mean_paired_ci_half_width"]
+                                            "mean_paired_ci_half_width", "unstable"]
 
     /// replications.csv (`--replications R`, R ≥ 2): every summary metric of the fleet
     /// (archetype `all`) across the R independent seeds: mean, standard deviation, a
@@ -172,7 +175,7 @@ public enum SeriesReports {
                 let n = Double(finite.count)
                 var m = Moments(n: n, sy: 0, syy: 0, sxy: 0, sx: 0, sxx: 0)
                 for v in finite { m.sy += v.value; m.syy += v.value * v.value }
-                let e = Estimators.mean(m)
+                let e = Estimators.mean(m).within(column.support)
                 let sd = n > 1 ? (max(0, (m.syy - m.sy * m.sy / n) / (n - 1))).squareRoot() : Double.nan
                 let halves = finite.compactMap { v in v.high.map { ($0 - v.low!) / 2 } }
                 let half = halves.isEmpty ? Double.nan : halves.reduce(0, +) / Double(halves.count)
@@ -184,9 +187,13 @@ public enum SeriesReports {
                                   CSVNumber.format(d.mean.low), CSVNumber.format(d.mean.high), mark(excludes),
                                   CSVNumber.format(d.deviceHalfWidth)]
                 }
+                // A quantile: unstable when a seed's rank sits at a jump or the seeds spread widely.
+                let unstable: Bool? = column.flagsUnstable
+                    ? QuantileStability.unstable(values: finite.map(\.value), flags: estimates.compactMap { column.unstable($0) })
+                    : nil
                 csv.row([scenario.name, policy, "all", column.name, String(finite.count), CSVNumber.format(e.value),
                          CSVNumber.format(sd), CSVNumber.format(e.low), CSVNumber.format(e.high), CSVNumber.format(half)]
-                        + difference)
+                        + difference + [mark(unstable)])
             }
         }
         return csv.output

@@ -29,7 +29,12 @@ public struct SummaryColumn: Sendable {
     public let unit: String
     public let definition: String
     public let interval: Bool
+    /// Followed by `<name>_unstable` (a quantile).
+    public let flagsUnstable: Bool
+    /// The estimate as the metric's kind gives it (the interval not yet cut to the support).
     let compute: @Sendable (FleetEstimates, SummaryContext) -> Estimate
+    let support: ClosedRange<Double>
+    let unstable: @Sendable (FleetEstimates) -> Bool?
 }
 
 /// What a summary column may need beyond the tally.
@@ -44,23 +49,25 @@ public enum SummarySchema {
     public static let identity = ["scenario", "policy", "archetype", "platform", "seed", "devices", "days", "warmup_days", "device_days"]
 
     public static let metrics: [SummaryColumn] = MetricTable.metrics.map { m in
-        SummaryColumn(name: m.name, unit: m.unit, definition: m.definition, interval: m.interval) { e, c in
-            m.kind.estimate(e, batteryJoules: c.batteryJoules)
-        }
+        SummaryColumn(name: m.name, unit: m.unit, definition: m.definition, interval: m.interval,
+                      flagsUnstable: m.flagsUnstable, compute: { e, c in m.kind.estimate(e, batteryJoules: c.batteryJoules) },
+                      support: m.support, unstable: { e in m.unstable(e) })
     }
 
     /// The header of summary.csv.
     public static var header: [String] {
-        identity + metrics.flatMap { $0.interval ? [$0.name, $0.name + "_ci_low", $0.name + "_ci_high"] : [$0.name] }
+        identity + metrics.flatMap { $0.interval ? [$0.name, $0.name + "_ci_low", $0.name + "_ci_high"]
+                                               : $0.flagsUnstable ? [$0.name, $0.name + "_unstable"] : [$0.name] }
     }
 
     /// The metric fields of one row.
     static func fields(_ tally: FleetTally, days: Int, context: SummaryContext) -> [String] {
         let estimates = FleetEstimates(tally: tally, days: days)
         return metrics.flatMap { column -> [String] in
-            let e = column.compute(estimates, context)
-            return column.interval ? [CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)]
-                                   : [CSVNumber.format(e.value)]
+            let e = column.compute(estimates, context).within(column.support)
+            if column.interval { return [CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)] }
+            if column.flagsUnstable { return [CSVNumber.format(e.value), SeriesReports.mark(column.unstable(estimates))] }
+            return [CSVNumber.format(e.value)]
         }
     }
 }
