@@ -153,23 +153,86 @@ import Testing
         #expect(summary.map { $0[4] } == ["5", "6", "7"])
     }
 
-    /// `bgbench plot` draws the three PNG files of a report folder, each a real image.
+    /// `bgbench plot` draws the four PNG files of a report folder, each a real image: of a
+    /// one-seed run with three policies, and of a replicated run whose curves are
+    /// aggregated over the seeds (daily.png: by day and over a rolling week).
     @Test func plotDrawsPNGFiles() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-plot-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let replicated = folder + "-replicated"
+        defer { try? FileManager.default.removeItem(atPath: folder); try? FileManager.default.removeItem(atPath: replicated) }
         try ReportWriter.write(Self.report, to: folder)
-        var output = "", errors = ""
-        let code = CommandLineTool.run(arguments: ["plot", folder], output: &output, errors: &errors)
-        #expect(code == 0, "\(errors)")
-        for name in ["frontier.png", "daily.png", "hourly.png"] {
-            let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
-            #expect(data.count > 10_000, "\(name) is \(data.count) bytes")
-            #expect(data.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "\(name) is a PNG")
+        try ReportWriter.write(try Runner.run(RunRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "adaptive", "none", "oracle"],
+            options: RunOptions(devices: 10, days: 9, seed: 3, threads: 2), replications: 2)), to: replicated)
+        for dir in [folder, replicated] {
+            var output = "", errors = ""
+            let code = CommandLineTool.run(arguments: ["plot", dir], output: &output, errors: &errors)
+            #expect(code == 0, "\(errors)")
+            let names = ["headline.png", "frontier.png", "daily.png", "hourly.png"]
+            #expect(output == names.map { dir + "/" + $0 + "\n" }.joined())
+            for name in names {
+                let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name))
+                #expect(data.count > 10_000, "\(name) is \(data.count) bytes")
+                #expect(data.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "\(name) is a PNG")
+            }
         }
-        #expect(output.split(separator: "\n").count == 3)
-        var e2 = ""
+        var output = "", e2 = ""
         #expect(CommandLineTool.run(arguments: ["plot", folder + "/nothing"], output: &output, errors: &e2) == 66)
         #expect(e2 == "error: no summary.csv in '\(folder)/nothing': expected a bgbench report folder\nsee 'bgbench --help'\n")
+    }
+
+    /// plot.py's palette: 16 policies (the 12 known names and 4 others) get 16 distinct
+    /// colours and 16 distinct (colour, marker) pairs, and a known policy keeps its style
+    /// whatever its company (none and oracle no longer share a colour).
+    @Test func paletteNeverRepeats() throws {
+        let script = try EmbeddedFiles.writePlotScript()
+        defer { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
+        let names = ["none", "fixed", "adaptive", "usage", "histogram", "nhpp", "bayes", "kde", "logistic", "push", "oracle",
+                     "prophet", "mine", "yours", "a", "b"]
+        let code = """
+        import json, sys
+        sys.path.insert(0, sys.argv[1])
+        import plot
+        names = json.loads(sys.argv[2])
+        print(json.dumps([plot.palette(names)[n] for n in names] + [plot.palette(["oracle"])["oracle"]]))
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let list = String(decoding: try JSONSerialization.data(withJSONObject: names), as: UTF8.self)
+        process.arguments = ["python3", "-c", code, script.deletingLastPathComponent().path, list]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        process.waitUntilExit()
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        #expect(process.terminationStatus == 0, "\(String(decoding: out, as: UTF8.self))")
+        let styles = try #require(try JSONSerialization.jsonObject(with: out) as? [[String]])
+        #expect(styles.count == 17)
+        let pairs = styles.prefix(16)
+        #expect(Set(pairs.map { $0[0] + " " + $0[1] }).count == 16)
+        #expect(Set(pairs.map { $0[0] }).count == 16)
+        #expect(styles[16] == styles[10], "oracle keeps its style alone")
+    }
+
+    /// The paired difference plot.py draws from per-policy rows is the paired one: every
+    /// policy meets the same opens (daily.csv's and hourly.csv's opens agree row by row
+    /// across policies), so the difference of two fleet ratios is paired.csv's difference.
+    @Test func perPolicyRowsDifferenceIsThePairedOne() throws {
+        for csv in [SeriesReports.dailyCSV(Self.report), SeriesReports.hourlyCSV(Self.report)] {
+            let rows = Self.rows(csv).dropFirst()
+            let opens = SeriesReports.dailyHeader.firstIndex(of: "opens_per_day")!
+            let byRow = Dictionary(grouping: rows, by: { $0[2] + "/" + $0[3] })  // seed / day or hour
+            for (_, group) in byRow { #expect(Set(group.map { $0[opens] }).count == 1) }
+        }
+        let paired = Self.rows(SeriesReports.pairedCSV(Self.report, baseline: "fixed")).dropFirst()
+        for row in paired where row[4] == "fresh_open_rate" {
+            let summary = { (policy: String) in
+                FleetEstimates(tally: Self.report.results.first { $0.policy == policy }!.tally, days: Self.report.countedDays)
+                    .perOpen(.freshOpens).value
+            }
+            #expect(abs(Double(row[8])! - (summary(row[1]) - summary("fixed"))) < 1e-12)
+        }
     }
 
     static func r1Report(offset: TimeSpan, trace: Int = 0) throws -> RunReport {
