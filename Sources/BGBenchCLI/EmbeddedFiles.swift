@@ -494,6 +494,14 @@ extension EmbeddedFiles {
     "drop_probability" : 0.05,
     "per_hour" : 2
   },
+  "report" : {
+    "headline" : [
+      "fresh_open_rate",
+      "staleness_mean_s",
+      "background_energy_j_per_day",
+      "runs_per_day"
+    ]
+  },
   "user" : {
     "bedtime_mean" : "1410m",
     "bedtime_sd" : "1h",
@@ -531,6 +539,9 @@ extension EmbeddedFiles {
       "transfer_delay_sigma": 1,
       "transfer_retry": "15m"
     }
+  },
+  "report": {
+    "headline": ["fresh_open_rate", "cellular_image_bytes_per_day", "staleness_mean_s", "background_energy_j_per_day"]
   }
 }
 
@@ -555,6 +566,9 @@ extension EmbeddedFiles {
       "deadline": "1d",
       "power_w": 1
     }
+  },
+  "report": {
+    "headline": ["processing_on_time_rate", "fresh_open_rate", "background_energy_j_per_day", "processing_energy_j_per_day"]
   }
 }
 
@@ -582,6 +596,9 @@ extension EmbeddedFiles {
     "fixed": {
       "interval": "4h"
     }
+  },
+  "report": {
+    "headline": ["server_on_time_rate", "server_lag_mean_s", "background_energy_j_per_day", "fresh_open_rate"]
   }
 }
 
@@ -601,6 +618,9 @@ extension EmbeddedFiles {
   "push": { "per_hour": 2, "drop_probability": 0.05 },
   "policies": {
     "push": { "per_hour": 2, "fallback_interval": "1h" }
+  },
+  "report": {
+    "headline": ["fresh_open_rate", "push_runs_per_day", "push_lost_per_day", "background_energy_j_per_day"]
   }
 }
 

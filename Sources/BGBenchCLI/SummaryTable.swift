@@ -65,8 +65,14 @@ enum SummaryTable {
         return lines
     }
 
-    /// The headline metrics of the paired table, by metric name.
-    static let pairedColumns = ["fresh_open_rate", "staleness_mean_s", "runs_per_day", "background_energy_j_per_day"]
+    /// The metrics of the paired table, by name: the scenario's headline metrics
+    /// (`report.headline`) first, then fresh-open rate, staleness, runs and J/day when not
+    /// listed; only those that split by device (quantiles are not paired).
+    static func pairedColumns(_ report: RunReport) -> [String] {
+        let standard = ["fresh_open_rate", "staleness_mean_s", "runs_per_day", "background_energy_j_per_day"]
+        let names = report.request.scenario.scenario.report.headline + standard
+        return names.enumerated().filter { i, n in !names[..<i].contains(n) }.map(\.element)
+    }
 
     /// When more than one policy runs: each policy's paired difference from the baseline
     /// (Reports/README.md, "paired.csv") in the headline metrics, with its 95 % interval and
@@ -74,7 +80,7 @@ enum SummaryTable {
     /// device-clustered one; with `--replications` the one across seeds.
     static func pairedLines(_ report: RunReport, pad: (String, Int) -> String) -> [String] {
         guard let baseline = report.baselinePolicy else { return [] }
-        let metrics = pairedColumns.compactMap { name in MetricTable.pairedMetrics.firstIndex { $0.metric.name == name } }
+        let metrics = pairedColumns(report).compactMap { name in MetricTable.pairedMetrics.firstIndex { $0.metric.name == name } }
         let replications = report.request.replications
         var rows: [[String]] = []
         for policy in report.request.policies where policy != baseline {
@@ -88,9 +94,9 @@ enum SummaryTable {
                 differences = metrics.map { e[$0].difference }
             }
             rows.append([policy] + zip(metrics, differences).map { k, d in
-                let m = MetricTable.pairedMetrics[k].metric, c = m.terminal!
-                let scale = c.percent ? 100.0 : 1.0
-                func f(_ x: Double?) -> String { x.map { fixed($0 * scale, c.decimals) } ?? "-" }
+                let m = MetricTable.pairedMetrics[k].metric
+                let scale = m.terminal?.percent == true ? 100.0 : 1.0, decimals = m.terminal?.decimals ?? 3
+                func f(_ x: Double?) -> String { x.map { fixed($0 * scale, decimals) } ?? "-" }
                 let sign = d.value > 0 ? "+" : ""
                 guard let low = d.low, let high = d.high else { return sign + f(d.value) }
                 return sign + f(d.value) + " [" + f(low) + ", " + f(high) + "]" + (low > 0 || high < 0 ? "*" : " ")
@@ -98,7 +104,8 @@ enum SummaryTable {
         }
         guard !rows.isEmpty else { return [] }
         let headers = ["policy"] + metrics.map { k -> String in
-            let c = MetricTable.pairedMetrics[k].metric.terminal!
+            let m = MetricTable.pairedMetrics[k].metric
+            guard let c = m.terminal else { return "Δ " + m.name }  // a headline metric without a terminal column
             return "Δ " + (c.percent ? c.header.replacingOccurrences(of: "%", with: "pts") : c.header)
         }
         let widths = headers.indices.map { i in max(i == 0 ? 12 : 0, rows.map { $0[i].count }.max()!, headers[i].count) }

@@ -79,6 +79,14 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         (#"{"population": {"rate_sigma": -1}}"#,
          "error: s.json:1:31: population.rate_sigma: -1 is out of range: expected a number from 0 to 5"),
         (#"{"content": {"hourly_weights": [1, 2]}}"#, "error: s.json:1:32: content.hourly_weights: expected 24 weights, got 2"),
+        // Headline metrics (report.headline): names of summary.csv's metrics, each once.
+        (#"{"report": {"headline": ["fresh_open_rate", "server_lag"]}}"#,
+         "error: s.json:1:45: report.headline[1]: unknown metric 'server_lag': expected a column of summary.csv (Reports/README.md)"),
+        (#"{"report": {"headline": ["fresh_open_rat"]}}"#,
+         "error: s.json:1:26: report.headline[0]: unknown metric 'fresh_open_rat': expected a column of summary.csv (Reports/README.md) (did you mean 'fresh_open_rate'?)"),
+        (#"{"report": {"headline": []}}"#, "error: s.json:1:25: report.headline: an empty list: expected at least one metric of summary.csv"),
+        (#"{"report": {"headline": ["runs_per_day", "runs_per_day"]}}"#,
+         "error: s.json:1:42: report.headline[1]: 'runs_per_day' is listed twice: expected each metric once"),
         // Syntax errors and duplicate keys.
         ("{\n  \"name\": \"x\",\n}", "error: s.json:3:1: expected a string key"),
         (#"{"name": "x" "description": "y"}"#, "error: s.json:1:14: expected ',' or '}'"),

@@ -10,7 +10,7 @@ import Foundation
 public enum ParameterDocs {
     /// The sections, in the order of docs/scenario.md.
     public static let sections = ["population", "user", "device", "network", "content", "app", "platform", "energy",
-                                  "push", "policies"]
+                                  "push", "policies", "report"]
 
     public static func beginMarker(_ section: String) -> String { "<!-- parameters:\(section):begin -->" }
     public static func endMarker(_ section: String) -> String { "<!-- parameters:\(section):end -->" }

@@ -16,6 +16,8 @@ public struct Scenario: Codable, Sendable, Equatable {
     public var energy = EnergyModel()
     public var push = PushModel()
     public var policies = PolicyParameters()
+    /// What the reports lead with (ReportParameters.swift).
+    public var report = ReportModel()
 
     public init() {}
 }

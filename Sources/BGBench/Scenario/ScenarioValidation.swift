@@ -13,7 +13,7 @@ extension Scenario {
     /// The core sections by JSON key, each a `ParameterSet` (CoreParameters.swift).
     var coreSections: [(key: String, value: any ParameterSet)] {
         [("population", population), ("user", user), ("device", device), ("network", network), ("content", content),
-         ("app", app), ("energy", energy), ("push", push)]
+         ("app", app), ("energy", energy), ("push", push), ("report", report)]
     }
 
     /// Range checks beyond what the types enforce; empty when the scenario is valid.
