@@ -37,8 +37,9 @@ def interval(r, column, scale=1.0, digits=1):
     return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 def seconds(r, column):
+    """A staleness quantile, `!` when summary.csv flags it unstable (Reports/README.md, "Quantiles")."""
     v = float(r[column])
-    return f"{v:,.0f}"
+    return f"{v:,.0f}" + ("!" if r.get(column + "_unstable") == "true" else "")
 
 lines = [
     "<!-- policy-table:begin -->",
@@ -47,7 +48,8 @@ lines = [
     f"`{command}` (scenario `{rows[0]['scenario']}`, platform `{rows[0]['platform']}`, "
     f"bgbench {run.get('bgbench_version', '?')}, commit {run.get('git_commit', '?')[:7]}). "
     "Rates with their 95 % confidence intervals (cluster-robust over devices, from "
-    "summary.csv); staleness quantiles have none.",
+    "summary.csv); staleness quantiles have none, and `!` marks one whose rank sits at a jump "
+    "of the distribution, where 1 % of the opens moves it more than 4× (unstable: Reports/README.md, \"Quantiles\").",
     "",
     "| policy | fresh-open % | median staleness s | p95 staleness s | runs/day | J/day | % battery/day | kills/day |",
     "|---|---:|---:|---:|---:|---:|---:|---:|",
