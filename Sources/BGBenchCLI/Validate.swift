@@ -22,12 +22,12 @@ extension Command {
         let data = try readingInput { try InputFile.read(file, limit: InputFile.Limit.trace, kind: named) }
         switch kind(of: file, data: data) {
         case .scenario:
-            let s = try readingInput { try ScenarioLoader.load(data: data, file: file) }.scenario
+            let s = try readingInput { try ScenarioLoader.load(data: Data(data), file: file) }.scenario
             let users = s.population.model == .routine ? "routine users"
                 : "\(s.population.archetypes.count) archetype\(s.population.archetypes.count == 1 ? "" : "s")"
             output.write("ok: \(escapingControls(file)): scenario '\(escapingControls(s.name))', platform \(s.platform.name), \(users)\n")
         case .trace:
-            let trace = try readingInput { try OpensTraceLoader.parse(data, file: file) }
+            let trace = try readingInput { try OpensTraceLoader.parse(bytes: data, file: file) }
             output.write("ok: \(file): trace of \(trace.deviceCount) devices, \(trace.opens.count) opens over \(trace.days) days, "
                          + "timestamps in \(trace.form == .seconds ? "seconds" : "ISO 8601"), "
                          + "\(trace.sessionsGiven) of \(trace.opens.count) session lengths given\n")
@@ -36,7 +36,7 @@ extension Command {
 
     /// A scenario if the name ends in .json, a trace if it ends in .csv, else a scenario
     /// if the first character other than white space is `{`, else a trace.
-    static func kind(of file: String, data: Data) -> InputKind {
+    static func kind(of file: String, data: [UInt8]) -> InputKind {
         let lower = file.lowercased()
         if lower.hasSuffix(".json") { return .scenario }
         if lower.hasSuffix(".csv") { return .trace }

@@ -191,15 +191,15 @@ public struct ReportFolder: Sendable {
     /// A file's bytes.
     static func bytes(_ path: String) throws(ReportFolderError) -> [UInt8] {
         do {
-            return [UInt8](try InputFile.read(path, limit: InputFile.Limit.report))
+            return try InputFile.read(path, limit: InputFile.Limit.report)
         } catch {
             throw error.tooLarge ? .invalid("'\(path)' is \(error.reason)") : .missing("cannot read '\(path)': \(error.reason)")
         }
     }
 
     static func read(_ path: String) throws(ReportFolderError) -> String {
-        let data = Data(try bytes(path))
-        guard let text = String(data: data, encoding: .utf8) else {
+        let data = try bytes(path)
+        guard let text = String(validating: data, as: UTF8.self) else {
             let at = InputFile.firstInvalidUTF8(data) ?? SourcePosition(line: 1, column: 1)
             throw .invalid("\(path):\(at.line):\(at.column): not UTF-8 text")
         }

@@ -23,8 +23,9 @@ public enum InputFile {
         public var tooLarge: Bool
     }
 
-    /// The bytes of `path`, at most `limit` of them.
-    public static func read(_ path: String, limit: Int) throws(Failure) -> Data {
+    /// The bytes of `path`, at most `limit` of them (an array: the CSV reader works on it
+    /// without a copy, so a trace is in memory once).
+    public static func read(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
         guard !path.isEmpty else { throw Failure(reason: "an empty path", tooLarge: false) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(reason: reason(errno), tooLarge: false) }
@@ -35,7 +36,7 @@ public enum InputFile {
         if info.st_mode & S_IFMT == S_IFREG && Int(info.st_size) > limit {
             throw Failure(reason: tooLarge(Int(info.st_size), limit), tooLarge: true)
         }
-        var data = Data()
+        var data: [UInt8] = []
         if info.st_mode & S_IFMT == S_IFREG { data.reserveCapacity(Int(info.st_size)) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -66,7 +67,7 @@ extension InputFile {
     /// `read`, with a failure as the loaders report it: "cannot read KIND 'FILE': REASON"
     /// without a place when the file cannot be read (exit 66), or at the file when it is
     /// larger than the cap (exit 65).
-    public static func read(_ path: String, limit: Int, kind: String?) throws(ScenarioError) -> Data {
+    public static func read(_ path: String, limit: Int, kind: String?) throws(ScenarioError) -> [UInt8] {
         do {
             return try read(path, limit: limit)
         } catch {
@@ -78,8 +79,7 @@ extension InputFile {
 
     /// The line and column (columns count characters) of the first byte of `data` that is
     /// not well-formed UTF-8, or nil.
-    static func firstInvalidUTF8(_ data: Data) -> SourcePosition? {
-        let bytes = [UInt8](data)
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> SourcePosition? {
         guard let bad = CSVReader.firstInvalidUTF8(bytes[...]) else { return nil }
         let lineStart = bytes[..<bad].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
         let line = 1 + bytes[..<bad].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }

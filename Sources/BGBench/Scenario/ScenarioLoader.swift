@@ -83,7 +83,7 @@ public enum ScenarioLoader {
     /// Loads a scenario file; `overrides` are `path=value` settings applied over the file.
     /// Throws ScenarioError.
     public static func load(file: String, overrides: [String] = []) throws -> LoadedScenario {
-        try load(data: InputFile.read(file, limit: InputFile.Limit.scenario, kind: "scenario"), file: file, overrides: overrides)
+        try load(data: Data(InputFile.read(file, limit: InputFile.Limit.scenario, kind: "scenario")), file: file, overrides: overrides)
     }
 
     /// Loads scenario bytes read from `file` (named in messages). Throws ScenarioError.
@@ -93,7 +93,7 @@ public enum ScenarioLoader {
                                                  message: "the scenario file is \(InputFile.tooLarge(data.count, InputFile.Limit.scenario))")])
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            let at = InputFile.firstInvalidUTF8(data) ?? SourcePosition(line: 1, column: 1)
+            let at = InputFile.firstInvalidUTF8([UInt8](data)) ?? SourcePosition(line: 1, column: 1)
             throw ScenarioError(problems: [.init(location: .position(file: file, line: at.line, column: at.column), path: "",
                                                  message: "not UTF-8 text: expected a UTF-8 JSON file")])
         }
