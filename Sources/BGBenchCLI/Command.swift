@@ -37,7 +37,7 @@ enum Command {
                 case .baselinePolicy:
                     baseline = try required(value, for: name, expected: "a policy name")
                 case .version: showVersion = true
-                case .policy, .days, .devices, .seed, .threads, .scenario, .set, .warmupDays, .out, .quiet, .opensTrace, .force:
+                case .policy, .days, .devices, .seed, .threads, .scenario, .set, .warmupDays, .out, .quiet, .opensTrace, .force, .checkInvariants:
                     break  // taken by `common`
                 }
             },

@@ -51,11 +51,11 @@ public enum CommandLineTool {
             output.write(named ? Command.usage(of: command.rawValue) : Command.help)
             return 0
         } catch let error as CLIError {
-            errors.write("error: \(error.message)\n")
+            errors.write("error: \(escapingControls(error.message))\n")
             if error.hint { errors.write("see 'bgbench --help'\n") }
             return error.code
         } catch {
-            errors.write("error: \(error)\n")
+            errors.write("error: \(escapingControls("\(error)"))\n")
             return 70  // EX_SOFTWARE: a bug, reported rather than trapped
         }
     }
@@ -67,4 +67,20 @@ struct StandardStream: TextOutputStream {
     static var output: StandardStream { StandardStream(handle: .standardOutput) }
     static var error: StandardStream { StandardStream(handle: .standardError) }
     mutating func write(_ string: String) { handle.write(Data(string.utf8)) }
+}
+
+/// `text` with every control character but the line breaks between messages written as
+/// `\u{1B}`: names, values and file contents quoted in a message cannot move the cursor,
+/// change colours or hide text on the user's terminal.
+func escapingControls(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+        let v = scalar.value
+        if v != 0x0A && (v < 0x20 || (0x7F...0x9F).contains(v)) {
+            out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }

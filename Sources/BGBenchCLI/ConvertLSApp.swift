@@ -32,6 +32,8 @@ extension Command {
             throw CLIError.cannotCreate(error.description)
         }
         output.write("wrote \(out): \(converted.devices) devices, \(converted.opens) opens of "
-                     + (app.map { "app '\($0)'" } ?? "every app") + ", \(converted.sessions) with a session length\n")
+                     + (app.map { "app '\($0)'" } ?? "every app") + ", \(converted.sessions) with a session length"
+                     + (converted.overlongSessions > 0
+                        ? " (\(converted.overlongSessions) sessions longer than a day written without a length)" : "") + "\n")
     }
 }

@@ -16,6 +16,13 @@ extension Command {
         guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("summary.csv")) else {
             throw CLIError(message: "no summary.csv in '\(folder)': expected a bgbench report folder", code: 66)
         }
+        // Only a whole folder is drawn: the gate `check` uses (run.json's manifest matches
+        // every file; no NaN, no missing column), so a garbled folder is one error line.
+        do {
+            try ReportFolder.verifyComplete(folder)
+        } catch {
+            throw CLIError(message: error.description, code: 65, hint: false)
+        }
         guard run(["python3", "-c", "import matplotlib, pandas"]).status == 0 else {
             throw CLIError(message: "bgbench plot needs python3 with matplotlib and pandas: install them with "
                            + "'python3 -m pip install matplotlib pandas' (or 'apt-get install python3-matplotlib python3-pandas')",
@@ -27,7 +34,9 @@ extension Command {
         defer { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
         let result = run(["python3", script.path, folder])
         guard result.status == 0 else {
-            throw CLIError(message: "plot.py failed: \(result.output.trimmingCharacters(in: .whitespacesAndNewlines))",
+            // One line, never a traceback: its last line says what went wrong.
+            let last = result.output.split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            throw CLIError(message: "plot.py could not draw '\(folder)': \(last.map(String.init) ?? "exit status \(result.status)")",
                            code: 70, hint: false)
         }
         output.write(result.output)

@@ -7,6 +7,7 @@ enum RunOption: String, CommandOption {
     case out, quiet
     case opensTrace = "opens-trace"
     case force
+    case checkInvariants = "check-invariants"
     // `run` only.
     case perDevice = "per-device"
     case traceDevices = "trace-devices"
@@ -15,9 +16,9 @@ enum RunOption: String, CommandOption {
 
     /// What to simulate, how big, where to write: the options `run` and `sweep` share.
     static let shared: [RunOption] = [.policy, .days, .devices, .seed, .threads, .scenario, .set, .warmupDays, .out, .quiet,
-                                      .opensTrace, .force]
+                                      .opensTrace, .force, .checkInvariants]
 
-    var isFlag: Bool { self == .quiet || self == .perDevice || self == .version || self == .force }
+    var isFlag: Bool { self == .quiet || self == .perDevice || self == .version || self == .force || self == .checkInvariants }
     var isRepeatable: Bool { self == .set }
 }
 
@@ -66,6 +67,7 @@ struct RunArguments {
         case .opensTrace: traceFile = try required(value, for: name, expected: "a trace CSV file")
         case .quiet: quiet = true
         case .force: force = true
+        case .checkInvariants: options.checksInvariants = true
         case .perDevice, .traceDevices, .baselinePolicy, .replications, .version: return false
         }
         return true

@@ -21,7 +21,7 @@ extension Command {
             """, details: """
             sweep takes the run options --policy, --days, --devices, --seed, --threads,
             --scenario, --set, --opens-trace, --warmup-days, --out (default: Reports/sweep),
-            --force and --quiet; a --set with a comma-separated list of values is an axis of the grid.
+            --force, --check-invariants and --quiet; a --set with a comma-separated list of values is an axis of the grid.
             """),
         "plot": Usage(synopsis: """
             bgbench plot DIR             draw a report folder as PNG files (python3,
@@ -107,6 +107,9 @@ extension Command {
                                    when the run has written every file
           --force                  replace --out even if it holds files that are not
                                    a bgbench report
+          --check-invariants       check every device's counts against their identities
+                                   (requests, runs, denials, opens) and stop at the
+                                   first broken one: a soak's checking mode
           --per-device             also write devices.csv: every device's totals
           --trace-devices K        also write events.csv: every event of the first K
                                    devices with its reason code (1...1000)

@@ -16,14 +16,18 @@ extension Command {
                 file = word
             })
         guard let file else { throw CLIError.usage("'validate' needs a file: a scenario JSON or a trace CSV") }
-        switch try kind(of: file) {
+        // Read once: a FIFO or /dev/stdin cannot be read twice.
+        let lower = file.lowercased()
+        let named = lower.hasSuffix(".json") ? "scenario" : lower.hasSuffix(".csv") ? "trace" : nil
+        let data = try readingInput { try InputFile.read(file, limit: InputFile.Limit.trace, kind: named) }
+        switch kind(of: file, data: data) {
         case .scenario:
-            let s = try readingInput { try ScenarioLoader.load(file: file) }.scenario
+            let s = try readingInput { try ScenarioLoader.load(data: Data(data), file: file) }.scenario
             let users = s.population.model == .routine ? "routine users"
                 : "\(s.population.archetypes.count) archetype\(s.population.archetypes.count == 1 ? "" : "s")"
-            output.write("ok: \(file): scenario '\(s.name)', platform \(s.platform.name), \(users)\n")
+            output.write("ok: \(escapingControls(file)): scenario '\(escapingControls(s.name))', platform \(s.platform.name), \(users)\n")
         case .trace:
-            let trace = try readingInput { try OpensTraceLoader.load(file: file) }
+            let trace = try readingInput { try OpensTraceLoader.parse(bytes: data, file: file) }
             output.write("ok: \(file): trace of \(trace.deviceCount) devices, \(trace.opens.count) opens over \(trace.days) days, "
                          + "timestamps in \(trace.form == .seconds ? "seconds" : "ISO 8601"), "
                          + "\(trace.sessionsGiven) of \(trace.opens.count) session lengths given\n")
@@ -32,19 +36,11 @@ extension Command {
 
     /// A scenario if the name ends in .json, a trace if it ends in .csv, else a scenario
     /// if the first character other than white space is `{`, else a trace.
-    static func kind(of file: String) throws -> InputKind {
+    static func kind(of file: String, data: [UInt8]) -> InputKind {
         let lower = file.lowercased()
         if lower.hasSuffix(".json") { return .scenario }
         if lower.hasSuffix(".csv") { return .trace }
-        guard let handle = FileHandle(forReadingAtPath: file) else {
-            var isDirectory: ObjCBool = false
-            let reason = !FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) ? "no such file"
-                : isDirectory.boolValue ? "is a directory" : "permission denied"
-            throw CLIError(message: "cannot read '\(file)': \(reason)", code: 66)
-        }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 4096)) ?? Data()
-        let first = head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        let first = data.prefix(4096).first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         return first == UInt8(ascii: "{") ? .scenario : .trace
     }
 }

@@ -144,8 +144,8 @@ private let errorCases: [ErrorCase] = [
     ErrorCase(["--out", "OUT", "--scenario", "DIR/missing.json"], "cannot read scenario 'DIR/missing.json': no such file", code: 66),
     ErrorCase(["--out", "OUT", "--scenario", "DIR"], "cannot read scenario 'DIR': is a directory", code: 66),
     // Scenario data that is wrong: 65, each problem at its line:column.
-    ErrorCase(["--out", "OUT", "--scenario", "DIR/syntax.json"], "DIR/syntax.json:3:1: expected a string key", code: 65),
-    ErrorCase(["--out", "OUT", "--scenario", "DIR/latin1.json"], "DIR/latin1.json: not UTF-8 text", code: 65),
+    ErrorCase(["--out", "OUT", "--scenario", "DIR/syntax.json"], "DIR/syntax.json:3:1: expected a string key, found '}'", code: 65),
+    ErrorCase(["--out", "OUT", "--scenario", "DIR/latin1.json"], "DIR/latin1.json:1:10: not UTF-8 text: expected a UTF-8 JSON file", code: 65),
     ErrorCase(["--out", "OUT", "--scenario", "DIR/unknown-key.json"],
               "DIR/unknown-key.json:1:15: platform.nam: unknown key (did you mean 'name'?)", code: 65),
     ErrorCase(["--out", "OUT", "--scenario", "DIR/out-of-range.json"],

@@ -88,11 +88,11 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         (#"{"report": {"headline": ["runs_per_day", "runs_per_day"]}}"#,
          "error: s.json:1:42: report.headline[1]: 'runs_per_day' is listed twice: expected each metric once"),
         // Syntax errors and duplicate keys.
-        ("{\n  \"name\": \"x\",\n}", "error: s.json:3:1: expected a string key"),
-        (#"{"name": "x" "description": "y"}"#, "error: s.json:1:14: expected ',' or '}'"),
+        ("{\n  \"name\": \"x\",\n}", "error: s.json:3:1: expected a string key, found '}'"),
+        (#"{"name": "x" "description": "y"}"#, "error: s.json:1:14: expected ',' or '}', found '\"'"),
         ("{\"name\": \"caf\u{E9} \\q\"}", #"error: s.json:1:16: invalid escape '\q'"#),
         ("{\"name\": ", "error: s.json:1:10: unexpected end of file"),
-        ("{\n  \"name\": \"a\",\n  \"name\": \"b\"\n}", "error: s.json:3:3: name: duplicate key"),
+        ("{\n  \"name\": \"a\",\n  \"name\": \"b\"\n}", "error: s.json:3:3: name: duplicate key (first at line 2, column 3; that value is kept)"),
     ])
     func badInputReportsExactError(json: String, expected: String) {
         #expect(errorText(json) == expected)
@@ -304,9 +304,9 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         ("1e", "1:1: invalid number"), ("+1", "1:1: expected a value, found '+'"), ("01", "1:2: unexpected text after the JSON value"),
         ("\"\\ud800\"", "1:2: unpaired surrogate in \\u escape"), ("\"\\udc00\"", "1:2: unpaired surrogate in \\u escape"),
         ("\"\\u12g4\"", "1:2: invalid \\u escape (expected 4 hex digits)"), ("\"a\tb\"", "1:3: control character U+0009 in a string (escape it)"),
-        ("\"abc", "1:5: unexpected end of file"), ("[1,]", "1:4: expected a value, found ']'"), ("[1 2]", "1:4: expected ',' or ']'"),
+        ("\"abc", "1:5: unexpected end of file"), ("[1,]", "1:4: expected a value, found ']'"), ("[1 2]", "1:4: expected ',' or ']', found '2'"),
         ("tru", "1:1: expected a value, found 't'"), ("", "1:1: unexpected end of file"),
-        ("{\"a\" 1}", "1:6: expected ':' after the key"), (String(repeating: "[", count: 600), "1:513: nested deeper than 512 levels"),
+        ("{\"a\" 1}", "1:6: expected ':' after the key, found '1'"), (String(repeating: "[", count: 600), "1:513: nested deeper than 512 levels"),
     ])
     func syntaxErrors(text: String, expected: String) {
         do {

@@ -75,6 +75,28 @@ public struct ReportFolder: Sendable {
         summary = try Self.table(at: summaryPath)
     }
 
+    /// Checks that `path` is a whole report folder as its run wrote it: run.json parses and
+    /// its manifest lists every report file present with its size and SHA-256 (so each is
+    /// byte for byte what the run wrote). What `plot` asks of a run or sweep folder.
+    public static func verifyComplete(_ path: String) throws(ReportFolderError) {
+        let runPath = (path as NSString).appendingPathComponent("run.json")
+        guard FileManager.default.fileExists(atPath: runPath) else {
+            throw .missing("no run.json in '\(path)': not a complete report folder (bgbench writes it last)")
+        }
+        let document: JSONDocument
+        do {
+            document = try JSONParser.parse(try read(runPath))
+        } catch let error as JSONSyntaxError {
+            throw .invalid("'\(runPath)' line \(error.position.line), column \(error.position.column): \(error.message)")
+        } catch let error as ReportFolderError {
+            throw error
+        } catch {
+            throw .invalid("'\(runPath)': \(error)")
+        }
+        guard let object = document.root.object else { throw .invalid("'\(runPath)': expected a JSON object") }
+        try verifyManifest(object["manifest"], folder: path, runPath: runPath)
+    }
+
     /// One of the folder's CSV files, parsed; nil when the folder has none.
     public func table(_ name: String) throws(ReportFolderError) -> CSVTable? {
         guard has(name) else { return nil }
@@ -168,13 +190,19 @@ public struct ReportFolder: Sendable {
 
     /// A file's bytes.
     static func bytes(_ path: String) throws(ReportFolderError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .missing("cannot read '\(path)'") }
-        return [UInt8](data)
+        do {
+            return try InputFile.read(path, limit: InputFile.Limit.report)
+        } catch {
+            throw error.tooLarge ? .invalid("'\(path)' is \(error.reason)") : .missing("cannot read '\(path)': \(error.reason)")
+        }
     }
 
     static func read(_ path: String) throws(ReportFolderError) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .missing("cannot read '\(path)'") }
-        guard let text = String(data: data, encoding: .utf8) else { throw .invalid("'\(path)': not UTF-8 text") }
+        let data = try bytes(path)
+        guard let text = String(validating: data, as: UTF8.self) else {
+            let at = InputFile.firstInvalidUTF8(data) ?? SourcePosition(line: 1, column: 1)
+            throw .invalid("\(path):\(at.line):\(at.column): not UTF-8 text")
+        }
         return text
     }
 

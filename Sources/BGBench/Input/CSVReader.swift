@@ -109,6 +109,7 @@ struct CSVReader {
                             j = next; line += 1; lineStart = j
                             continue
                         }
+                        if let problem = Self.unreadable(c) { i = j; fail(j - lineStart + 1, problem, onLine: line); continue records }
                         text.append(c); j += 1
                     }
                     guard closed else {
@@ -122,6 +123,10 @@ struct CSVReader {
                         fail(j - lineStart + 1, "text after a closing quote", onLine: line)
                         continue records
                     }
+                    if let bad = Self.firstInvalidUTF8(text[...]) {
+                        i = j; fail(column, "invalid UTF-8 (byte 0x\(Self.hex(text[bad]))) in a quoted field: expected UTF-8 text", onLine: line)
+                        continue records
+                    }
                     fields.append(Field(bytes: text[...], column: column))
                     i = j
                 } else {
@@ -132,7 +137,12 @@ struct CSVReader {
                             fail(j - lineStart + 1, "a quote inside an unquoted field", onLine: line)
                             continue records
                         }
+                        if let problem = Self.unreadable(bytes[j]) { i = j; fail(j - lineStart + 1, problem, onLine: line); continue records }
                         j += 1
+                    }
+                    if let bad = Self.firstInvalidUTF8(bytes[i..<j]) {
+                        i = bad; fail(bad - lineStart + 1, "invalid UTF-8 (byte 0x\(Self.hex(bytes[bad]))): expected UTF-8 text", onLine: line)
+                        continue records
                     }
                     fields.append(Field(bytes: bytes[i..<j], column: column))
                     i = j
@@ -144,6 +154,42 @@ struct CSVReader {
             line += 1
             record(recordLine, fields)
         }
+    }
+
+    /// Why byte `c` cannot stand in a field, or nil: control characters other than tab
+    /// (a NUL would end the text early for C-string parsers, an escape sequence would reach
+    /// the terminal in messages). Line breaks are handled by the record loop.
+    @inline(__always) static func unreadable(_ c: UInt8) -> String? {
+        guard c < 0x20 && c != 0x09 && c != lineFeed && c != carriageReturn || c == 0x7F else { return nil }
+        return "control character U+\(hex(c, width: 4)) in a field: expected text"
+    }
+
+    /// The index of the first byte of `bytes` that does not belong to well-formed UTF-8,
+    /// or nil (ASCII fields cost one pass over their bytes).
+    static func firstInvalidUTF8(_ bytes: ArraySlice<UInt8>) -> Int? {
+        guard bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let b = bytes[i]
+            let length = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0
+            guard length > 0, i + length <= bytes.endIndex,
+                  bytes[(i + 1)..<(i + length)].allSatisfy({ $0 & 0xC0 == 0x80 }) else { return i }
+            // Overlong 3- and 4-byte forms, surrogates and code points above U+10FFFF.
+            if length == 3 {
+                let n = bytes[i + 1]
+                if b == 0xE0 && n < 0xA0 || b == 0xED && n > 0x9F { return i }
+            } else if length == 4 {
+                let n = bytes[i + 1]
+                if b == 0xF0 && n < 0x90 || b == 0xF4 && n > 0x8F { return i }
+            }
+            i += length
+        }
+        return nil
+    }
+
+    static func hex(_ b: UInt8, width: Int = 2) -> String {
+        let digits = String(b, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
     /// Reads a table: the first record goes to `header`, which reports its own problems;

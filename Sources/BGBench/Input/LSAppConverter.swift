@@ -23,15 +23,16 @@ public enum LSAppConverter {
         public var opens: Int
         /// Opens whose session length came from a matching `Closed`.
         public var sessions: Int
+        /// Sessions longer than a trace admits (a day), written without a length.
+        public var overlongSessions: Int
     }
 
     public static func convert(file: String, app: String?) throws -> Output {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: file))
+            data = Data(try InputFile.read(file, limit: InputFile.Limit.trace, kind: "LSApp file"))
         } catch {
-            throw TraceError(problems: [.init(location: .none, path: "",
-                                              message: "cannot read LSApp file '\(file)': \(ScenarioLoader.readFailureReason(error))")])
+            throw TraceError(problems: error.problems)
         }
         return try convert(data, file: file, app: app)
     }
@@ -97,6 +98,7 @@ public enum LSAppConverter {
         var opens: [(user: Int32, time: SimTime, session: SimTime)] = []
         var pending: [String: Int] = [:]
         var currentUser: Int32 = -1
+        var overlong = 0
         for i in order {
             let e = events[i]
             if e.user != currentUser { pending.removeAll(keepingCapacity: true); currentUser = e.user }
@@ -104,7 +106,15 @@ public enum LSAppConverter {
                 pending[e.key] = opens.count
                 opens.append((e.user, e.time, -1))
             } else if let open = pending.removeValue(forKey: e.key) {
-                opens[open].session = e.time - opens[open].time
+                let session = e.time - opens[open].time
+                // Longer than a trace admits (a close logged days later: the app was left
+                // open, or a close went missing): written without a length, so that the
+                // trace validates and the simulation draws the session.
+                if session <= Clock.ticks(seconds: OpensTraceLoader.maxSessionSeconds) {
+                    opens[open].session = session
+                } else {
+                    overlong += 1
+                }
             }
         }
         var csv = CSVWriter("")
@@ -114,6 +124,6 @@ public enum LSAppConverter {
                      open.session < 0 ? "" : CSVNumber.seconds(open.session)])
         }
         return Output(csv: csv.output, devices: users.count, opens: opens.count,
-                      sessions: opens.reduce(0) { $0 + ($1.session >= 0 ? 1 : 0) })
+                      sessions: opens.reduce(0) { $0 + ($1.session >= 0 ? 1 : 0) }, overlongSessions: overlong)
     }
 }

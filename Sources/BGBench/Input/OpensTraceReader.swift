@@ -7,23 +7,31 @@ public enum OpensTraceLoader {
     /// The longest run, 36,500 days (as `--days`), in seconds.
     static let maxSeconds = 36_500.0 * 86_400
     static let maxSessionSeconds = 86_400.0
+    /// Opens of one device in one day: a phone's heaviest users open an app a few hundred
+    /// times a day; more is a broken export (docs/limits.md).
+    static let maxOpensPerDay = 2_000
     static let expectedTimestamp = "expected seconds since t = 0 (e.g. 28800.5) or an ISO 8601 date-time (e.g. 2024-03-04T08:15:00+01:00)"
 
     /// Reads and checks a trace file. Throws TraceError with every problem found (a file
     /// that cannot be read: one problem without a place).
     public static func load(file: String) throws -> OpensTrace {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: file))
+            bytes = try InputFile.read(file, limit: InputFile.Limit.trace, kind: "trace")
         } catch {
-            throw TraceError(problems: [.init(location: .none, path: "",
-                                              message: "cannot read trace '\(file)': \(ScenarioLoader.readFailureReason(error))")])
+            throw TraceError(problems: error.problems)
         }
-        return try parse(data, file: file)
+        return try parse(bytes: bytes, file: file)
     }
 
     /// Checks trace bytes; `file` names them in messages.
     public static func parse(_ data: Data, file: String) throws -> OpensTrace {
+        try parse(bytes: [UInt8](data), file: file)
+    }
+
+    /// Checks trace bytes; `file` names them in messages. Memory: the bytes, 24 bytes a
+    /// line while reading, then 16 bytes an open.
+    public static func parse(bytes data: [UInt8], file: String) throws -> OpensTrace {
         let problems = LineProblems(file: file)
         var deviceColumn = -1, timeColumn = -1, sessionColumn = -1
         var ids: [String: Int32] = [:], order: [String] = []
@@ -31,10 +39,11 @@ public enum OpensTraceLoader {
         // Per device: its last raw time and the line it was on (time order check).
         var previous: [(time: SimTime, line: Int)] = []
         var rows: [(device: Int32, time: SimTime, session: SimTime)] = []
+        rows.reserveCapacity(data.reduce(0) { $0 &+ ($1 == UInt8(ascii: "\n") ? 1 : 0) })
         var form: OpensTrace.TimestampForm?
         var formLine = 0
 
-        let any = CSVReader(data, dialect: .commaSeparatedLines).forEachRow(problems: problems, header: { line, fields in
+        let any = CSVReader(bytes: data, dialect: .commaSeparatedLines).forEachRow(problems: problems, header: { line, fields in
             var seen: Set<String> = []
             for (k, field) in fields.enumerated() {
                 let name = field.trimmed
@@ -163,6 +172,19 @@ public enum OpensTraceLoader {
             let d = Int(row.device)
             opens[fill[d]] = TraceOpen(time: row.time - origin[d], session: row.session)
             fill[d] += 1
+        }
+        // At most `maxOpensPerDay` opens in any device's day (each device's opens are in
+        // time order here).
+        for d in 0..<order.count where starts[d + 1] - starts[d] > maxOpensPerDay {
+            var first = starts[d]
+            for k in starts[d]..<starts[d + 1] {
+                let day = opens[k].time.floorDiv(Clock.day)
+                while opens[first].time.floorDiv(Clock.day) < day { first += 1 }
+                if k - first + 1 > maxOpensPerDay {
+                    throw TraceError(problems: [.init(location: .file(file), path: "",
+                                                      message: "device '\(order[d])' opens the app more than \(maxOpensPerDay) times on day \(day): expected at most \(maxOpensPerDay) opens a device-day (docs/limits.md)")])
+                }
+            }
         }
         let trace = OpensTrace(file: file, sha256: SHA256.hex(data), form: form, deviceIDs: order, starts: starts, opens: opens)
         guard trace.days <= 36_500 else {

@@ -107,6 +107,9 @@ struct JSONDocument: Sendable {
     var root: JSONValue
     var valuePositions: [String: SourcePosition] = [:]
     var keyPositions: [String: SourcePosition] = [:]
+    /// Problems after which parsing went on (a duplicate key: the first value is kept; a
+    /// number beyond a double's range), so that one pass reports every problem.
+    var problems: [JSONSyntaxError] = []
 }
 
 /// Why a text is not JSON, and where; `path` is set for a duplicate key.
@@ -116,7 +119,9 @@ struct JSONSyntaxError: Error, Equatable {
     var message: String
 }
 
-/// A strict RFC 8259 parser over UTF-8 bytes. Duplicate keys are errors.
+/// A strict RFC 8259 parser over UTF-8 bytes. Duplicate keys and numbers beyond a double's
+/// range are problems (`JSONDocument.problems`); strings, arrays, objects and nesting have
+/// caps (docs/limits.md), so that no input makes memory grow without bound.
 struct JSONParser {
     private let bytes: [UInt8]
     private var i = 0
@@ -128,14 +133,20 @@ struct JSONParser {
     private var document = JSONDocument(root: .null)
 
     static let maxDepth = 512
+    static let maxStringBytes = 65_536
+    static let maxArrayElements = 100_000
+    static let maxObjectMembers = 10_000
 
-    /// Parses one JSON value surrounded by optional whitespace (and an optional byte order mark).
-    static func parse(_ text: String) throws(JSONSyntaxError) -> JSONDocument {
+    /// Parses one JSON value surrounded by optional whitespace (and an optional byte order
+    /// mark). `lenient`: problems after which parsing can go on are returned in the document
+    /// rather than thrown (the first of them), so a loader can report them all.
+    static func parse(_ text: String, lenient: Bool = false) throws(JSONSyntaxError) -> JSONDocument {
         var parser = JSONParser(bytes: Array(text.utf8))
         if parser.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { (parser.i, parser.lineStart) = (3, 3) }
         parser.document.root = try parser.value(at: "")
         parser.skipWhitespace()
         if parser.i < parser.bytes.count { throw parser.error("unexpected text after the JSON value") }
+        if !lenient, let first = parser.document.problems.first { throw first }
         return parser.document
     }
 
@@ -175,7 +186,7 @@ struct JSONParser {
         case UInt8(ascii: "t"): return try literal("true", .bool(true))
         case UInt8(ascii: "f"): return try literal("false", .bool(false))
         case UInt8(ascii: "n"): return try literal("null", .null)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number(at: path)
         default: throw error("expected a value, found \(describeCharacter())")
         }
     }
@@ -194,23 +205,37 @@ struct JSONParser {
         if peek == UInt8(ascii: "}") { i += 1; return .object(object) }
         while true {
             skipWhitespace()
-            guard peek == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            guard peek == UInt8(ascii: "\"") else { throw error("expected a string key, found \(describeCharacter())") }
             let keyPosition = position(at: i)
             let key = try string()
             let childPath = JSONPathText.key(path, key)
-            if object[key] != nil {
-                throw JSONSyntaxError(position: keyPosition, path: childPath, message: "duplicate key")
+            let duplicate = object[key] != nil
+            if duplicate {
+                let first = document.keyPositions[childPath].map { " (first at line \($0.line), column \($0.column); that value is kept)" } ?? ""
+                document.problems.append(JSONSyntaxError(position: keyPosition, path: childPath, message: "duplicate key" + first))
+            } else {
+                document.keyPositions[childPath] = keyPosition
             }
-            document.keyPositions[childPath] = keyPosition
             skipWhitespace()
-            guard peek == UInt8(ascii: ":") else { throw error("expected ':' after the key") }
+            guard peek == UInt8(ascii: ":") else { throw error("expected ':' after the key, found \(describeCharacter())") }
             i += 1
-            object[key] = try value(at: childPath)
+            if duplicate {
+                // Read (so that later problems are found) but not kept, nor its positions.
+                let kept = document
+                _ = try value(at: childPath)
+                (document.valuePositions, document.keyPositions) = (kept.valuePositions, kept.keyPositions)
+            } else {
+                guard object.keys.count < JSONParser.maxObjectMembers else {
+                    throw JSONSyntaxError(position: keyPosition, path: path,
+                                          message: "more than \(JSONParser.maxObjectMembers) keys in one object (docs/limits.md)")
+                }
+                object[key] = try value(at: childPath)
+            }
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): i += 1
             case UInt8(ascii: "}"): i += 1; return .object(object)
-            default: throw error("expected ',' or '}'")
+            default: throw error("expected ',' or '}', found \(describeCharacter())")
             }
         }
     }
@@ -222,12 +247,16 @@ struct JSONParser {
         skipWhitespace()
         if peek == UInt8(ascii: "]") { i += 1; return .array(elements) }
         while true {
+            guard elements.count < JSONParser.maxArrayElements else {
+                throw JSONSyntaxError(position: position(at: i), path: path,
+                                      message: "more than \(JSONParser.maxArrayElements) elements in one array (docs/limits.md)")
+            }
             elements.append(try value(at: JSONPathText.index(path, elements.count)))
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): i += 1
             case UInt8(ascii: "]"): i += 1; return .array(elements)
-            default: throw error("expected ',' or ']'")
+            default: throw error("expected ',' or ']', found \(describeCharacter())")
             }
         }
     }
@@ -238,7 +267,7 @@ struct JSONParser {
         return value
     }
 
-    private mutating func number() throws(JSONSyntaxError) -> JSONValue {
+    private mutating func number(at path: String) throws(JSONSyntaxError) -> JSONValue {
         let start = i
         if peek == UInt8(ascii: "-") { i += 1 }
         if peek == UInt8(ascii: "0") {
@@ -256,7 +285,13 @@ struct JSONParser {
             guard skipDigits() else { throw error("invalid number", at: start) }
         }
         let text = String(decoding: bytes[start..<i], as: UTF8.self)
-        return .number(Double(text) ?? .nan, text: text)
+        let number = Double(text) ?? .nan
+        if !number.isFinite {
+            let at = position(at: start)
+            document.problems.append(JSONSyntaxError(position: at, path: path,
+                                                     message: "\(text) is out of range: expected a number of magnitude below 1.8e308"))
+        }
+        return .number(number, text: text)
     }
 
     /// Skips decimal digits; false when there were none.
@@ -270,8 +305,12 @@ struct JSONParser {
     private mutating func string() throws(JSONSyntaxError) -> String {
         i += 1
         var out: [UInt8] = []
+        let start = i - 1
         while true {
             guard let b = peek else { throw error("unexpected end of file") }
+            guard out.count < JSONParser.maxStringBytes else {
+                throw error("a string longer than \(JSONParser.maxStringBytes) bytes (docs/limits.md)", at: start)
+            }
             switch b {
             case UInt8(ascii: "\""):
                 i += 1

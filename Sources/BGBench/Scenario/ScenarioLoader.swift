@@ -83,15 +83,19 @@ public enum ScenarioLoader {
     /// Loads a scenario file; `overrides` are `path=value` settings applied over the file.
     /// Throws ScenarioError.
     public static func load(file: String, overrides: [String] = []) throws -> LoadedScenario {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: file))
-        } catch {
-            throw ScenarioError(problems: [.init(location: .none, path: "",
-                                                 message: "cannot read scenario '\(file)': \(readFailureReason(error))")])
+        try load(data: Data(InputFile.read(file, limit: InputFile.Limit.scenario, kind: "scenario")), file: file, overrides: overrides)
+    }
+
+    /// Loads scenario bytes read from `file` (named in messages). Throws ScenarioError.
+    public static func load(data: Data, file: String, overrides: [String] = []) throws -> LoadedScenario {
+        guard data.count <= InputFile.Limit.scenario else {
+            throw ScenarioError(problems: [.init(location: .file(file), path: "",
+                                                 message: "the scenario file is \(InputFile.tooLarge(data.count, InputFile.Limit.scenario))")])
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw ScenarioError(problems: [.init(location: .file(file), path: "", message: "not UTF-8 text")])
+            let at = InputFile.firstInvalidUTF8([UInt8](data)) ?? SourcePosition(line: 1, column: 1)
+            throw ScenarioError(problems: [.init(location: .position(file: file, line: at.line, column: at.column), path: "",
+                                                 message: "not UTF-8 text: expected a UTF-8 JSON file")])
         }
         return try load(text: text, bytes: data, file: file, overrides: overrides)
     }
@@ -171,12 +175,16 @@ public enum ScenarioLoader {
     private static func load(text: String, bytes: Data, file: String, overrides: [String]) throws -> LoadedScenario {
         let document: JSONDocument
         do {
-            document = try JSONParser.parse(text)
+            document = try JSONParser.parse(text, lenient: true)
         } catch {
             let at = ScenarioError.Problem.Location.position(file: file, line: error.position.line, column: error.position.column)
             throw ScenarioError(problems: [.init(location: at, path: error.path, message: error.message)])
         }
         var resolver = Resolver(file: file, document: document)
+        for problem in document.problems {
+            resolver.problems.append(.init(location: .position(file: file, line: problem.position.line, column: problem.position.column),
+                                           path: problem.path, message: problem.message))
+        }
         var user = document.root
         for override in overrides { user = resolver.apply(override: override, to: user) }
         let merged = resolver.merge(user, over: Schema.shared.defaults, at: .root)
@@ -187,14 +195,5 @@ public enum ScenarioLoader {
         }
         return LoadedScenario(scenario: scenario, file: file, sha256: SHA256.hex(bytes),
                               resolvedJSON: resolvedJSON(scenario), overrides: overrides)
-    }
-
-    /// The OS's reason, short: "no such file", "permission denied", "is a directory".
-    static func readFailureReason(_ error: Error) -> String {
-        guard let underlying = (error as? CocoaError)?.userInfo[NSUnderlyingErrorKey] as? any Error else {
-            return error.localizedDescription
-        }
-        let code = Int32((underlying as NSError).code)
-        return code == ENOENT ? "no such file" : String(cString: strerror(code)).lowercased()
     }
 }

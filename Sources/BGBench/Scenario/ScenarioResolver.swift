@@ -27,14 +27,22 @@ struct Resolver {
     }
 
     mutating func report(_ path: String, _ message: String, atKey: Bool = false) {
+        // A value the parser already reported (a number beyond a double's range) is not
+        // reported again as a bad value.
+        guard !document.problems.contains(where: { $0.path == path && !$0.message.hasPrefix("duplicate key") }) else { return }
         problems.append(Problem(location: location(of: path, atKey: atKey), path: path, message: message))
     }
 
     /// Where `path` came from: an override, else its key or value in the file, else the
     /// nearest enclosing value in the file (not the root), else just the file.
     func location(of path: String, atKey: Bool) -> Problem.Location {
+        // The path an override set, a value inside it, or a container the override
+        // created on its way (one the file does not have): `--set policies.nosuch.x=1`
+        // makes `policies.nosuch`, and its "unknown key" belongs to the flag.
+        let inFile = document.keyPositions[path] != nil || document.valuePositions[path] != nil
         let fromOverride = overridePaths.contains {
             path == $0 || path.hasPrefix($0 + ".") || path.hasPrefix($0 + "[")
+                || !inFile && ($0.hasPrefix(path + ".") || $0.hasPrefix(path + "["))
         }
         if fromOverride { return .override }
         func at(_ p: SourcePosition) -> Problem.Location { .position(file: file, line: p.line, column: p.column) }

@@ -17,6 +17,9 @@ public struct RunOptions: Sendable {
     /// Opens replayed from a trace instead of drawn (MODEL.md §3); `devices` must then be
     /// the trace's device count.
     public var opensTrace: OpensTrace?
+    /// Check every device's tally against ``DeviceInvariants`` as it finishes and stop the
+    /// process at the first broken identity (`--check-invariants`; a soak's checking mode).
+    public var checksInvariants = false
     public init(devices: Int = 1000, days: Int = 30, seed: UInt64 = 1, threads: Int = 0, warmupDays: Int = 0,
                 keepDevices: Bool = false, traceDevices: Int = 0, opensTrace: OpensTrace? = nil) {
         self.devices = devices; self.days = days; self.seed = seed
@@ -174,6 +177,9 @@ public enum Fleet {
             let record = F.runsAsLegacyVariant(scenario: context.scenario, seed: context.seed, device: device)
                 ? simulate(P.self, F.LegacyVariant.self, device: device, context: context, queue: worker.queue, storage: storage)
                 : simulate(P.self, F.self, device: device, context: context, queue: worker.queue, storage: storage)
+            if options.checksInvariants, let broken = DeviceInvariants.violations(record.tally).first {
+                fatalError("invariant broken on device \(device) (policy \(P.name), platform \(F.name), seed \(context.seed)): \(broken)")
+            }
             result.add(record)
             load.add(record.storage.load)
             storage = record.storage

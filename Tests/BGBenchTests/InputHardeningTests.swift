@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+@testable import BGBench
+@testable import BGBenchCLI
+
+/// Issue 13's inputs and messages (points 3–5): every problem of a file at once, inputs
+/// with a cap before memory grows (docs/limits.md), and messages that name the flag or
+/// the place, read what root can read, and escape control characters. Each case has its
+/// exact message.
+@Suite struct InputHardeningTests {
+    /// A fresh folder holding `files`.
+    static func folder(_ files: [(String, Data)]) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-inputs-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (name, data) in files { FileManager.default.createFile(atPath: folder + "/" + name, contents: data) }
+        return folder
+    }
+
+    static func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
+        var output = "", errors = ""
+        let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
+        return (code, output, errors)
+    }
+
+    /// Point 10: a duplicate key no longer hides the file's other problems.
+    @Test func validateReportsEveryProblemOfAFile() throws {
+        let json = #"{"name":"x","name":"y","content":{"items_per_day":-5,"kind":"bogus"},"population":{"bar_off_share":7}}"#
+        let dir = try Self.folder([("multi.json", Data(json.utf8))])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = Self.bgbench(["validate", dir + "/multi.json"])
+        #expect(r.code == 65)
+        #expect(r.errors == """
+            error: \(dir)/multi.json:1:13: name: duplicate key (first at line 1, column 2; that value is kept)
+            error: \(dir)/multi.json:1:51: content.items_per_day: -5 is out of range: expected a number from 0 to 100000
+            error: \(dir)/multi.json:1:61: content.kind: expected one of: news, sync, catalog, messages
+            error: \(dir)/multi.json:1:100: population.bar_off_share: 7 is out of range: expected a number from 0 to 1
+            see 'bgbench --help'
+
+            """)
+    }
+
+    /// Point 9: an unknown key that only a `--set` created is the flag's problem (64), not
+    /// the file's or the built-in defaults'.
+    @Test func anUnknownSetPathNamesTheFlag() throws {
+        let dir = try Self.folder([("s.json", Data(#"{"name": "s"}"#.utf8))])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for scenario in [[], ["--scenario", dir + "/s.json"]] {
+            let r = Self.bgbench(scenario + ["--set", "policies.nosuch.interval=5m", "--days", "1", "--devices", "1", "--out", dir + "/out"])
+            #expect(r.code == 64)
+            #expect(r.errors == "error: --set policies.nosuch: unknown key\nsee 'bgbench --help'\n")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+        }
+        // A key the file has stays the file's.
+        let file = try Self.folder([("s.json", Data(#"{"policies": {"nosuch": {}}}"#.utf8))])
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let r = Self.bgbench(["validate", file + "/s.json"])
+        #expect(r.code == 65)
+        #expect(r.errors.hasPrefix("error: \(file)/s.json:1:15: policies.nosuch: unknown key"))
+    }
+
+    /// Point 17: numbers beyond a double, a NUL between tokens, bytes that are not UTF-8.
+    @Test func jsonMessagesSayWhatWasFoundAndWhere() throws {
+        let dir = try Self.folder([
+            ("big.json", Data(#"{"content":{"items_per_day":1e400}}"#.utf8)),
+            ("nul.json", Data([0x7B, 0x00] + Array(#""a":1}"#.utf8))),
+            ("latin.json", Data(Array("{\"name\":\n \"ab".utf8) + [0xFF, 0x22, 0x7D])),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cases: [(String, String)] = [
+            ("big.json", "big.json:1:29: content.items_per_day: 1e400 is out of range: expected a number of magnitude below 1.8e308"),
+            ("nul.json", "nul.json:1:2: expected a string key, found U+0000"),
+            ("latin.json", "latin.json:2:5: not UTF-8 text: expected a UTF-8 JSON file"),
+        ]
+        for (name, message) in cases {
+            let r = Self.bgbench(["validate", dir + "/" + name])
+            #expect(r.code == 65, "\(name)")
+            #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n")
+        }
+    }
+
+    /// Point 12: a NUL inside a timestamp and a device id that is not UTF-8 are refused at
+    /// their place (a NUL once cut the text short: `1\0 00` replayed at t = 1).
+    @Test func traceFieldsMustBeUTF8TextWithoutControls() throws {
+        let dir = try Self.folder([
+            ("nul.csv", Data(Array("device,timestamp\nu1,1".utf8) + [0x00] + Array("00\n".utf8))),
+            ("latin.csv", Data(Array("device,timestamp\nu".utf8) + [0xFF] + Array("1,100\n".utf8))),
+            ("escape.csv", Data(Array("de".utf8) + [0x1B] + Array("[31mvice,timestamp\nu1,1\n".utf8))),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cases: [(String, String)] = [
+            ("nul.csv", "nul.csv:2:5: control character U+0000 in a field: expected text"),
+            ("latin.csv", "latin.csv:2:2: invalid UTF-8 (byte 0xFF): expected UTF-8 text"),
+            ("escape.csv", "escape.csv:1:3: control character U+001B in a field: expected text"),
+        ]
+        for (name, message) in cases {
+            let r = Self.bgbench(["validate", dir + "/" + name])
+            #expect(r.code == 65, "\(name)")
+            #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n")
+        }
+    }
+
+    /// Point 13: root reads /dev/null and a FIFO like files; a folder is "is a directory".
+    @Test func specialFilesAreReadNotRefused() throws {
+        let dir = try Self.folder([])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let null = Self.bgbench(["validate", "/dev/null"])
+        #expect(null.code == 65)
+        #expect(null.errors == "error: /dev/null: empty file: expected a header line 'device,timestamp,session_seconds' and one open per line\nsee 'bgbench --help'\n")
+        let scenario = Self.bgbench(["--scenario", "/dev/null", "--days", "1", "--devices", "1", "--out", dir + "/out"])
+        #expect(scenario.code == 65)
+        #expect(scenario.errors == "error: /dev/null:1:1: unexpected end of file\nsee 'bgbench --help'\n")
+        let folder = Self.bgbench(["--scenario", dir, "--days", "1", "--devices", "1", "--out", dir + "/out"])
+        #expect(folder.code == 66)
+        #expect(folder.errors == "error: cannot read scenario '\(dir)': is a directory\nsee 'bgbench --help'\n")
+        // A FIFO, written by another thread while bgbench reads it.
+        let fifo = dir + "/pipe.json"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Thread {
+            let handle = FileHandle(forWritingAtPath: fifo)!
+            handle.write(Data(#"{"name": "piped"}"#.utf8))
+            try? handle.close()
+        }
+        writer.start()
+        let piped = Self.bgbench(["validate", fifo])
+        #expect(piped.code == 0, "\(piped.errors)")
+        #expect(piped.output == "ok: \(fifo): scenario 'piped', platform ios-bgtask, 4 archetypes\n")
+    }
+
+    /// Point 14: control characters quoted from an input are escaped on the terminal.
+    @Test func controlCharactersAreEscapedInMessages() throws {
+        let dir = try Self.folder([("esc.json", Data(#"{"name": "a\u001b[31mb", "nme": 1}"#.utf8))])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = Self.bgbench(["validate", dir + "/esc.json"])
+        #expect(r.code == 65)
+        #expect(!r.errors.contains("\u{1B}"))
+        #expect(escapingControls("a\u{1B}[31mb\tc\nd\u{7F}") == "a\\u{1B}[31mb\\u{9}c\nd\\u{7F}")
+        let ok = try Self.folder([("esc.json", Data(#"{"name": "a\u001b[31mb"}"#.utf8))])
+        defer { try? FileManager.default.removeItem(atPath: ok) }
+        let valid = Self.bgbench(["validate", ok + "/esc.json"])
+        #expect(valid.output == "ok: \(ok)/esc.json: scenario 'a\\u{1B}[31mb', platform ios-bgtask, 4 archetypes\n")
+    }
+
+    /// Point 4: the caps of docs/limits.md, each refused before the value is built.
+    @Test func inputsHaveCaps() throws {
+        let bigFile = Data(#"{"description": ""#.utf8) + Data(repeating: 0x61, count: InputFile.Limit.scenario) + Data(#""}"#.utf8)
+        let longString = Data(#"{"description": ""#.utf8) + Data(repeating: 0x61, count: JSONParser.maxStringBytes + 1) + Data(#""}"#.utf8)
+        let longArray = Data(("{\"content\": {\"hourly_weights\": [" + Array(repeating: "1", count: JSONParser.maxArrayElements + 1)
+            .joined(separator: ",") + "]}}").utf8)
+        var trace = "device,timestamp\n"
+        for k in 0...OpensTraceLoader.maxOpensPerDay { trace += "u1,\(k * 40)\n" }
+        let dir = try Self.folder([("big.json", bigFile), ("string.json", longString), ("array.json", longArray),
+                                   ("busy.csv", Data(trace.utf8))])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cases: [(String, String)] = [
+            ("big.json", "big.json: the scenario file is \(bigFile.count) bytes: expected at most 1048576 (1 MiB; docs/limits.md)"),
+            ("string.json", "string.json:1:17: a string longer than 65536 bytes (docs/limits.md)"),
+            ("array.json", "array.json:1:200033: content.hourly_weights: more than 100000 elements in one array (docs/limits.md)"),
+            ("busy.csv", "busy.csv: device 'u1' opens the app more than 2000 times on day 0: expected at most 2000 opens a device-day (docs/limits.md)"),
+        ]
+        for (name, message) in cases {
+            let r = Self.bgbench(["validate", dir + "/" + name])
+            #expect(r.code == 65, "\(name)")
+            #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n")
+        }
+    }
+
+    /// Point 15: convert-lsapp writes only what validate accepts: a session longer than a
+    /// day (a close logged a century later) is written without a length, and said.
+    @Test func convertedTracesValidate() throws {
+        let tsv = """
+            user_id\tsession_id\ttimestamp\tapp_name\tevent_type
+            1\t1\t2018-01-16 06:01:05\tChrome\tOpened
+            1\t1\t2118-01-16 06:01:05\tChrome\tClosed
+            1\t2\t2018-01-17 08:00:00\tChrome\tOpened
+            1\t2\t2018-01-17 08:01:00\tChrome\tClosed
+
+            """
+        let dir = try Self.folder([("log.tsv", Data(tsv.utf8))])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let converted = Self.bgbench(["convert-lsapp", dir + "/log.tsv", "--out", dir + "/trace.csv"])
+        #expect(converted.code == 0, "\(converted.errors)")
+        #expect(converted.output == "wrote \(dir)/trace.csv: 1 devices, 2 opens of every app, 1 with a session length (1 sessions longer than a day written without a length)\n")
+        let valid = Self.bgbench(["validate", dir + "/trace.csv"])
+        #expect(valid.code == 0, "\(valid.errors)")
+    }
+
+    /// Point 16: `plot` on a garbled folder is one error line (the manifest gate), never a
+    /// traceback.
+    @Test func plotRefusesAGarbledFolderInOneLine() throws {
+        let dir = try Self.folder([("summary.csv", Data("junk\n".utf8))])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = Self.bgbench(["plot", dir])
+        #expect(r.code == 65)
+        #expect(r.errors == "error: no run.json in '\(dir)': not a complete report folder (bgbench writes it last)\n")
+        // A folder whose summary.csv was changed after the run.
+        let out = dir + "/run"
+        #expect(Self.bgbench(["--days", "2", "--devices", "4", "--quiet", "--out", out]).code == 0)
+        try Data("policy\n".utf8).write(to: URL(fileURLWithPath: out + "/summary.csv"))
+        let edited = Self.bgbench(["plot", out])
+        #expect(edited.code == 65)
+        #expect(edited.errors == "error: '\(out)/summary.csv' has 7 bytes where run.json's manifest says "
+                + "\(try Self.manifestBytes(out, "summary.csv")): not the file the run wrote\n")
+    }
+
+    static func manifestBytes(_ folder: String, _ name: String) throws -> Int {
+        let run = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/run.json"))) as! [String: Any]
+        let entry = (run["manifest"] as! [[String: Any]]).first { $0["name"] as? String == name }!
+        return entry["bytes"] as! Int
+    }
+}
