@@ -25,7 +25,8 @@ extension Command {
             'policies.' are design axes, the others environment axes: summary.csv's pareto
             column compares only rows of the same environment values and archetype
             (Reports/README.md, "Sweeps").
-            """),
+
+            """ + runOptions),
         "plot": Usage(synopsis: """
             bgbench plot DIR             draw a report folder as PNG files (python3,
                                          matplotlib, pandas)

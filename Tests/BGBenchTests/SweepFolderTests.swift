@@ -140,6 +140,26 @@ extension SweepTests {
                                     C(world: [], fresh: -.infinity, energy: 1)]) == [true, true, false])
     }
 
+    /// plot.py draws a sweep's frontier one panel per world: three values of an
+    /// environment axis, three panels side by side (4.5 inches each at 120 dpi); a sweep of
+    /// a design axis alone, one panel (7 inches). Replicated: the means over seeds.
+    @Test func plotDrawsOnePanelPerWorld() throws {
+        for (axes, width) in [(["--set", "policies.fixed.interval=15m,60m", "--set", "population.bar_off_share=0,0.5,1"], 1620),
+                              (["--set", "policies.fixed.interval=15m,60m"], 840)] {
+            let out = temporary("sweep")
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let run = bgbench(["sweep", "--policy", "fixed,none", "--replications", "2", "--days", "2", "--devices", "12",
+                               "--out", out] + axes)
+            #expect(run.code == 0, "\(run.errors)")
+            let plot = bgbench(["plot", out])
+            #expect(plot.code == 0, "\(plot.errors)")
+            let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: out + "/frontier.png")))
+            #expect(png.prefix(4) == [0x89, 0x50, 0x4E, 0x47])
+            // IHDR: the width is the big-endian 32-bit number at byte 16.
+            #expect(png[16..<20].reduce(0) { $0 << 8 | Int($1) } == width, "\(axes)")
+        }
+    }
+
     @Test func badSweepInputIsAUsageErrorBeforeAnythingRuns() {
         let out = temporary("sweep")
         let cases: [([String], String)] = [
