@@ -63,6 +63,16 @@ extension SweepTests {
         #expect(differs.code == 1)
         let value = try CSVTable(parsing: long).rows[0][7]
         #expect(differs.errors == "error: '\(again)/long.csv' differs from the baseline at line 2 (policy fixed, metric opens_per_day, archetype all), column value: baseline \(value), current 9\(value)\n")
+        // Another grid is another configuration, named by the axis value that differs.
+        let other = temporary("sweep-other")
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        #expect(bgbench(Self.issueCommand.map { $0 == "population.bar_off_share=0,0.5" ? "population.bar_off_share=0,0.3" : $0 }
+                        + ["--out", other]).code == 0)
+        let mismatch = bgbench(["check", "--exact", "--baseline", out, "--current", other])
+        #expect(mismatch.code == 65)
+        #expect(mismatch.errors == "error: baseline '\(out)' does not match current '\(other)': configurations differ: "
+                + "sweep.axes[0].values[1] \"0.5\" vs \"0.3\"; compare runs of one configuration and seed, compare two "
+                + "configurations with 'bgbench check --ab', or replace the baseline with 'bgbench check --update --accept-configuration'\n")
         // The statistical comparison does not read sweep folders.
         let statistical = bgbench(["check", "--baseline", out, "--current", again])
         #expect(statistical.code == 64)
