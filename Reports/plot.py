@@ -5,7 +5,8 @@ headline.png  the scenario's headline metrics (scenario.json's report.headline):
               paired difference from the baseline with its 95 % interval (a run folder);
 frontier.png  fresh-open rate against background energy per device-day, with 95 %
               intervals on both axes, one point per policy (per point and policy for a
-              sweep folder, the Pareto frontier joined by a line);
+              sweep folder: one panel per combination of environment-axis values, each
+              with its own Pareto frontier joined by a line);
 daily.png     learning curves: the fresh-open rate by day and over a rolling week, as the
               paired difference from the baseline policy, mean over seeds with a band
               across seeds;
@@ -30,27 +31,83 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 import pandas as pd  # noqa: E402
 
 
-def frontier(summary, out):
+def pooled_fleet(summary, swept, replications):
+    """The fleet's rows (archetype `all`), one per point and policy: with several seeds, the
+    mean over seeds with replications.csv's interval across them (when the folder has it)."""
     fleet = summary[summary["archetype"] == "all"]
-    swept = [c for c in fleet.columns[: list(fleet.columns).index("scenario")]]
-    fig, ax = plt.subplots(figsize=(7, 5))
+    if fleet["seed"].nunique() <= 1:
+        return fleet
+    keys = swept + ["policy"]
+    figures = ["background_energy_j_per_day", "fresh_open_rate"]
+    columns = keys + ["pareto"] if "pareto" in fleet.columns else keys
+    means = fleet.groupby(columns, sort=False)[figures].mean().reset_index()
+    for metric in figures:
+        if replications is not None:
+            r = replications[(replications["archetype"] == "all") & (replications["metric"] == metric)]
+            r = r[keys + ["ci_low", "ci_high"]].rename(columns={"ci_low": metric + "_ci_low", "ci_high": metric + "_ci_high"})
+            means = means.merge(r, on=keys, how="left")
+        else:
+            means[metric + "_ci_low"] = means[metric + "_ci_high"] = means[metric]
+    return means
+
+
+def frontier_panel(ax, fleet, design):
+    """One world: a point per design (policy, design-axis values) with its 95 % intervals,
+    labelled by its design values (labels moved apart so they do not overlap), and the
+    world's Pareto frontier joined by a line."""
+    labels = []
     for policy, rows in fleet.groupby("policy", sort=False):
         x, y = rows["background_energy_j_per_day"], rows["fresh_open_rate"]
-        xerr = [x - rows["background_energy_j_per_day_ci_low"], rows["background_energy_j_per_day_ci_high"] - x]
-        yerr = [y - rows["fresh_open_rate_ci_low"], rows["fresh_open_rate_ci_high"] - y]
+        xerr = [(x - rows["background_energy_j_per_day_ci_low"]).clip(lower=0),
+                (rows["background_energy_j_per_day_ci_high"] - x).clip(lower=0)]
+        yerr = [(y - rows["fresh_open_rate_ci_low"]).clip(lower=0), (rows["fresh_open_rate_ci_high"] - y).clip(lower=0)]
         colour, marker = palette(fleet["policy"])[policy]
         ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt=marker, color=colour, capsize=3, label=policy)
-        if swept:
+        if design:
             for _, r in rows.iterrows():
-                ax.annotate(", ".join(str(r[c]) for c in swept), (r["background_energy_j_per_day"], r["fresh_open_rate"]),
-                            fontsize=6, xytext=(3, 3), textcoords="offset points")
+                labels.append((r["background_energy_j_per_day"], r["fresh_open_rate"],
+                               ", ".join(str(r[c]) for c in design)))
+    # Labels in order of height, each pushed up past the one below it when they would touch.
+    placed = []
+    span = ax.get_ylim()[1] - ax.get_ylim()[0] or 1.0
+    for x, y, text in sorted(labels, key=lambda t: (t[1], t[0])):
+        offset = 3
+        for px, py, po in placed:
+            if abs(px - x) < 0.15 * (ax.get_xlim()[1] - ax.get_xlim()[0] or 1.0) and abs(py - y) < 0.04 * span:
+                offset = max(offset, po + 8)
+        placed.append((x, y, offset))
+        ax.annotate(text, (x, y), fontsize=6, xytext=(3, offset), textcoords="offset points")
     if "pareto" in fleet.columns:
-        front = fleet[fleet["pareto"]].sort_values("background_energy_j_per_day")
+        front = fleet[fleet["pareto"].astype(str) == "True"].sort_values("background_energy_j_per_day")
         ax.plot(front["background_energy_j_per_day"], front["fresh_open_rate"], "k--", lw=0.8, label="Pareto frontier")
-    ax.set_xlabel("background energy (J per device-day)")
-    ax.set_ylabel("fresh-open rate")
-    ax.set_title("Freshness against energy (95 % intervals)")
-    ax.legend(fontsize=8)
+
+
+def frontier(summary, out, replications=None):
+    """frontier.png. In a sweep folder the axes under `policies.` are design axes, the
+    others environment axes: one panel per combination of environment values (the worlds),
+    each with its own frontier (summary.csv's `pareto` column is computed the same way)."""
+    swept = list(summary.columns[: list(summary.columns).index("scenario")])
+    design = [c for c in swept if c.startswith("policies.")]
+    environment = [c for c in swept if not c.startswith("policies.")]
+    fleet = pooled_fleet(summary, swept, replications)
+    worlds = list(fleet.groupby(environment, sort=False)) if environment else [((), fleet)]
+    columns = min(3, len(worlds))
+    rows = (len(worlds) + columns - 1) // columns
+    fig, axes = plt.subplots(rows, columns, figsize=(7 if columns == 1 else 4.5 * columns, 5 if rows == 1 else 4 * rows),
+                             squeeze=False, sharex=True, sharey=True)
+    for ax, (values, world) in zip(axes.flat, worlds):
+        values = values if isinstance(values, tuple) else (values,)
+        frontier_panel(ax, world, design)
+        if environment:
+            ax.set_title(", ".join(f"{c} = {v}" for c, v in zip(environment, values)), fontsize=8)
+    for ax in list(axes.flat)[len(worlds):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("background energy (J per device-day)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("fresh-open rate")
+    fig.suptitle("Freshness against energy (95 % intervals)" + (", one panel per world" if environment else ""))
+    axes.flat[0].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "frontier.png"), dpi=120)
     plt.close(fig)
@@ -347,12 +404,15 @@ def main():
     summary = pd.read_csv(summary_path)
     policies = list(dict.fromkeys(summary["policy"]))
     baseline = baseline_of(args.folder, policies)
-    if list(summary.columns).index("scenario") == 0:  # a run folder (a sweep's starts with its axes)
+    run_folder = list(summary.columns).index("scenario") == 0  # a sweep's summary.csv starts with its axes
+    if run_folder:
         headline(args.folder, summary, out, baseline, policies)
         written.append("headline.png")
-    frontier(summary, out)
+    replications_path = os.path.join(args.folder, "replications.csv")
+    frontier(summary, out, pd.read_csv(replications_path) if os.path.exists(replications_path) else None)
     written.append("frontier.png")
-    for name, draw in (("daily.csv", daily), ("hourly.csv", hourly)):
+    # A sweep folder is drawn as its frontier panels: its daily and hourly rows are per point.
+    for name, draw in (("daily.csv", daily), ("hourly.csv", hourly)) if run_folder else ():
         path = os.path.join(args.folder, name)
         if os.path.exists(path):
             draw(pd.read_csv(path), out, baseline, policies)

@@ -63,6 +63,9 @@ extension Command {
         }
 
         let pairs = try matchedRuns(baseline: baseline, current: current, output: &output)
+        if !exact, let sweep = pairs.flatMap({ [$0.0, $0.1] }).first(where: \.isSweep) {
+            throw CLIError.usage("'\(sweep.path)' is a sweep folder: 'check' compares sweep folders with --exact only")
+        }
         if ab { return try checkAB(pairs, output: &output) }
         var problems: [String] = []
         for (b, c) in pairs {
@@ -241,7 +244,9 @@ extension Command {
         for run in runs {
             let folder = run.name.isEmpty ? target : (target as NSString).appendingPathComponent(run.name)
             var files: [(String, String)] = [], copied: [String] = [], removed: [String] = []
-            for name in ReportFolder.reportFiles {
+            // A sweep's manifest lists files beyond the report files (long.csv, scenario-K.json).
+            let listed = try readingReportFolders { try ReportFolder(path: run.path, role: "current") }.files
+            for name in listed + ReportFolder.reportFiles.filter({ !listed.contains($0) }) {
                 let source = (run.path as NSString).appendingPathComponent(name)
                 if fm.fileExists(atPath: source) {
                     guard let data = fm.contents(atPath: source), let text = String(data: data, encoding: .utf8) else {

@@ -19,55 +19,21 @@ enum Command {
     ) throws {
         var common = RunArguments()
         var showVersion = false
-        var replications = 1
-        var baseline: String?
         var parser = OptionParser(tokens, command: "run")
         try parser.parse(
             option: { (option: RunOption, value) in
-                if try common.take(option, value) { return }
-                let name = option.rawValue
-                switch option {
-                case .replications:
-                    replications = try integer(required(value, for: name, expected: "a positive integer"),
-                                               for: name, in: 1...1000, expected: "an integer from 1 to 1000")
-                case .perDevice: common.options.keepDevices = true
-                case .traceDevices:
-                    common.options.traceDevices = try integer(required(value, for: name, expected: "a positive integer"),
-                                                              for: name, in: 1...1000, expected: "an integer from 1 to 1000")
-                case .baselinePolicy:
-                    baseline = try required(value, for: name, expected: "a policy name")
-                case .version: showVersion = true
-                case .policy, .days, .devices, .seed, .threads, .scenario, .set, .warmupDays, .out, .quiet, .opensTrace, .force, .checkInvariants:
-                    break  // taken by `common`
-                }
+                if try !common.take(option, value) { showVersion = true }  // `--version`, the one option of `run` only
             },
             positional: { throw CLIError.unexpected($0, command: "run") })
         if showVersion { output.write("bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL \(BuildInfo.gslVersion))\n"); return }
         try common.finish()
-        let options = common.options
-        let policies = common.policies, out = common.out, quiet = common.quiet
-        let scenarioFile = common.scenarioFile, overrides = common.overrides
+        let options = common.options, out = common.out, replications = common.replications
 
-        let loaded = try loadScenario(scenarioFile, overrides: overrides)
-        // The shared feed is held in memory: 16 bytes an item.
-        let feedItems = loaded.scenario.content.itemsPerDay * Double(options.days)
-        guard feedItems <= 50_000_000 else {
-            throw CLIError.usage("the feed would hold about \(Int(feedItems)) items (content.items_per_day × --days): expected at most 50000000")
-        }
-        if let baseline {
-            guard policies.contains(baseline) else {
-                throw CLIError.usage("invalid value '\(baseline)' for '--baseline-policy': expected one of the policies run (\(policies.joined(separator: ", ")))")
-            }
-            guard policies.count > 1 else {
-                throw CLIError.usage("'--baseline-policy' needs at least one other policy in '--policy'")
-            }
-        }
-        let request = RunRequest(scenario: loaded, policies: policies, options: options,
-                                 commandLine: ["bgbench"] + arguments, baselinePolicy: baseline,
-                                 replications: replications)
+        let loaded = try loadScenario(common.scenarioFile, overrides: common.overrides)
+        let request = try common.request(loaded, commandLine: ["bgbench"] + arguments)
         // Locked, checked and staged before anything runs (FolderTransaction).
         let folder = try FolderTransaction(out: out, force: common.force)
-        let progress = ProgressLine.make(total: options.deviceDays * policies.count * replications, quiet: quiet)
+        let progress = ProgressLine.make(total: common.workPerScenario, quiet: common.quiet)
         var advance: (@Sendable (Int) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let report = try Runner.run(request, progress: advance)

@@ -1,6 +1,7 @@
 import BGBench
 
-/// The options of `run`; `sweep` takes the first twelve (``shared``).
+/// The options of `run`; `sweep` takes every one but `--version` (``shared``), so each
+/// point of a sweep is a full run.
 enum RunOption: String, CommandOption {
     case policy, days, devices, seed, threads, scenario, set
     case warmupDays = "warmup-days"
@@ -8,21 +9,22 @@ enum RunOption: String, CommandOption {
     case opensTrace = "opens-trace"
     case force
     case checkInvariants = "check-invariants"
-    // `run` only.
     case perDevice = "per-device"
     case traceDevices = "trace-devices"
     case baselinePolicy = "baseline-policy"
-    case replications, version
+    case replications
+    // `run` only.
+    case version
 
     /// What to simulate, how big, where to write: the options `run` and `sweep` share.
-    static let shared: [RunOption] = [.policy, .days, .devices, .seed, .threads, .scenario, .set, .warmupDays, .out, .quiet,
-                                      .opensTrace, .force, .checkInvariants]
+    static let shared: [RunOption] = allCases.filter { $0 != .version }
 
     var isFlag: Bool { self == .quiet || self == .perDevice || self == .version || self == .force || self == .checkInvariants }
     var isRepeatable: Bool { self == .set }
 }
 
-/// The options `run` and `sweep` share (``RunOption/shared``), as read.
+/// The options `run` and `sweep` share (``RunOption/shared``), as read: the one place
+/// both commands parse and check them.
 struct RunArguments {
     var policies = ["adaptive"]
     var options = RunOptions()
@@ -34,6 +36,10 @@ struct RunArguments {
     /// Replace `out` even when it holds files that are not a bgbench report.
     var force = false
     var traceFile: String?
+    /// Independent replications (`--replications`): seeds `seed`, `seed + 1`, ...
+    var replications = 1
+    /// `--baseline-policy`: the policy paired.csv compares every other with.
+    var baseline: String?
     private var daysGiven = false, devicesGiven = false
 
     /// Takes one of the shared options; false when `option` is not one of them.
@@ -68,7 +74,15 @@ struct RunArguments {
         case .quiet: quiet = true
         case .force: force = true
         case .checkInvariants: options.checksInvariants = true
-        case .perDevice, .traceDevices, .baselinePolicy, .replications, .version: return false
+        case .replications:
+            replications = try integer(required(value, for: name, expected: "a positive integer"),
+                                       for: name, in: 1...1000, expected: "an integer from 1 to 1000")
+        case .perDevice: options.keepDevices = true
+        case .traceDevices:
+            options.traceDevices = try integer(required(value, for: name, expected: "a positive integer"),
+                                               for: name, in: 1...1000, expected: "an integer from 1 to 1000")
+        case .baselinePolicy: baseline = try required(value, for: name, expected: "a policy name")
+        case .version: return false
         }
         return true
     }
@@ -90,5 +104,28 @@ struct RunArguments {
             throw CLIError.usage("invalid value '\(warmup)' for '--warmup-days': expected an integer from 0 to \(options.days - 1) (fewer than --days)")
         }
         options.warmupDays = warmup
+        if let baseline {
+            guard policies.contains(baseline) else {
+                throw CLIError.usage("invalid value '\(baseline)' for '--baseline-policy': expected one of the policies run (\(policies.joined(separator: ", ")))")
+            }
+            guard policies.count > 1 else {
+                throw CLIError.usage("'--baseline-policy' needs at least one other policy in '--policy'")
+            }
+        }
     }
+
+    /// The run of one loaded scenario with these options (a sweep makes one per point);
+    /// refuses a feed too large to hold in memory.
+    func request(_ loaded: LoadedScenario, commandLine: [String]) throws -> RunRequest {
+        // The shared feed is held in memory: 16 bytes an item.
+        let feedItems = loaded.scenario.content.itemsPerDay * Double(options.days)
+        guard feedItems <= 50_000_000 else {
+            throw CLIError.usage("the feed would hold about \(Int(feedItems)) items (content.items_per_day × --days): expected at most 50000000")
+        }
+        return RunRequest(scenario: loaded, policies: policies, options: options, commandLine: commandLine,
+                          baselinePolicy: baseline, replications: replications)
+    }
+
+    /// The device-days a run of one scenario simulates (for the progress line).
+    var workPerScenario: Int { options.deviceDays * policies.count * replications }
 }

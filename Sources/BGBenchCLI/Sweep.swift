@@ -3,13 +3,11 @@ import Foundation
 
 /// `bgbench sweep`: the cartesian grid of `--set PATH=V1,V2,...` axes, every point on the
 /// same seed (so every point meets the same users and feed: common random numbers, and
-/// differences between points are not noise), into one tidy summary.csv with a column
-/// per swept parameter and a `pareto` column marking the freshness–energy frontier.
+/// differences between points are not noise). Every point is a full run with every run
+/// option; the folder holds each file such a run writes with a column per swept
+/// parameter, long.csv, the points' scenarios and run.json (SweepReport).
 extension Command {
-    struct Axis {
-        var path: String
-        var values: [String]
-    }
+    typealias Axis = SweepAxis
 
     static func sweep<Out: TextOutputStream>(_ tokens: [Token], arguments: [String], output: inout Out) throws {
         var common = RunArguments()
@@ -24,30 +22,35 @@ extension Command {
         guard !axes.isEmpty else {
             throw CLIError.usage("'sweep' needs at least one '--set PATH=V1,V2,...' to sweep over")
         }
+        if let twice = axes.map(\.path).enumerated().first(where: { i, p in axes[..<i].contains { $0.path == p } }) {
+            throw CLIError.usage("parameter '\(twice.element)' given twice in '--set': expected each swept parameter once, with all its values")
+        }
         // Every point is loaded (and so validated) before anything runs.
         let points = grid(axes)
-        let loaded = try points.map { point in
-            try loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" })
+        let commandLine = ["bgbench"] + arguments
+        let requests = try points.map { point in
+            try common.request(loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" }),
+                               commandLine: commandLine)
         }
         let folder = try FolderTransaction(out: common.out, force: common.force)
         let start = DispatchTime.now()
-        let progress = ProgressLine.make(total: common.options.deviceDays * common.policies.count * points.count,
-                                         quiet: common.quiet)
+        let progress = ProgressLine.make(total: common.workPerScenario * points.count, quiet: common.quiet)
         var advance: (@Sendable (Int) -> Void)?
         if let progress { advance = { progress.advance($0) } }
-        var rows: [(point: [String], report: RunReport)] = []
-        for (point, scenario) in zip(points, loaded) {
-            let request = RunRequest(scenario: scenario, policies: common.policies, options: common.options,
-                                     commandLine: ["bgbench"] + arguments)
-            rows.append((point, try Runner.run(request, progress: advance)))
+        var report = SweepReport(axes: axes, specs: common.overrides)
+        for (point, request) in zip(points, requests) {
+            report.add(point, report: try Runner.run(request, progress: advance))
         }
         progress?.finish()
-        let csv = sweepCSV(axes: axes, rows: rows)
-        try folder.write([("summary.csv", csv)])
+        let files = report.files()
+        try folder.write(files)
         try folder.commit()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        output.write("\(points.count) points × \(common.policies.count) policies, seed \(common.options.seed): "
-                     + "\(SummaryTable.fixed(seconds, 2)) s\nreports: \(common.out)/summary.csv\n")
+        let seeds = common.replications > 1 ? "seeds \(common.options.seed)–\(common.options.seed + UInt64(common.replications) - 1)"
+                                            : "seed \(common.options.seed)"
+        output.write("\(points.count) points × \(common.policies.count) policies, \(seeds): "
+                     + "\(SummaryTable.fixed(seconds, 2)) s\nreports: \(common.out)/ (\(files.map(\.0).filter { !$0.hasPrefix("scenario-") && $0 != "run.json" }.joined(separator: ", ")), "
+                     + "scenario-1.json\(points.count > 1 ? " … scenario-\(points.count).json" : ""), run.json)\n")
     }
 
     /// `PATH=V1,V2,...`: commas inside brackets or braces belong to a value (`[1,2]`).
@@ -65,34 +68,11 @@ extension Command {
         guard !values.contains(where: \.isEmpty) else {
             throw CLIError.usage("invalid value '\(text)' for '--set': expected PATH=V1,V2,... with no empty value")
         }
-        return Axis(path: String(text[..<eq]), values: values)
+        return SweepAxis(path: String(text[..<eq]), values: values)
     }
 
     /// The cartesian product of the axes' values, the last axis varying fastest.
     static func grid(_ axes: [Axis]) -> [[String]] {
         axes.reduce([[]]) { points, axis in points.flatMap { p in axis.values.map { p + [$0] } } }
-    }
-
-    /// One row per point × policy (the fleet: archetype `all`), with the swept values
-    /// first and `pareto` last: true when no other row has at least its fresh-open rate
-    /// and at most its background energy, one of them strictly better.
-    static func sweepCSV(axes: [Axis], rows: [(point: [String], report: RunReport)]) -> String {
-        let header = axes.map(\.path) + SummarySchema.header + ["pareto"]
-        var table: [[String]] = []
-        for (point, report) in rows {
-            table += ReportWriter.summaryRows(report).filter { $0[2] == "all" }.map { point + $0 }
-        }
-        let fresh = header.firstIndex(of: "fresh_open_rate")!, energy = header.firstIndex(of: "background_energy_j_per_day")!
-        let scores = table.map { (Double($0[fresh]) ?? -.infinity, Double($0[energy]) ?? .infinity) }
-        var csv = CSVWriter("")
-        csv.row(header)
-        for (i, row) in table.enumerated() {
-            let dominated = scores.indices.contains { j in
-                j != i && scores[j].0 >= scores[i].0 && scores[j].1 <= scores[i].1
-                    && (scores[j].0 > scores[i].0 || scores[j].1 < scores[i].1)
-            }
-            csv.row(row + [dominated ? "false" : "true"])
-        }
-        return csv.output
     }
 }

@@ -15,14 +15,18 @@ extension Command {
             """, details: runOptions),
         "sweep": Usage(synopsis: """
             bgbench sweep --set PATH=V1,V2,... [--set ...] [run options]
-                                         the cartesian grid of the values, every point
-                                         on the same seed, into one summary.csv with a
-                                         column per parameter and a Pareto column
+                                         the cartesian grid of the values, every point a
+                                         full run on the same seed, into one folder: every
+                                         report file with a column per parameter, long.csv,
+                                         a Pareto column within each world, run.json
             """, details: """
-            sweep takes the run options --policy, --days, --devices, --seed, --threads,
-            --scenario, --set, --opens-trace, --warmup-days, --out (default: Reports/sweep),
-            --force, --check-invariants and --quiet; a --set with a comma-separated list of values is an axis of the grid.
-            """),
+            sweep takes every run option but --version (--out default: Reports/sweep); a --set
+            with a comma-separated list of values is an axis of the grid. Parameters under
+            'policies.' are design axes, the others environment axes: summary.csv's pareto
+            column compares only rows of the same environment values and archetype
+            (Reports/README.md, "Sweeps").
+
+            """ + runOptions),
         "plot": Usage(synopsis: """
             bgbench plot DIR             draw a report folder as PNG files (python3,
                                          matplotlib, pandas)

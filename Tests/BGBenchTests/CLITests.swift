@@ -65,7 +65,7 @@ private let errorCases: [ErrorCase] = [
     ErrorCase(["--out", "OUT", "-x"], "unknown option '-x' for 'run'"),
     ErrorCase(["run", "--out", "OUT", "--polcy", "fixed"], "unknown option '--polcy' for 'run' (did you mean '--policy'?)"),
     ErrorCase(["run", "--out", "OUT", "--hlep"], "unknown option '--hlep' for 'run' (did you mean '--help'?)"),
-    ErrorCase(["sweep", "--out", "OUT", "--per-device"], "unknown option '--per-device' for 'sweep'"),
+    ErrorCase(["sweep", "--out", "OUT", "--version"], "unknown option '--version' for 'sweep'"),
     ErrorCase(["sweep", "--out", "OUT", "--sett", "x=1,2"], "unknown option '--sett' for 'sweep' (did you mean '--set'?)"),
     ErrorCase(["plot", "--out", "x"], "unknown option '--out' for 'plot'"),
     ErrorCase(["plot", "-v", "x"], "unknown option '-v' for 'plot'"),

@@ -50,7 +50,23 @@ public enum RunComparison {
     /// the parameter, in path order. The resolved scenario is the folder's scenario.json
     /// (what `resolved_scenario_sha256` hashes); a folder without one, or one that does
     /// not parse, is compared by run.json's `scenario` object. Empty when neither can be read.
+    /// Sweep folders: their axes (`sweep.axes...`) when those differ, else every point's
+    /// scenario-K.json compared in turn (paths prefixed by the file's name).
     public static func configurationDifferences(_ b: ReportFolder, _ c: ReportFolder) -> [(path: String, baseline: String, current: String)] {
+        if b.isSweep || c.isSweep {
+            var out: [(path: String, baseline: String, current: String)] = []
+            let axes = { (f: ReportFolder) in f.runJSON.object?["sweep"]?.object?["axes"] }
+            leafDifferences(axes(b), axes(c), path: "sweep.axes", into: &out)
+            guard out.isEmpty else { return out }
+            for name in b.manifestFiles where name.hasPrefix("scenario-") && name.hasSuffix(".json") {
+                guard let x = try? JSONParser.parse(ReportFolder.read(b.file(name))).root,
+                      let y = try? JSONParser.parse(ReportFolder.read(c.file(name))).root else { continue }
+                var found: [(path: String, baseline: String, current: String)] = []
+                leafDifferences(x, y, path: "", into: &found)
+                out += found.map { (name + ": " + $0.path, $0.baseline, $0.current) }
+            }
+            return out
+        }
         func resolved(_ folder: ReportFolder) -> JSONValue? {
             if folder.has("scenario.json"), let text = try? ReportFolder.read(folder.file("scenario.json")),
                let document = try? JSONParser.parse(text) {

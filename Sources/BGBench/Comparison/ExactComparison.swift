@@ -11,8 +11,8 @@ extension RunComparison {
     /// describes is compared itself.
     public static let exactIgnoredKeys: Set<String> = ["execution", "git_commit", "bgbench_version", "gsl", "manifest"]
 
-    /// Every report file (``ReportFolder/reportFiles``) that either folder holds must be in
-    /// both, byte for byte; run.json field for field but ``exactIgnoredKeys``. A file only
+    /// Every report file (``ReportFolder/reportFiles``, and the other files a manifest lists:
+    /// a sweep's) that either folder holds must be in both, byte for byte; run.json field for field but ``exactIgnoredKeys``. A file only
     /// one folder has is a difference. One line per differing file, naming its first
     /// difference: for a CSV file the row and column (or, when the fields are the same,
     /// the first differing byte), for scenario.json the line.
@@ -20,7 +20,11 @@ extension RunComparison {
     public static func exactDifferences(baseline: ReportFolder, current: ReportFolder) throws(ReportFolderError)
         -> (differences: [(file: String, message: String)], compared: [String]) {
         var differences: [(file: String, message: String)] = [], compared: [String] = []
-        for name in ReportFolder.reportFiles {
+        // A sweep's manifest lists more files (long.csv, scenario-K.json): after the
+        // report files, by name, and run.json last.
+        let known = Array(ReportFolder.reportFiles.dropLast())
+        let extra = Set(baseline.files + current.files).subtracting(ReportFolder.reportFiles).sorted()
+        for name in known + extra + ["run.json"] {
             let inBaseline = baseline.has(name), inCurrent = current.has(name)
             guard inBaseline || inCurrent else { continue }
             compared.append(name)
@@ -42,7 +46,7 @@ extension RunComparison {
             let baselineBytes = try ReportFolder.bytes(baseline.file(name)), currentBytes = try ReportFolder.bytes(path)
             if baselineBytes == currentBytes { continue }
             if name.hasSuffix(".csv"),
-               let place = firstDifference(try ReportFolder.table(at: baseline.file(name)), try ReportFolder.table(at: path)) {
+               let place = firstDifference(try baseline.table(name)!, try current.table(name)!) {
                 differences.append((name, "'\(path)' differs from the baseline \(place)"))
             } else {
                 differences.append((name, "'\(path)' differs from the baseline \(firstDifference(bytes: baselineBytes, currentBytes))"))
@@ -82,7 +86,8 @@ extension RunComparison {
         }
         for (r, (x, y)) in zip(b.rows, c.rows).enumerated() where x != y {
             let j = x.indices.first { x[$0] != y[$0] }!
-            let names = identityColumns.compactMap { col in b.index(of: col).map { "\(col) \(x[$0])" } }
+            // Empty ones left out (replications.csv's baseline in the baseline's own rows).
+            let names = identityColumns.compactMap { col in b.index(of: col).flatMap { x[$0].isEmpty ? nil : "\(col) \(x[$0])" } }
             let place = names.isEmpty ? "" : " (\(names.joined(separator: ", ")))"
             func shown(_ s: String) -> String { s.isEmpty ? "(empty)" : s }
             return "at line \(c.lines[r])\(place), column \(b.header[j]): baseline \(shown(x[j])), current \(shown(y[j]))"

@@ -22,6 +22,11 @@ public struct ReportFolder: Sendable {
     /// SHA-256 of the replayed opens trace (`opens_trace.sha256`), nil without one.
     public let opensTraceSha256: String?
     public let summary: CSVTable
+    /// A sweep folder's axes (run.json's `sweep.axes[].path`): the columns that lead each
+    /// of its CSV files. Empty for a run's folder.
+    public let sweepAxes: [String]
+    /// The files run.json's manifest lists, in its order.
+    public let manifestFiles: [String]
     /// run.json as parsed.
     let runJSON: JSONValue
 
@@ -67,12 +72,27 @@ public struct ReportFolder: Sendable {
         policies = list.map { if case .string(let s) = $0 { s } else { $0.text } }
         if case .string(let sha)? = object["opens_trace"]?.object?["sha256"] { opensTraceSha256 = sha } else { opensTraceSha256 = nil }
         try Self.verifyManifest(object["manifest"], folder: path, runPath: runPath)
+        manifestFiles = (object["manifest"]?.array ?? []).compactMap { if case .string(let n)? = $0.object?["name"] { n } else { nil } }
+        sweepAxes = (object["sweep"]?.object?["axes"]?.array ?? []).compactMap {
+            if case .string(let p)? = $0.object?["path"] { p } else { nil }
+        }
 
         let summaryPath = (path as NSString).appendingPathComponent("summary.csv")
         guard FileManager.default.fileExists(atPath: summaryPath) else {
             throw .missing("no summary.csv in \(role) '\(path)'")
         }
-        summary = try Self.table(at: summaryPath)
+        summary = try Self.table(at: summaryPath, axes: sweepAxes)
+    }
+
+    /// A sweep folder (`bgbench sweep`): its CSV files lead with a column per axis.
+    public var isSweep: Bool { !sweepAxes.isEmpty }
+
+    /// Every report file of the folder in the order `check --exact` compares them: the
+    /// report files, then the other files its manifest lists (a sweep's long.csv and
+    /// scenario-K.json), then run.json.
+    public var files: [String] {
+        let known = Self.reportFiles.dropLast()
+        return known.filter(has) + manifestFiles.filter { !known.contains($0) } + ["run.json"]
     }
 
     /// Checks that `path` is a whole report folder as its run wrote it: run.json parses and
@@ -100,10 +120,11 @@ public struct ReportFolder: Sendable {
     /// One of the folder's CSV files, parsed; nil when the folder has none.
     public func table(_ name: String) throws(ReportFolderError) -> CSVTable? {
         guard has(name) else { return nil }
-        return try Self.table(at: file(name))
+        return try Self.table(at: file(name), axes: sweepAxes)
     }
 
-    static func table(at path: String) throws(ReportFolderError) -> CSVTable {
+    /// `axes`: a sweep's axis columns, which lead every CSV file of its folder.
+    static func table(at path: String, axes: [String] = []) throws(ReportFolderError) -> CSVTable {
         let table: CSVTable
         do {
             table = try CSVTable(parsing: read(path))
@@ -114,7 +135,7 @@ public struct ReportFolder: Sendable {
         } catch {
             throw .invalid("'\(path)': \(error)")
         }
-        try validate(table, path: path)
+        try validate(table, path: path, axes: axes)
         return table
     }
 
@@ -134,8 +155,13 @@ public struct ReportFolder: Sendable {
     /// unexpected column is named with its line and column), and no NaN or infinity in a
     /// number column (bgbench writes a missing value as an empty field). Short or long
     /// rows are refused by the parser.
-    static func validate(_ table: CSVTable, path: String) throws(ReportFolderError) {
-        if let expected = headers[(path as NSString).lastPathComponent], table.header != expected {
+    /// A sweep's files (`axes` not empty) have the axes first, and its summary.csv a
+    /// `pareto` column last.
+    static func validate(_ table: CSVTable, path: String, axes: [String] = []) throws(ReportFolderError) {
+        let name = (path as NSString).lastPathComponent
+        var expected = headers[name] ?? (name == "long.csv" && !axes.isEmpty ? SweepReport.longHeader : nil)
+        if expected != nil, !axes.isEmpty { expected = axes + expected! + (name == "summary.csv" ? ["pareto"] : []) }
+        if let expected, table.header != expected {
             let i = expected.indices.first { $0 >= table.header.count || table.header[$0] != expected[$0] } ?? expected.count
             if i < expected.count, !table.header.contains(expected[i]) {
                 throw .invalid("'\(path)' line 1, column \(i + 1): no column \(expected[i]), which a bgbench report's \((path as NSString).lastPathComponent) has")
@@ -143,7 +169,7 @@ public struct ReportFolder: Sendable {
             let found = i < table.header.count ? table.header[i] : "(none)"
             throw .invalid("'\(path)' line 1, column \(i + 1): unexpected column \(found) (expected \(i < expected.count ? expected[i] : "no more columns"))")
         }
-        let numeric = table.header.indices.filter { !textColumns.contains(table.header[$0]) }
+        let numeric = table.header.indices.filter { $0 >= axes.count && !textColumns.contains(table.header[$0]) }
         for (row, line) in zip(table.rows, table.lines) {
             for j in numeric {
                 let text = row[j]

@@ -14,6 +14,13 @@ public enum ReportWriter {
     /// Every file of the run's report folder as (name, text), in writing order: run.json
     /// last, with the manifest of the others (name, size, SHA-256).
     public static func files(_ report: RunReport) -> [(String, String)] {
+        var files = reportFiles(report)
+        files.append(("run.json", runJSON(report, manifest: manifest(files))))
+        return files
+    }
+
+    /// The files of ``files(_:)`` but run.json: what a sweep writes for each point.
+    public static func reportFiles(_ report: RunReport) -> [(String, String)] {
         var files: [(String, String)] = [
             ("summary.csv", summaryCSV(report)),
             ("daily.csv", SeriesReports.dailyCSV(report)),
@@ -25,11 +32,12 @@ public enum ReportWriter {
         if report.request.options.traceDevices > 0 { files.append(("events.csv", SeriesReports.eventsCSV(report))) }
         if let baseline = report.baselinePolicy { files.append(("paired.csv", SeriesReports.pairedCSV(report, baseline: baseline))) }
         if report.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(report))) }
-        let manifest = files.map { name, text in
-            RunManifest.File(name: name, bytes: text.utf8.count, sha256: SHA256.hex(Array(text.utf8)))
-        }
-        files.append(("run.json", runJSON(report, manifest: manifest)))
         return files
+    }
+
+    /// run.json's manifest of files: name, size, SHA-256 each, in writing order.
+    static func manifest(_ files: [(String, String)]) -> [RunManifest.File] {
+        files.map { name, text in RunManifest.File(name: name, bytes: text.utf8.count, sha256: SHA256.hex(Array(text.utf8))) }
     }
 
     /// Creates the folder if needed and writes each (name, text) file atomically, in order.
@@ -78,8 +86,12 @@ public enum ReportWriter {
     public static func runJSON(_ report: RunReport) -> String { files(report).last!.1 }
 
     static func runJSON(_ report: RunReport, manifest: [RunManifest.File]) -> String {
+        encode(runManifest(report, manifest: manifest))
+    }
+
+    static func runManifest(_ report: RunReport, manifest: [RunManifest.File]) -> RunManifest {
         let r = report.request
-        let manifest = RunManifest(
+        return RunManifest(
             schemaVersion: schemaVersion, bgbenchVersion: BuildInfo.version, gitCommit: BuildInfo.gitCommit,
             scenarioFile: r.scenario.file ?? "(built-in default)", scenarioSha256: r.scenario.sha256,
             scenarioOverrides: r.scenario.overrides, resolvedScenarioSha256: r.scenario.resolvedSha256(policies: r.policies),
@@ -92,6 +104,10 @@ public enum ReportWriter {
                              deviceDaysPerSecond: Double(report.deviceDays) / max(report.wallSeconds, 1e-9),
                              eventsPerSecond: report.events / max(report.wallSeconds, 1e-9)),
             scenario: r.scenario.scenario, manifest: manifest)
+    }
+
+    /// run.json's text: pretty-printed, sorted snake_case keys.
+    static func encode(_ manifest: RunManifest) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -151,7 +167,10 @@ struct RunManifest: Encodable {
     }
     /// The only fields that vary between identical runs (timing, threads, command line).
     var execution: Execution
-    var scenario: Scenario
+    /// The resolved scenario; a sweep has one per point (its scenario-K.json files) instead.
+    var scenario: Scenario?
+    /// A sweep's axes and points (absent in a run's run.json).
+    var sweep: SweepManifest? = nil
     /// Every other file of the folder, in writing order: what `check` verifies before it
     /// trusts the folder (Reports/README.md, run.json).
     var manifest: [File]

@@ -156,8 +156,8 @@ public enum ScenarioLoader {
         return String(decoding: try! encoder.encode(JSONValue.object(root)), as: UTF8.self) + "\n"
     }
 
-    /// `pruned` edits the caller's JSON object itself (passing that object inout as well
-    /// would be two simultaneous accesses: a debug build traps).
+    /// `pruned` edits the caller's root object; the root is not passed as well (`inout`
+    /// beside a closure that captures it is an exclusivity violation, fatal in a debug build).
     private static func pruneComponents(_ s: Scenario, _ pruned: (String, (String) -> Bool) -> Void) {
         var platformKeys: Set<String> = ["name"]
         func use(_ platform: any PlatformRules.Type) {

@@ -1,0 +1,241 @@
+import Foundation
+
+/// One axis of a sweep: a scenario parameter by its JSON path and its values as typed.
+public struct SweepAxis: Sendable, Equatable {
+    public var path: String
+    public var values: [String]
+    public init(path: String, values: [String]) { self.path = path; self.values = values }
+
+    /// A design axis (a parameter under `policies.`: what the app's designer chooses);
+    /// every other axis describes the world the app runs in (an environment axis).
+    public var isDesign: Bool { path.hasPrefix("policies.") }
+}
+
+/// The report folder of `bgbench sweep` (Reports/README.md, "Sweeps"): every point of the
+/// grid is a full run, and every file such a run writes (``ReportWriter/reportFiles(_:)``)
+/// becomes one file of the sweep, each row led by the point's values (one column per axis).
+/// Beside them `long.csv` (every figure in long form), one `scenario-K.json` per point and
+/// run.json with the sweep's provenance and the manifest of the folder.
+/// Add each point's run in grid order with ``add(_:report:)``; ``files()`` renders the folder.
+public struct SweepReport {
+    public let axes: [SweepAxis]
+    /// The `--set` options as typed (run.json's `scenario_overrides`).
+    public let specs: [String]
+    private var points: [Point] = []
+    private var base: RunManifest?
+
+    struct Point {
+        var values: [String]
+        var overrides: [String]
+        var resolvedSha256: String
+        /// The run's files (ReportWriter.reportFiles) but summary.csv, whose rows are kept as fields.
+        var files: [(String, String)]
+        var summary: [[String]]
+        var deviceDays: Int
+        var events: Double
+        var wallSeconds: Double
+    }
+
+    public init(axes: [SweepAxis], specs: [String]) { self.axes = axes; self.specs = specs }
+
+    /// Adds the next point of the grid (`values`: one per axis) with its run.
+    public mutating func add(_ values: [String], report: RunReport) {
+        let r = report.request
+        if base == nil { base = ReportWriter.runManifest(report, manifest: []) }
+        points.append(Point(values: values, overrides: r.scenario.overrides,
+                            resolvedSha256: r.scenario.resolvedSha256(policies: r.policies),
+                            files: ReportWriter.reportFiles(report).filter { $0.0 != "summary.csv" },
+                            summary: ReportWriter.summaryRows(report), deviceDays: report.deviceDays,
+                            events: report.events, wallSeconds: report.wallSeconds))
+    }
+
+    /// The name of point K's resolved scenario (K from 1, in grid order).
+    public static func scenarioFile(_ k: Int) -> String { "scenario-\(k).json" }
+
+    /// The sweep's `resolved_scenario_sha256`: SHA-256 of its points' resolved-scenario
+    /// hashes, one per line in grid order; two sweeps have the same one when every point
+    /// resolves to the same scenario.
+    static func combinedSha256(_ hashes: [String]) -> String {
+        SHA256.hex(Array(hashes.map { $0 + "\n" }.joined().utf8))
+    }
+
+    /// Every file of the sweep's folder as (name, text), run.json last with the manifest.
+    public func files() -> [(String, String)] {
+        guard let first = points.first, var manifest = base else { return [] }
+        var files: [(String, String)] = [("summary.csv", summaryCSV())]
+        for (name, _) in first.files where name.hasSuffix(".csv") {
+            var text = CSVWriter("")
+            text.row(axes.map(\.path))
+            var out = String(text.output.dropLast()) + "," + String(Self.records(first.files.first { $0.0 == name }!.1)[0]) + "\n"
+            for point in points {
+                let prefix = point.values.map(CSVWriter<String>.quote).joined(separator: ",") + ","
+                let records = Self.records(point.files.first { $0.0 == name }!.1)
+                for record in records.dropFirst() { out += prefix + record + "\n" }
+            }
+            files.append((name, out))
+        }
+        files.append(("long.csv", longCSV()))
+        for (k, point) in points.enumerated() {
+            files.append((Self.scenarioFile(k + 1), point.files.first { $0.0 == "scenario.json" }!.1))
+        }
+        let wall = points.reduce(0) { $0 + $1.wallSeconds }
+        let deviceDays = points.reduce(0) { $0 + $1.deviceDays }, events = points.reduce(0) { $0 + $1.events }
+        manifest.scenarioOverrides = specs
+        manifest.resolvedScenarioSha256 = Self.combinedSha256(points.map(\.resolvedSha256))
+        manifest.deviceDays = deviceDays
+        manifest.events = Int(events)
+        manifest.execution.wallSeconds = wall
+        manifest.execution.deviceDaysPerSecond = Double(deviceDays) / max(wall, 1e-9)
+        manifest.execution.eventsPerSecond = events / max(wall, 1e-9)
+        manifest.scenario = nil
+        manifest.sweep = SweepManifest(
+            axes: axes.map { .init(path: $0.path, values: $0.values, kind: $0.isDesign ? "design" : "environment") },
+            points: points.enumerated().map { k, p in
+                .init(index: k + 1, values: p.values, overrides: p.overrides, resolvedScenarioSha256: p.resolvedSha256,
+                      scenarioFile: Self.scenarioFile(k + 1))
+            })
+        manifest.manifest = ReportWriter.manifest(files)
+        files.append(("run.json", ReportWriter.encode(manifest)))
+        return files
+    }
+
+    /// The records of a CSV text (RFC 4180: a line end inside quotes belongs to the
+    /// field), each without its line end.
+    static func records(_ text: String) -> [Substring] {
+        var out: [Substring] = []
+        var quoted = false
+        var start = text.startIndex, i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            if c == "\"" { quoted.toggle() } else if c == "\n" && !quoted {
+                out.append(text[start..<i])
+                start = text.index(after: i)
+            }
+            i = text.index(after: i)
+        }
+        if start < text.endIndex { out.append(text[start...]) }
+        return out
+    }
+
+    // MARK: summary.csv and the Pareto column
+
+    /// summary.csv: the point's values, the run's summary.csv row, then `pareto`.
+    func summaryCSV() -> String {
+        let header = SummarySchema.header
+        let policy = header.firstIndex(of: "policy")!, archetype = header.firstIndex(of: "archetype")!
+        let fresh = header.firstIndex(of: "fresh_open_rate")!, energy = header.firstIndex(of: "background_energy_j_per_day")!
+        // Pooled over seeds: one candidate per point × policy × archetype.
+        struct Key: Hashable { var point: Int; var policy: String; var archetype: String }
+        var keys: [Key] = [], sums: [Key: (f: Double, nf: Double, e: Double, ne: Double)] = [:]
+        for (k, point) in points.enumerated() {
+            for row in point.summary {
+                let key = Key(point: k, policy: row[policy], archetype: row[archetype])
+                if sums[key] == nil { keys.append(key); sums[key] = (0, 0, 0, 0) }
+                if let f = Double(row[fresh]), f.isFinite { sums[key]!.f += f; sums[key]!.nf += 1 }
+                if let e = Double(row[energy]), e.isFinite { sums[key]!.e += e; sums[key]!.ne += 1 }
+            }
+        }
+        let environment = axes.indices.filter { !axes[$0].isDesign }
+        let candidates = keys.map { key -> ParetoCandidate in
+            let s = sums[key]!
+            return ParetoCandidate(world: environment.map { points[key.point].values[$0] } + [key.archetype],
+                                   fresh: s.nf > 0 ? s.f / s.nf : -.infinity, energy: s.ne > 0 ? s.e / s.ne : .infinity)
+        }
+        let front = Dictionary(uniqueKeysWithValues: zip(keys, Self.pareto(candidates)))
+        var csv = CSVWriter("")
+        csv.row(axes.map(\.path) + header + ["pareto"])
+        for (k, point) in points.enumerated() {
+            for row in point.summary {
+                let onFront = front[Key(point: k, policy: row[policy], archetype: row[archetype])]!
+                csv.row(point.values + row + [onFront ? "true" : "false"])
+            }
+        }
+        return csv.output
+    }
+
+    /// One design of one world, pooled: `world` names the world (the environment axes'
+    /// values and the archetype); `fresh` is to be high, `energy` low.
+    public struct ParetoCandidate: Equatable {
+        public var world: [String]
+        public var fresh: Double
+        public var energy: Double
+        public init(world: [String], fresh: Double, energy: Double) { self.world = world; self.fresh = fresh; self.energy = energy }
+    }
+
+    /// Whether each candidate is on the freshness–energy frontier of its own world: no
+    /// other candidate of the same `world` has at least its freshness and at most its
+    /// energy with one of the two strictly better. Candidates of other worlds never count.
+    public static func pareto(_ candidates: [ParetoCandidate]) -> [Bool] {
+        candidates.map { c in
+            !candidates.contains { o in
+                o.world == c.world && o.fresh >= c.fresh && o.energy <= c.energy && (o.fresh > c.fresh || o.energy < c.energy)
+            }
+        }
+    }
+
+    // MARK: long.csv
+
+    /// long.csv's columns after the axes (Reports/README.md, "long.csv").
+    public static let longHeader = ["scenario", "policy", "seed", "archetype", "metric", "baseline", "value", "ci_low", "ci_high"]
+
+    /// Every figure of the sweep, one row each: summary.csv's metrics per seed and
+    /// archetype; with replications, each metric pooled across seeds (seed `pooled`,
+    /// replications.csv's mean and interval); with a baseline, each policy's paired
+    /// difference from it (`baseline` named: paired.csv per seed, replications.csv's
+    /// difference pooled).
+    func longCSV() -> String {
+        var csv = CSVWriter("")
+        csv.row(axes.map(\.path) + Self.longHeader)
+        let header = SummarySchema.header
+        let columns = SummarySchema.metrics.map { m in
+            (m.name, header.firstIndex(of: m.name)!, m.interval ? header.firstIndex(of: m.name + "_ci_low") : nil)
+        }
+        let id = ["scenario", "policy", "seed", "archetype"].map { header.firstIndex(of: $0)! }
+        for point in points {
+            for row in point.summary {
+                for (name, value, low) in columns {
+                    csv.row(point.values + id.map { row[$0] } + [name, "", row[value], low.map { row[$0] } ?? "",
+                                                                  low.map { row[$0 + 1] } ?? ""])
+                }
+            }
+            if let text = point.files.first(where: { $0.0 == "paired.csv" })?.1, let table = try? CSVTable(parsing: text) {
+                for row in table.rows {
+                    func f(_ c: String) -> String { row[table.index(of: c)!] }
+                    csv.row(point.values + [f("scenario"), f("policy"), f("seed"), "all", f("metric"), f("baseline"),
+                                            f("difference"), f("difference_ci_low"), f("difference_ci_high")])
+                }
+            }
+            if let text = point.files.first(where: { $0.0 == "replications.csv" })?.1, let table = try? CSVTable(parsing: text) {
+                for row in table.rows {
+                    func f(_ c: String) -> String { row[table.index(of: c)!] }
+                    csv.row(point.values + [f("scenario"), f("policy"), "pooled", f("archetype"), f("metric"), "",
+                                            f("mean"), f("ci_low"), f("ci_high")])
+                    if !f("baseline").isEmpty {
+                        csv.row(point.values + [f("scenario"), f("policy"), "pooled", f("archetype"), f("metric"), f("baseline"),
+                                                f("difference"), f("difference_ci_low"), f("difference_ci_high")])
+                    }
+                }
+            }
+        }
+        return csv.output
+    }
+}
+
+/// run.json's `sweep` object: the axes (with their kind) and every point in grid order.
+struct SweepManifest: Encodable {
+    struct Axis: Encodable {
+        var path: String
+        var values: [String]
+        /// `design` (under `policies.`) or `environment`: the Pareto column's worlds.
+        var kind: String
+    }
+    struct Point: Encodable {
+        var index: Int
+        var values: [String]
+        var overrides: [String]
+        var resolvedScenarioSha256: String
+        var scenarioFile: String
+    }
+    var axes: [Axis]
+    var points: [Point]
+}
