@@ -77,12 +77,13 @@ public enum ReportWriter {
     /// With its manifest, so it renders every other file of the folder (see ``files(_:)``).
     public static func runJSON(_ report: RunReport) -> String { files(report).last!.1 }
 
-    static func runJSON(_ report: RunReport, manifest: [RunManifest.File]) -> String {
+    static func runJSON(_ report: RunReport, manifest: [RunManifest.File], frontier: RunManifest.Frontier? = nil,
+                        resolvedSha256: String? = nil) -> String {
         let r = report.request
         let manifest = RunManifest(
             schemaVersion: schemaVersion, bgbenchVersion: BuildInfo.version, gitCommit: BuildInfo.gitCommit,
             scenarioFile: r.scenario.file ?? "(built-in default)", scenarioSha256: r.scenario.sha256,
-            scenarioOverrides: r.scenario.overrides, resolvedScenarioSha256: r.scenario.resolvedSha256(policies: r.policies),
+            scenarioOverrides: r.scenario.overrides, resolvedScenarioSha256: resolvedSha256 ?? r.scenario.resolvedSha256(policies: r.policies),
             policies: r.policies, seed: r.options.seed, replications: r.replications, devices: r.options.devices, days: r.options.days,
             warmupDays: r.options.warmupDays, deviceDays: report.deviceDays,
             events: Int(report.events), gsl: BuildInfo.gslVersion,
@@ -91,7 +92,7 @@ public enum ReportWriter {
                              wallSeconds: report.wallSeconds,
                              deviceDaysPerSecond: Double(report.deviceDays) / max(report.wallSeconds, 1e-9),
                              eventsPerSecond: report.events / max(report.wallSeconds, 1e-9)),
-            scenario: r.scenario.scenario, manifest: manifest)
+            scenario: r.scenario.scenario, frontier: frontier, manifest: manifest)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -152,6 +153,20 @@ struct RunManifest: Encodable {
     /// The only fields that vary between identical runs (timing, threads, command line).
     var execution: Execution
     var scenario: Scenario
+    /// A frontier's arms (`bgbench frontier`; absent for a run): `policies` are their labels.
+    var frontier: Frontier?
+    struct Frontier: Encodable {
+        var baseline: String
+        var arms: [FrontierArm]
+        var energyLevels: [Double]
+        var energyRange: [Double]?
+    }
+    struct FrontierArm: Encodable {
+        var label: String
+        var policy: String
+        var knob: String?
+        var value: String?
+    }
     /// Every other file of the folder, in writing order: what `check` verifies before it
     /// trusts the folder (Reports/README.md, run.json).
     var manifest: [File]
