@@ -41,30 +41,35 @@ public struct JointMoments: Sendable, Equatable {
 
     /// The moments of one block's devices: `tallies[arm][device]`, every arm over the same devices.
     static func block(_ tallies: [[DeviceTally]], quantities: [Quantity]) -> JointMoments {
-        var m = JointMoments(arms: tallies.count, quantities: quantities)
         let devices = tallies.first?.count ?? 0
-        guard devices > 0 else { return m }
-        let d = m.dimension
-        var rows = [[Double]](repeating: [Double](repeating: 0, count: d), count: devices)
+        let k = quantities.count
+        var rows = [[Double]](repeating: [Double](repeating: 0, count: tallies.count * k), count: devices)
         for (a, armTallies) in tallies.enumerated() {
             for (i, tally) in armTallies.enumerated() {
                 let values = tally.values()
-                for (k, q) in quantities.enumerated() { rows[i][a * quantities.count + k] = values[q.rawValue] }
+                for (j, q) in quantities.enumerated() { rows[i][a * k + j] = values[q.rawValue] }
             }
         }
-        m.n = Double(devices)
-        for row in rows { for k in 0..<d { m.mean[k] += row[k] } }
-        for k in 0..<d { m.mean[k] /= m.n }
+        return JointMoments(arms: tallies.count, quantities: quantities, rows: rows)
+    }
+
+    /// The moments of devices' vectors (`rows[device]`, arm-major), in two passes.
+    init(arms: Int, quantities: [Quantity], rows: [[Double]]) {
+        self.init(arms: arms, quantities: quantities)
+        guard !rows.isEmpty else { return }
+        let d = dimension
+        n = Double(rows.count)
+        for row in rows { for k in 0..<d { mean[k] += row[k] } }
+        for k in 0..<d { mean[k] /= n }
         var centred = [Double](repeating: 0, count: d)
         for row in rows {
-            for k in 0..<d { centred[k] = row[k] - m.mean[k] }
+            for k in 0..<d { centred[k] = row[k] - mean[k] }
             var p = 0
             for i in 0..<d {
                 let ci = centred[i]
-                for j in i..<d { m.comoments[p] += ci * centred[j]; p += 1 }
+                for j in i..<d { comoments[p] += ci * centred[j]; p += 1 }
             }
         }
-        return m
     }
 
     /// Adds another set of devices' moments (Chan, Golub & LeVeque's pairwise update).
