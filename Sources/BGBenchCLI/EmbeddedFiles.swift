@@ -702,7 +702,10 @@ frontier.png  fresh-open rate against background energy per device-day, with 95 
               sweep folder, the Pareto frontier joined by a line);
 daily.png     the fresh-open rate by day, per policy, with its interval as a band
               (learning curves);
-hourly.png    opens per device-day and fresh-open rate by hour of the day, per policy.
+hourly.png    opens per device-day and fresh-open rate by hour of the day, per policy;
+frontier-curves.png  (a `bgbench frontier` folder) each policy's fresh-open rate minus
+              the baseline's against background energy, one curve per policy through its
+              knob values, with the paired 95 % intervals of both differences.
 
 Usage: plot.py DIR [--out OUTDIR]   (OUTDIR defaults to DIR)
 """
@@ -777,6 +780,37 @@ def hourly(table, out):
     plt.close(fig)
 
 
+def frontier_curves(table, out):
+    """frontier.csv: per policy, its arms' fresh-open difference from the baseline (points)
+    against their J/day, joined in order of energy; the bars are the paired intervals
+    (across seeds when the folder is replicated). Policies without a knob are single points."""
+    interval = "seeds" if (table["interval"] == "seeds").any() else "devices"
+    rows = table[table["interval"] == interval]
+    if interval == "devices":
+        rows = rows[rows["seed"] == rows["seed"].iloc[0]]
+    baseline = rows["baseline"].iloc[0]
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    f, e = "fresh_open_rate", "background_energy_j_per_day"
+    for policy, arms in rows[rows["arm"] != baseline].groupby("policy", sort=False):
+        arms = arms.sort_values(e)
+        x, y = arms[e], arms[f + "_difference"] * 100
+        xerr = [(arms[e + "_difference"] - arms[e + "_difference_ci_low"]).clip(lower=0),
+                (arms[e + "_difference_ci_high"] - arms[e + "_difference"]).clip(lower=0)]
+        yerr = [(y - arms[f + "_difference_ci_low"] * 100).clip(lower=0), (arms[f + "_difference_ci_high"] * 100 - y).clip(lower=0)]
+        ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="o-" if len(arms) > 1 else "s", capsize=2, lw=1, ms=4, label=policy)
+    base = rows[rows["arm"] == baseline].iloc[0]
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.plot([base[e]], [0], "k*", ms=12, label=f"{baseline} (baseline point)")
+    ax.set_xlabel("background energy (J per device-day)")
+    ax.set_ylabel(f"fresh-open rate minus {baseline}'s (points)")
+    ax.set_title("Frontier: each policy over its knob, paired with the baseline\n(95 % intervals, "
+                 + ("across seeds)" if interval == "seeds" else "device-clustered)"), fontsize=10)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "frontier-curves.png"), dpi=120)
+    plt.close(fig)
+
+
 def main():
     parser = argparse.ArgumentParser(description="Draw a bgbench report folder as PNG files.")
     parser.add_argument("folder")
@@ -790,11 +824,11 @@ def main():
         sys.exit(f"error: no summary.csv in '{args.folder}': expected a bgbench report folder")
     frontier(pd.read_csv(summary_path), out)
     written.append("frontier.png")
-    for name, draw in (("daily.csv", daily), ("hourly.csv", hourly)):
+    for name, draw in (("daily.csv", daily), ("hourly.csv", hourly), ("frontier.csv", frontier_curves)):
         path = os.path.join(args.folder, name)
         if os.path.exists(path):
             draw(pd.read_csv(path), out)
-            written.append(name.replace(".csv", ".png"))
+            written.append("frontier-curves.png" if name == "frontier.csv" else name.replace(".csv", ".png"))
     for name in written:
         print(os.path.join(out, name))
 
