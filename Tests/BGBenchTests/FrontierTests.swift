@@ -109,6 +109,28 @@ import Testing
         }
     }
 
+    /// Replicated: a row per arm across the seeds after the per-seed rows, the arm at the
+    /// baseline's own value still exactly the baseline, and replications.csv written.
+    @Test func replicatedFrontierAddsRowsAcrossSeeds() throws {
+        let out = temporary("frontier-rep")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = bgbench(["frontier", "--policy", "fixed", "--knob", "fixed=15m,2h", "--devices", "32", "--days", "7",
+                              "--replications", "2", "--quiet", "--out", out])
+        #expect(result.code == 0, "\(result.errors)")
+        #expect(result.output.contains("2 seeds (intervals across seeds)"))
+        #expect(FileManager.default.fileExists(atPath: out + "/replications.csv"))
+        let frontier = try rows(out + "/frontier.csv")
+        #expect(frontier.dropFirst().map { [$0[2], $0[6], $0[7]] } == [
+            ["fixed", "1", "devices"], ["fixed[interval=15m]", "1", "devices"], ["fixed[interval=2h]", "1", "devices"],
+            ["fixed", "2", "devices"], ["fixed[interval=15m]", "2", "devices"], ["fixed[interval=2h]", "2", "devices"],
+            ["fixed", "", "seeds"], ["fixed[interval=15m]", "", "seeds"], ["fixed[interval=2h]", "", "seeds"]])
+        let k = frontier[0].firstIndex(of: "fresh_open_rate_difference")!
+        #expect(Array(frontier[8][k...(k + 2)]) == ["0", "0", "0"])
+        let matched = try rows(out + "/frontier-matched.csv")
+        let across = try #require(matched.first { $0[4] == "seeds" && $0[5] == "at_baseline_energy" })
+        #expect(across[3] == "" && across[13] == "0" && across[17] == "ok")
+    }
+
     /// The API a test of `prophet` calls: one policy's curve minus another's at matched energy.
     @Test func differenceBetweenCurvesIsZeroForAPolicyAgainstItself() throws {
         let request = FrontierRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["fixed"],

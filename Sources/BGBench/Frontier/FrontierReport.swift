@@ -64,9 +64,15 @@ public struct FrontierReport: Sendable {
     /// The policies with a curve (two or more knob values).
     func curvePolicies(seed s: Int) -> [String] { request.policies.filter { curveArms($0, seed: s).count >= 2 } }
 
-    /// The energy range of the areas at the means `mu`: the request's, else the range every curve spans.
+    /// The energy range of the areas at the means `mu`: the request's; else the range the
+    /// baseline policy's own curve spans (each policy's area is compared with its area
+    /// there); else, the baseline policy having no curve, the range every curve spans.
     func areaRange(_ mu: [Double], _ m: JointMoments, seed s: Int) -> ClosedRange<Double>? {
         if let range = request.energyRange { return range }
+        let reference = curveArms(request.resolvedBaseline, seed: s)
+        if reference.count >= 2, let range = curve(mu, m, arms: reference).range, range.lowerBound < range.upperBound {
+            return range
+        }
         return FrontierCurve.commonRange(curvePolicies(seed: s).map { curve(mu, m, arms: curveArms($0, seed: s)) })
     }
 
@@ -170,13 +176,13 @@ public struct FrontierReport: Sendable {
             rows[i].value = Self.acrossSeeds(all.map(\.value))
             rows[i].difference = Self.acrossSeeds(all.map(\.difference))
             rows[i].status = all.first(where: { $0.status != "ok" })?.status ?? "ok"
+            // The matched energy and the area's range: their means over the seeds (empty when a seed has none).
             let energies = all.compactMap(\.energy)
-            rows[i].energy = energies.count == all.count ? energies.reduce(0, +) / Double(all.count) : rows[i].energy
+            rows[i].energy = energies.count == all.count ? energies.reduce(0, +) / Double(all.count) : nil
             let ranges = all.compactMap(\.range)
-            if ranges.count == all.count {
-                rows[i].range = ranges.map(\.lowerBound).reduce(0, +) / Double(all.count)
-                    ... ranges.map(\.upperBound).reduce(0, +) / Double(all.count)
-            }
+            rows[i].range = ranges.count == all.count
+                ? ranges.map(\.lowerBound).reduce(0, +) / Double(all.count) ... ranges.map(\.upperBound).reduce(0, +) / Double(all.count)
+                : nil
         }
         return rows
     }
