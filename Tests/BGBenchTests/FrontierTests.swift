@@ -137,6 +137,19 @@ import Testing
         #expect(across[3] == "" && across[13] == "0" && across[17] == "ok")
     }
 
+    /// Arms may differ only under `policies`: a frontier never joins two environments.
+    @Test func armsThatDifferOutsidePoliciesAreRefused() {
+        var other = Scenario()
+        other.population.barOffShare = 0.5
+        let fixed = PolicyRegistry.named("fixed")!
+        #expect(throws: SimulationError.armsDiffer(arm: 1)) {
+            try Fleet.simulate(arms: [FleetArm(policy: fixed, scenario: Scenario()), FleetArm(policy: fixed, scenario: other)],
+                               baseline: 0, options: RunOptions(devices: 4, days: 1), feed: NewsFeed(times: []))
+        }
+        #expect(SimulationError.armsDiffer(arm: 1).description
+                == "arm 1's scenario differs from arm 0's outside `policies`: expected arms that differ only in policy parameters")
+    }
+
     /// The API a test of `prophet` calls: one policy's curve minus another's at matched energy.
     @Test func differenceBetweenCurvesIsZeroForAPolicyAgainstItself() throws {
         let request = FrontierRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["fixed"],
