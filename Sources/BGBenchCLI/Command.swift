@@ -5,7 +5,7 @@ import Foundation
 enum Command {
     /// The commands, as typed.
     enum Name: String, CaseIterable {
-        case run, sweep, plot, list, scenario, validate
+        case run, sweep, frontier, plot, list, scenario, validate
         case convertLSApp = "convert-lsapp"
         case bench, check, help
     }

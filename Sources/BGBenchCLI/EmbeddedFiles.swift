@@ -728,6 +728,9 @@ daily.png     learning curves: the fresh-open rate by day and over a rolling wee
               across seeds;
 hourly.png    opens by hour of the day, and the fresh-open rate by hour as the paired
               difference from the baseline.
+frontier-curves.png  (a `bgbench frontier` folder) each policy's fresh-open rate minus
+              the baseline's against background energy, one curve per policy through its
+              knob values, with the paired 95 % intervals of both differences.
 
 Every drawing takes its colours and markers from palette().
 
@@ -1106,6 +1109,57 @@ def headline(folder, summary, out, baseline, policies):
     plt.close(fig)
 
 
+def frontier_curves(table, out):
+    """frontier.csv: per policy, its arms' fresh-open difference from the baseline (points)
+    against their J/day, joined in order of energy; the bars are the paired intervals
+    (across seeds when the folder is replicated). Policies without a knob are single points.
+    Left: every arm; right: up to twice the baseline's J/day, where most knobs lie."""
+    interval = "seeds" if (table["interval"] == "seeds").any() else "devices"
+    rows = table[table["interval"] == interval]
+    if interval == "devices":
+        rows = rows[rows["seed"] == rows["seed"].iloc[0]]
+    baseline = rows["baseline"].iloc[0]
+    base = rows[rows["arm"] == baseline].iloc[0]
+    f, e = "fresh_open_rate", "background_energy_j_per_day"
+    styles = palette(list(dict.fromkeys(rows["policy"])))
+    # The zoom's height: the knob arms within its energies (a far single point is left out).
+    near = rows[(rows[e] <= 2 * max(base[e], 1e-9)) & rows["knob"].notna()]
+    low, high = near[f + "_difference_ci_low"].min() * 100, near[f + "_difference_ci_high"].max() * 100
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.5))
+    for ax, zoom in zip(axes, (False, True)):
+        for policy, arms in rows[rows["arm"] != baseline].groupby("policy", sort=False):
+            arms = arms.sort_values(e)
+            if zoom:
+                arms = arms[arms[e] <= 2 * max(base[e], 1e-9)]
+                if arms["knob"].isna().all():
+                    arms = arms[(arms[f + "_difference"] * 100 >= low) & (arms[f + "_difference"] * 100 <= high)]
+                if arms.empty:
+                    continue
+            x, y = arms[e], arms[f + "_difference"] * 100
+            xerr = [(arms[e + "_difference"] - arms[e + "_difference_ci_low"]).clip(lower=0),
+                    (arms[e + "_difference_ci_high"] - arms[e + "_difference"]).clip(lower=0)]
+            yerr = [(y - arms[f + "_difference_ci_low"] * 100).clip(lower=0),
+                    (arms[f + "_difference_ci_high"] * 100 - y).clip(lower=0)]
+            colour, marker = styles[policy]
+            ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt=marker + ("-" if len(arms) > 1 else ""), capsize=2, lw=1, ms=4,
+                        label=policy, color=colour)
+        ax.axhline(0, color="grey", lw=0.6)
+        ax.axvline(base[e], color="grey", lw=0.6, ls=":")
+        ax.plot([base[e]], [0], "k*", ms=12, label=f"{baseline} (baseline point)")
+        ax.set_xlabel("background energy (J per device-day)")
+        ax.set_ylabel(f"fresh-open rate minus {baseline}'s (points)")
+        ax.set_title(f"up to twice {baseline}'s J/day" if zoom else "every arm", fontsize=10)
+        if zoom and low == low and high == high:
+            margin = 0.1 * max(high - low, 0.1)
+            ax.set_ylim(low - margin, high + margin)
+    axes[0].legend(fontsize=7, ncol=2)
+    fig.suptitle("Frontier: each policy over its knob, paired with the baseline (95 % intervals, "
+                 + ("across seeds)" if interval == "seeds" else "device-clustered)"), fontsize=11)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "frontier-curves.png"), dpi=120)
+    plt.close(fig)
+
+
 def main():
     parser = argparse.ArgumentParser(description="Draw a bgbench report folder as PNG files.")
     parser.add_argument("folder")
@@ -1133,6 +1187,10 @@ def main():
         if os.path.exists(path):
             draw(pd.read_csv(path), out, baseline, policies)
             written.append(name.replace(".csv", ".png"))
+    # A frontier folder: each policy's curve over its knob values (frontier.csv).
+    if os.path.exists(os.path.join(args.folder, "frontier.csv")):
+        frontier_curves(pd.read_csv(os.path.join(args.folder, "frontier.csv")), out)
+        written.append("frontier-curves.png")
     for name in written:
         print(os.path.join(out, name))
 

@@ -27,7 +27,7 @@ final class FolderTransaction {
     private var done = false
 
     /// The files `bgbench plot` writes into a report folder: part of a report folder too.
-    static let plotFiles: Set<String> = ["frontier.png", "daily.png", "hourly.png"]
+    static let plotFiles: Set<String> = ["frontier.png", "daily.png", "hourly.png", "frontier-curves.png"]
 
     /// Resolves `out`, checks that it may be replaced, locks it, repairs leftovers and
     /// creates the staging folder: the checks that must pass before anything runs.

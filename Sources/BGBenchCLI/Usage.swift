@@ -27,6 +27,29 @@ extension Command {
             (Reports/README.md, "Sweeps").
 
             """ + runOptions),
+        "frontier": Usage(synopsis: """
+            bgbench frontier [--knob POLICY=V1,V2,... ...] [run options]
+                                         every policy at every value of its knob and the
+                                         baseline at its own point, on the same users:
+                                         fresh opens at matched energy (frontier.csv)
+            """, details: """
+            frontier options (docs/policies.md, "The frontier"):
+              --policy NAME[,NAME...]  policies, or 'all' (default: all)
+              --knob POLICY=V1,V2,...  the values of POLICY's knob (default: its declared
+                                       sweep, docs/scenario.md; repeatable, one per policy)
+              --baseline-policy NAME   the policy whose point at the scenario's own parameters
+                                       every arm is compared with (default: fixed when it
+                                       runs, else the first policy)
+              --energy-levels J,...    J/day at which each curve is read besides the
+                                       baseline's own (default: 10,20,40)
+              --energy-range LOW,HIGH  J/day range of the areas under the curves (default:
+                                       the baseline policy's curve range, else the range
+                                       every curve spans)
+              --replications R         R seeds; the intervals are then across the seeds
+              --out DIR                report folder (default: Reports/frontier)
+            and the run options --days, --devices, --seed, --threads, --scenario, --set,
+            --opens-trace, --warmup-days, --force, --check-invariants and --quiet.
+            """),
         "plot": Usage(synopsis: """
             bgbench plot DIR             draw a report folder as PNG files (python3,
                                          matplotlib, pandas)
@@ -148,7 +171,7 @@ extension Command {
         """
 
     /// The order of the usage block in the full help.
-    static let helpOrder = ["run", "sweep", "plot", "list", "scenario", "validate", "convert-lsapp", "bench", "check"]
+    static let helpOrder = ["run", "sweep", "frontier", "plot", "list", "scenario", "validate", "convert-lsapp", "bench", "check"]
 
     /// `bgbench --help`: every command's usage line, then the details of the options.
     static let help: String = {
@@ -162,7 +185,7 @@ extension Command {
             text += (i == 0 ? "usage: " : "       ") + indented(usages[name]!.synopsis) + "\n"
         }
         text += "       bgbench --help | --version    (bgbench COMMAND --help: one command's usage)\n"
-        for name in ["run", "check", "validate", "convert-lsapp", "bench"] {
+        for name in ["run", "frontier", "check", "validate", "convert-lsapp", "bench"] {
             text += "\n" + usages[name]!.details! + "\n"
         }
         text += """

@@ -5,7 +5,7 @@ import Foundation
 public struct ReportFolder: Sendable {
     /// The CSV files a report folder may hold besides summary.csv (README.md, "Using it").
     public static let optionalTables = ["daily.csv", "hourly.csv", "server.csv", "devices.csv", "events.csv", "paired.csv",
-                                        "replications.csv"]
+                                        "replications.csv", "frontier.csv", "frontier-matched.csv"]
     /// Every file `bgbench run` may write, in the order `check --exact` compares them and
     /// `check --update` copies them; run.json last, as it marks a complete folder.
     public static let reportFiles = ["summary.csv"] + optionalTables + ["scenario.json", "run.json"]
@@ -144,12 +144,14 @@ public struct ReportFolder: Sendable {
         "summary.csv": SummarySchema.header, "daily.csv": SeriesReports.dailyHeader, "hourly.csv": SeriesReports.hourlyHeader,
         "server.csv": SeriesReports.serverHeader, "devices.csv": SeriesReports.devicesHeader,
         "events.csv": SeriesReports.eventsHeader, "paired.csv": SeriesReports.pairedHeader,
-        "replications.csv": SeriesReports.replicationsHeader,
+        "replications.csv": SeriesReports.replicationsHeader, "frontier.csv": FrontierFiles.frontierHeader,
+        "frontier-matched.csv": FrontierFiles.matchedHeader,
     ]
 
     /// Columns that hold text, where `nan` or `inf` would be a name, not a number.
     static let textColumns: Set<String> = ["scenario", "policy", "archetype", "platform", "baseline", "metric", "event",
-                                           "detail", "utc_time"]
+                                           "detail", "utc_time", "arm", "knob", "knob_value", "interval", "measure",
+                                           "reference", "status"]
 
     /// A report CSV `check` can trust: its file's header exactly (a missing or an
     /// unexpected column is named with its line and column), and no NaN or infinity in a

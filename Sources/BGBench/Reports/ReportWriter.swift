@@ -85,16 +85,18 @@ public enum ReportWriter {
     /// With its manifest, so it renders every other file of the folder (see ``files(_:)``).
     public static func runJSON(_ report: RunReport) -> String { files(report).last!.1 }
 
-    static func runJSON(_ report: RunReport, manifest: [RunManifest.File]) -> String {
-        encode(runManifest(report, manifest: manifest))
+    static func runJSON(_ report: RunReport, manifest: [RunManifest.File], frontier: RunManifest.Frontier? = nil,
+                        resolvedSha256: String? = nil) -> String {
+        encode(runManifest(report, manifest: manifest, frontier: frontier, resolvedSha256: resolvedSha256))
     }
 
-    static func runManifest(_ report: RunReport, manifest: [RunManifest.File]) -> RunManifest {
+    static func runManifest(_ report: RunReport, manifest: [RunManifest.File], frontier: RunManifest.Frontier? = nil,
+                            resolvedSha256: String? = nil) -> RunManifest {
         let r = report.request
         return RunManifest(
             schemaVersion: schemaVersion, bgbenchVersion: BuildInfo.version, gitCommit: BuildInfo.gitCommit,
             scenarioFile: r.scenario.file ?? "(built-in default)", scenarioSha256: r.scenario.sha256,
-            scenarioOverrides: r.scenario.overrides, resolvedScenarioSha256: r.scenario.resolvedSha256(policies: r.policies),
+            scenarioOverrides: r.scenario.overrides, resolvedScenarioSha256: resolvedSha256 ?? r.scenario.resolvedSha256(policies: r.policies),
             policies: r.policies, seed: r.options.seed, replications: r.replications, devices: r.options.devices, days: r.options.days,
             warmupDays: r.options.warmupDays, deviceDays: report.deviceDays,
             events: Int(report.events), gsl: BuildInfo.gslVersion,
@@ -103,7 +105,7 @@ public enum ReportWriter {
                              wallSeconds: report.wallSeconds,
                              deviceDaysPerSecond: Double(report.deviceDays) / max(report.wallSeconds, 1e-9),
                              eventsPerSecond: report.events / max(report.wallSeconds, 1e-9)),
-            scenario: r.scenario.scenario, manifest: manifest)
+            scenario: r.scenario.scenario, frontier: frontier, manifest: manifest)
     }
 
     /// run.json's text: pretty-printed, sorted snake_case keys.
@@ -171,6 +173,20 @@ struct RunManifest: Encodable {
     var scenario: Scenario?
     /// A sweep's axes and points (absent in a run's run.json).
     var sweep: SweepManifest? = nil
+    /// A frontier's arms (`bgbench frontier`; absent for a run): `policies` are their labels.
+    var frontier: Frontier? = nil
+    struct Frontier: Encodable {
+        var baseline: String
+        var arms: [FrontierArm]
+        var energyLevels: [Double]
+        var energyRange: [Double]?
+    }
+    struct FrontierArm: Encodable {
+        var label: String
+        var policy: String
+        var knob: String?
+        var value: String?
+    }
     /// Every other file of the folder, in writing order: what `check` verifies before it
     /// trusts the folder (Reports/README.md, run.json).
     var manifest: [File]

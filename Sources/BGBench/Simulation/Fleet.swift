@@ -64,19 +64,39 @@ public enum Fleet {
     /// in block order, exactly as when it runs alone.
     public static func simulate(scenario: Scenario, policies: [PolicyEntry], baseline: Int?, options: RunOptions,
                                 feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetRun {
+        try simulate(arms: policies.map { FleetArm(policy: $0, scenario: scenario) }, baseline: baseline, options: options,
+                     feed: feed, progress: progress)
+    }
+
+    /// Simulates every arm side by side, block by block, as `simulate(scenario:policies:...)`
+    /// does for policies: an arm is a policy with its own scenario, and the arms' scenarios
+    /// differ only in `policies.*` (what only the policies read: every device, user and
+    /// feed draw is the same in every arm, so the arms meet the same users: common random
+    /// numbers). With `joint`, the per-device cross moments of those quantities over every
+    /// arm are accumulated as well (`JointMoments`, for functions of several arms' means:
+    /// `bgbench frontier`).
+    public static func simulate(arms: [FleetArm], baseline: Int?, joint: [Quantity]? = nil, options: RunOptions,
+                                feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetRun {
         if let trace = options.opensTrace, trace.deviceCount != options.devices {
             throw SimulationError.traceDevices(trace: trace.deviceCount, devices: options.devices)
         }
-        let context = DeviceRunContext(
-            scenario: scenario, seed: options.seed, horizon: SimTime(options.days) * Clock.day,
-            countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed, traceDevices: options.traceDevices,
-            opensTrace: options.opensTrace)
-        let job = FleetJob(context: context, options: options, platform: scenario.platform.name)
-        let runners = try policies.map { policy in
-            guard let runner = policy.blocks(job) else { throw SimulationError.unknownPlatform(scenario.platform.name) }
+        guard let first = arms.first?.scenario else { return FleetRun(results: [], paired: nil, busySeconds: [], workers: 0) }
+        var shared = first
+        for (i, arm) in arms.enumerated() {
+            shared.policies = arm.scenario.policies
+            guard shared == arm.scenario else { throw SimulationError.armsDiffer(arm: i) }
+        }
+        let runners = try arms.map { arm in
+            let context = DeviceRunContext(
+                scenario: arm.scenario, seed: options.seed, horizon: SimTime(options.days) * Clock.day,
+                countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed, traceDevices: options.traceDevices,
+                opensTrace: options.opensTrace)
+            let job = FleetJob(context: context, options: options, platform: arm.scenario.platform.name)
+            guard let runner = arm.policy.blocks(job) else { throw SimulationError.unknownPlatform(arm.scenario.platform.name) }
             return runner
         }
-        return run(runners, baseline: baseline.flatMap { policies.count > 1 ? $0 : nil }, options: options, progress: progress)
+        return run(runners, baseline: baseline.flatMap { arms.count > 1 ? $0 : nil }, joint: joint, options: options,
+                   progress: progress)
     }
 
     /// The fleet totals of `simulate`.
@@ -94,7 +114,7 @@ public enum Fleet {
     /// The block loop: waves of blocks claimed by the workers; in each block every
     /// policy's runner in turn, then the paired comparison of the block; the block results
     /// merged per policy in block order.
-    static func run(_ runners: [BlockRunner], baseline: Int?, options: RunOptions,
+    static func run(_ runners: [BlockRunner], baseline: Int?, joint: [Quantity]? = nil, options: RunOptions,
                     progress: (@Sendable (Int) -> Void)?) -> FleetRun {
         let devices = options.devices
         let blocks = (devices + blockSize - 1) / blockSize
@@ -102,6 +122,8 @@ public enum Fleet {
         let policies = runners.count
         var totals = runners.map(\.empty)
         var paired = baseline.map { _ in [PairedTally](repeating: PairedTally(), count: policies) }
+        var crossed = joint.map { JointMoments(arms: policies, quantities: $0) }
+        let keeps = baseline != nil || joint != nil
         var firstBlock = 0
         // Server load per worker and policy (integer counts: merging in any order gives the same).
         let workers = Fleet.workers(threads: threads, devices: devices)
@@ -118,12 +140,14 @@ public enum Fleet {
             results.buffer.initialize(repeating: nil)
             let comparisons = Slots(UnsafeMutableBufferPointer<[PairedTally]?>.allocate(capacity: count))
             comparisons.buffer.initialize(repeating: nil)
+            let jointBlocks = Slots(UnsafeMutableBufferPointer<JointMoments?>.allocate(capacity: count))
+            jointBlocks.buffer.initialize(repeating: nil)
             let next = Atomic<Int>(0)
             let base = firstBlock
             DispatchQueue.concurrentPerform(iterations: min(threads, count)) { w in
-                let worker = FleetWorker(days: options.days, firstDay: options.warmupDays, keepsTallies: baseline != nil)
+                let worker = FleetWorker(days: options.days, firstDay: options.warmupDays, keepsTallies: keeps)
                 defer { worker.storage.release() }
-                var tallies = [[DeviceTally]](repeating: [], count: baseline == nil ? 0 : policies)
+                var tallies = [[DeviceTally]](repeating: [], count: keeps ? policies : 0)
                 while true {
                     let slot = next.add(1, ordering: .relaxed).oldValue
                     if slot >= count { break }
@@ -133,21 +157,25 @@ public enum Fleet {
                         let start = DispatchTime.now().uptimeNanoseconds
                         worker.tallies.removeAll(keepingCapacity: true)
                         results.buffer[slot * policies + p] = runners[p].run(block, worker, loads[w][p])
-                        if baseline != nil { tallies[p] = worker.tallies }
+                        if keeps { tallies[p] = worker.tallies }
                         busy.buffer[w * policies + p] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                         progress?((end - block * blockSize) * options.days)
                     }
                     if let baseline { comparisons.buffer[slot] = PairedTally.block(tallies, baseline: baseline) }
+                    if let joint { jointBlocks.buffer[slot] = JointMoments.block(tallies, quantities: joint) }
                 }
             }
             for slot in 0..<count {
                 for p in 0..<policies { totals[p].merge(results.buffer[slot * policies + p]!) }
                 if let block = comparisons.buffer[slot] { for p in 0..<policies { paired![p].merge(block[p]) } }
+                if let block = jointBlocks.buffer[slot] { crossed!.merge(block) }
             }
             results.buffer.deinitialize()
             results.buffer.deallocate()
             comparisons.buffer.deinitialize()
             comparisons.buffer.deallocate()
+            jointBlocks.buffer.deinitialize()
+            jointBlocks.buffer.deallocate()
             firstBlock += count
         }
         for p in 0..<policies {
@@ -159,7 +187,7 @@ public enum Fleet {
         }
         let seconds = (0..<policies).map { p in (0..<workers).reduce(0.0) { $0 + busy.buffer[$1 * policies + p] } }
         return FleetRun(results: totals, paired: baseline.map { b in paired!.enumerated().map { $0.offset == b ? nil : $0.element } },
-                        busySeconds: seconds, workers: workers)
+                        busySeconds: seconds, workers: workers, joint: crossed)
     }
 
     /// One block of devices under policy P on platform F: its result (and each device's
@@ -209,6 +237,15 @@ public struct FleetRun: Sendable {
     public var busySeconds: [Double]
     /// The worker threads started.
     public var workers: Int
+    /// The arms' per-device cross moments, when asked for (`simulate(arms:joint:...)`).
+    public var joint: JointMoments? = nil
+}
+
+/// One arm of a fleet run: a policy and the scenario it runs under (`Fleet.simulate(arms:...)`).
+public struct FleetArm: Sendable {
+    public var policy: PolicyEntry
+    public var scenario: Scenario
+    public init(policy: PolicyEntry, scenario: Scenario) { self.policy = policy; self.scenario = scenario }
 }
 
 /// A worker's reusable state: its event queue and recorder storage, and the tallies of
@@ -264,8 +301,11 @@ struct Slots<T>: @unchecked Sendable {
 public enum SimulationError: Error, Equatable, CustomStringConvertible {
     case unknownPlatform(String)
     case traceDevices(trace: Int, devices: Int)
+    case armsDiffer(arm: Int)
     public var description: String {
         switch self {
+        case .armsDiffer(let arm):
+            "arm \(arm)'s scenario differs from arm 0's outside `policies`: expected arms that differ only in policy parameters"
         case .traceDevices(let trace, let devices):
             "the opens trace has \(trace) devices but the run has \(devices): expected one device per trace device"
         case .unknownPlatform(let name):

@@ -1,0 +1,149 @@
+import Foundation
+
+/// One arm of a frontier: a policy at one value of its aggressiveness knob (or at the
+/// scenario's own parameters: the baseline's point, a policy without a knob).
+public struct FrontierArm: Sendable {
+    /// The name in the frontier's files: `fixed[interval=30m]`, or the policy's name for a
+    /// point at the scenario's own parameters.
+    public var label: String
+    public var policy: String
+    /// The knob's field and value, nil for a point at the scenario's own parameters.
+    public var knob: String?
+    public var value: String?
+    public var scenario: Scenario
+}
+
+/// What `bgbench frontier` runs: every policy at every value of its knob, and the
+/// baseline at its own point, side by side on the same users and feed.
+public struct FrontierRequest: Sendable {
+    public var scenario: LoadedScenario
+    public var policies: [String]
+    /// The policy whose point at the scenario's own parameters every arm is compared with;
+    /// nil: `fixed` when it is among `policies`, else the first.
+    public var baselinePolicy: String?
+    /// Knob values by policy, replacing the declared sweep (`--knob fixed=15m,30m`).
+    public var knobValues: [String: [String]]
+    /// Fixed energies (J/day) at which each curve is read, beside the baseline's own.
+    public var energyLevels: [Double]
+    /// The energy range of the areas under the curves (J/day); nil: the baseline policy's
+    /// own curve range, else the range every curve spans (``FrontierReport/areaRange``).
+    public var energyRange: ClosedRange<Double>?
+    public var options: RunOptions
+    public var replications: Int
+    public var commandLine: [String]
+
+    /// 10, 20 and 40 J/day: about ⅓, ¾ and 1½ times `fixed`'s 27 J/day on the default
+    /// scenario (README's policy table), where most knobs' ranges overlap.
+    public static let defaultEnergyLevels: [Double] = [10, 20, 40]
+
+    public init(scenario: LoadedScenario, policies: [String], baselinePolicy: String? = nil,
+                knobValues: [String: [String]] = [:], energyLevels: [Double] = FrontierRequest.defaultEnergyLevels,
+                energyRange: ClosedRange<Double>? = nil, options: RunOptions, replications: Int = 1,
+                commandLine: [String] = []) {
+        self.scenario = scenario; self.policies = policies; self.baselinePolicy = baselinePolicy
+        self.knobValues = knobValues; self.energyLevels = energyLevels; self.energyRange = energyRange
+        self.options = options; self.replications = replications; self.commandLine = commandLine
+    }
+
+    public var resolvedBaseline: String {
+        baselinePolicy ?? (policies.contains(FixedPolicy.name) ? FixedPolicy.name : policies[0])
+    }
+}
+
+/// A frontier that cannot be run.
+public enum FrontierError: Error, Equatable, CustomStringConvertible {
+    case noPolicies
+    case badKnobValue(policy: String, value: String, reason: String)
+    public var description: String {
+        switch self {
+        case .noPolicies: "a frontier needs at least one policy"
+        case .badKnobValue(let policy, let value, let reason):
+            "invalid value '\(value)' for '--knob \(policy)': \(reason)"
+        }
+    }
+}
+
+/// `bgbench frontier` (docs/policies.md, "The frontier"): every policy × every value of its
+/// knob, and the baseline at its own point, as the arms of ONE fleet pass per seed
+/// (`Fleet.simulate(arms:...)`): common random numbers, each arm compared with the
+/// baseline device by device (`PairedTally`), and the arms' per-device cross moments
+/// (`JointMoments`) kept for the intervals of matched-energy figures. Memory stays flat in
+/// the fleet; the cost is the arms' count × a run of one policy.
+public enum Frontier {
+    /// The quantities whose cross moments the matched-energy figures need.
+    public static let jointQuantities: [Quantity] = [.opens, .freshOpens, .backgroundEnergy]
+
+    /// The label of a policy at one knob value.
+    public static func label(policy: String, knob: String, value: String) -> String { "\(policy)[\(knob)=\(value)]" }
+
+    /// The knob values a policy is swept over: the request's, else the declared sweep;
+    /// nil for a policy without a knob.
+    static func values(_ entry: PolicyEntry, _ request: FrontierRequest) -> (knob: String, values: [String])? {
+        guard let knob = entry.parameters?.knob else { return nil }
+        return (knob.field, request.knobValues[entry.name] ?? knob.sweep)
+    }
+
+    /// The arms, in file order: the baseline's point first, then each policy's knob values
+    /// in the given order (a policy without a knob: its point; the baseline's own policy
+    /// without a knob is not repeated).
+    public static func arms(_ request: FrontierRequest) throws -> [FrontierArm] {
+        guard !request.policies.isEmpty else { throw FrontierError.noPolicies }
+        let base = request.scenario
+        let baseline = request.resolvedBaseline
+        var arms = [FrontierArm(label: baseline, policy: baseline, knob: nil, value: nil, scenario: base.scenario)]
+        for name in request.policies {
+            guard let entry = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
+            guard let (knob, values) = values(entry, request) else {
+                if name != baseline { arms.append(FrontierArm(label: name, policy: name, knob: nil, value: nil, scenario: base.scenario)) }
+                continue
+            }
+            for value in values {
+                let scenario: Scenario
+                do {
+                    scenario = try ScenarioLoader.load(json: base.resolvedJSON, file: base.file ?? "(built-in default)",
+                                                       overrides: ["policies.\(name).\(knob)=\(value)"]).scenario
+                } catch let error as ScenarioError {
+                    let reason = error.problems.first.map { $0.message } ?? "\(error)"
+                    throw FrontierError.badKnobValue(policy: name, value: value, reason: reason)
+                }
+                arms.append(FrontierArm(label: label(policy: name, knob: knob, value: value), policy: name, knob: knob,
+                                        value: value, scenario: scenario))
+            }
+        }
+        return arms
+    }
+
+    /// Runs every arm side by side, seed by seed.
+    public static func run(_ request: FrontierRequest, progress: (@Sendable (Int) -> Void)? = nil) throws -> FrontierReport {
+        let arms = try Self.arms(request)
+        let start = DispatchTime.now()
+        var options = request.options
+        options.threads = request.options.resolvedThreads
+        let runRequest = RunRequest(scenario: request.scenario, policies: arms.map(\.label), options: options,
+                                    commandLine: request.commandLine, baselinePolicy: arms[0].label,
+                                    replications: request.replications)
+        let entries = try arms.map { arm in
+            guard let entry = PolicyRegistry.named(arm.policy) else { throw RunError.unknownPolicy(arm.policy) }
+            return FleetArm(policy: entry, scenario: arm.scenario)
+        }
+        var results: [PolicyResult] = []
+        var joint: [JointMoments] = []
+        let scenario = request.scenario.scenario
+        for seed in runRequest.seeds {
+            options.seed = seed
+            let feed = scenario.content.kind.sharesFeed ? NewsFeed(content: scenario.content, days: options.days, seed: seed)
+                                                        : NewsFeed(times: [])
+            let run = try Fleet.simulate(arms: entries, baseline: 0, joint: jointQuantities, options: options, feed: feed,
+                                         progress: progress)
+            for (i, arm) in arms.enumerated() {
+                results.append(PolicyResult(policy: arm.label, seed: seed, result: run.results[i], wallSeconds: run.busySeconds[i],
+                                            workers: run.workers, paired: run.paired?[i] ?? nil))
+            }
+            joint.append(run.joint ?? JointMoments(arms: arms.count, quantities: jointQuantities))
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        let report = RunReport(request: runRequest, results: results, wallSeconds: seconds,
+                               threads: results.map(\.workers).max() ?? 0)
+        return FrontierReport(request: request, arms: arms, run: report, joint: joint)
+    }
+}

@@ -1,0 +1,112 @@
+import BGNumerics
+
+/// The files of a frontier folder (Reports/README.md, "A frontier folder"): summary.csv,
+/// paired.csv and (replicated) replications.csv as a run writes them with one row per arm,
+/// frontier.csv, frontier-matched.csv, scenario.json and run.json (with the arms).
+public enum FrontierFiles {
+    /// The metrics frontier.csv shows for each arm, each with its paired difference.
+    public static let metrics = ["fresh_open_rate", "staleness_mean_s", "background_energy_j_per_day", "runs_per_day"]
+
+    public static let frontierHeader = ["scenario", "policy", "arm", "knob", "knob_value", "baseline", "seed", "interval", "devices"]
+        + metrics.flatMap { [$0, $0 + "_difference", $0 + "_difference_ci_low", $0 + "_difference_ci_high"] }
+
+    public static let matchedHeader = ["scenario", "policy", "baseline", "seed", "interval", "measure", "energy_j_per_day",
+                                       "energy_low_j_per_day", "energy_high_j_per_day", "value", "value_ci_low", "value_ci_high",
+                                       "reference", "difference", "difference_ci_low", "difference_ci_high", "excludes_zero",
+                                       "status"]
+
+    /// Every file, in writing order, run.json last with the manifest of the others.
+    public static func files(_ report: FrontierReport) -> [(String, String)] {
+        let run = report.run
+        var summary = CSVWriter("")
+        summary.row(SummarySchema.header)
+        for row in ReportWriter.summaryRows(run) { summary.row(row) }
+        var files: [(String, String)] = [
+            ("summary.csv", summary.output),
+            ("frontier.csv", frontierCSV(report)),
+            ("frontier-matched.csv", matchedCSV(report)),
+            ("paired.csv", SeriesReports.pairedCSV(run, baseline: report.arms[0].label)),
+        ]
+        if run.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(run))) }
+        files.append(("scenario.json", report.request.scenario.resolvedJSON(policies: uniquePolicies(report))))
+        let manifest = files.map { name, text in
+            RunManifest.File(name: name, bytes: text.utf8.count, sha256: SHA256.hex(Array(text.utf8)))
+        }
+        let arms = report.arms.map { RunManifest.FrontierArm(label: $0.label, policy: $0.policy, knob: $0.knob, value: $0.value) }
+        let frontier = RunManifest.Frontier(baseline: report.arms[0].label, arms: arms, energyLevels: report.request.energyLevels,
+                                            energyRange: report.request.energyRange.map { [$0.lowerBound, $0.upperBound] })
+        files.append(("run.json", ReportWriter.runJSON(run, manifest: manifest, frontier: frontier,
+                                                       resolvedSha256: report.request.scenario.resolvedSha256(policies: uniquePolicies(report)))))
+        return files
+    }
+
+    static func uniquePolicies(_ report: FrontierReport) -> [String] {
+        var seen: Set<String> = []
+        return report.arms.map(\.policy).filter { seen.insert($0).inserted }
+    }
+
+    /// frontier.csv: one row per arm and seed (`interval` = `devices`: the paired
+    /// device-clustered interval of that seed) and, replicated, one per arm across the seeds
+    /// (`seeds`: the mean and the Student-t interval of the per-seed paired differences).
+    public static func frontierCSV(_ report: FrontierReport) -> String {
+        let run = report.run
+        let name = run.request.scenario.scenario.name
+        let baseline = report.arms[0].label
+        let battery = run.request.scenario.scenario.device.batteryWh * 3600
+        let metricRows = metrics.map { metric in
+            (MetricTable.named(metric)!, MetricTable.pairedMetrics.firstIndex { $0.metric.name == metric }!)
+        }
+        var csv = CSVWriter("")
+        csv.row(frontierHeader)
+        func identity(_ arm: FrontierArm) -> [String] { [name, arm.policy, arm.label, arm.knob ?? "", arm.value ?? "", baseline] }
+        for r in run.results {
+            let arm = report.arms.first { $0.label == r.policy }!
+            let estimates = FleetEstimates(tally: r.tally, days: run.countedDays)
+            let paired = r.policy == baseline ? nil : SeriesReports.pairedEstimates(run, r)
+            var row = identity(arm) + [String(r.seed), "devices", String(r.tally.devices)]
+            for (metric, k) in metricRows {
+                let d = paired?[k].difference
+                row += [CSVNumber.format(metric.kind.estimate(estimates, batteryJoules: battery).value),
+                        CSVNumber.format(d?.value), CSVNumber.format(d?.low), CSVNumber.format(d?.high)]
+            }
+            csv.row(row)
+        }
+        guard run.request.replications > 1 else { return csv.output }
+        for arm in report.arms {
+            let runs = run.results.filter { $0.policy == arm.label }
+            let paired = arm.label == baseline ? nil : SeriesReports.pairedAcrossSeeds(run, policy: arm.label)
+            var row = identity(arm) + ["", "seeds", String(runs.first?.tally.devices ?? 0)]
+            for (metric, k) in metricRows {
+                let values = runs.map { metric.kind.estimate(FleetEstimates(tally: $0.tally, days: run.countedDays), batteryJoules: battery).value }
+                let d = paired?[k].mean
+                row += [CSVNumber.format(values.reduce(0, +) / Double(max(1, values.count))),
+                        CSVNumber.format(d?.value), CSVNumber.format(d?.low), CSVNumber.format(d?.high)]
+            }
+            csv.row(row)
+        }
+        return csv.output
+    }
+
+    /// frontier-matched.csv: per seed (`devices`) and, replicated, across seeds (`seeds`),
+    /// each policy's fresh-open rate at the baseline's J/day and at the fixed levels, and the
+    /// area under its curve over the common energy range, with their differences.
+    public static func matchedCSV(_ report: FrontierReport) -> String {
+        let name = report.run.request.scenario.scenario.name
+        let baseline = report.request.resolvedBaseline
+        var csv = CSVWriter("")
+        csv.row(matchedHeader)
+        var blocks = report.seeds.indices.map { (String(report.seeds[$0]), "devices", report.matched(seed: $0)) }
+        if report.seeds.count > 1 { blocks.append(("", "seeds", report.matchedAcrossSeeds())) }
+        for (seed, interval, rows) in blocks {
+            for m in rows {
+                let excludes = m.difference.flatMap { d in d.low.map { $0 > 0 || d.high! < 0 } }
+                csv.row([name, m.policy, baseline, seed, interval, m.measure.rawValue, CSVNumber.format(m.energy),
+                         CSVNumber.format(m.range?.lowerBound), CSVNumber.format(m.range?.upperBound),
+                         CSVNumber.format(m.value?.value), CSVNumber.format(m.value?.low), CSVNumber.format(m.value?.high),
+                         m.reference, CSVNumber.format(m.difference?.value), CSVNumber.format(m.difference?.low),
+                         CSVNumber.format(m.difference?.high), SeriesReports.mark(excludes), m.status])
+            }
+        }
+        return csv.output
+    }
+}

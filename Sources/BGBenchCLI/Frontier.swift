@@ -1,0 +1,159 @@
+import BGBench
+import Foundation
+
+/// `bgbench frontier`: every policy at every value of its aggressiveness knob, and the
+/// baseline at its own point, side by side on the same users and feed (one fleet pass per
+/// seed); frontier.csv, frontier-matched.csv and a table of each policy's fresh-open
+/// difference at the baseline's energy (docs/policies.md, "The frontier").
+extension Command {
+    enum FrontierOption: String, CommandOption {
+        case policy, days, devices, seed, threads, scenario, set
+        case warmupDays = "warmup-days"
+        case out, quiet
+        case opensTrace = "opens-trace"
+        case force
+        case checkInvariants = "check-invariants"
+        case baselinePolicy = "baseline-policy"
+        case replications, knob
+        case energyLevels = "energy-levels"
+        case energyRange = "energy-range"
+
+        var isFlag: Bool { self == .quiet || self == .force || self == .checkInvariants }
+        var isRepeatable: Bool { self == .set || self == .knob }
+    }
+
+    static func frontier<Out: TextOutputStream>(_ tokens: [Token], arguments: [String], output: inout Out) throws {
+        var common = RunArguments()
+        common.policies = PolicyRegistry.all.map(\.name)
+        common.out = "Reports/frontier"
+        var knobs: [(policy: String, values: [String], text: String)] = []
+        var levels = FrontierRequest.defaultEnergyLevels
+        var range: ClosedRange<Double>?
+        var parser = OptionParser(tokens, command: "frontier")
+        try parser.parse(
+            option: { (option: FrontierOption, value) in
+                if let shared = RunOption(rawValue: option.rawValue), RunOption.shared.contains(shared) {
+                    _ = try common.take(shared, value)
+                    return
+                }
+                let name = option.rawValue
+                switch option {
+                case .knob: knobs.append(try parseKnob(required(value, for: name, expected: "POLICY=V1,V2,...")))
+                case .energyLevels:
+                    levels = try energies(required(value, for: name, expected: "J/day values"), for: name, count: nil)
+                case .energyRange:
+                    let pair = try energies(required(value, for: name, expected: "LOW,HIGH in J/day"), for: name, count: 2)
+                    guard pair[0] < pair[1] else {
+                        throw CLIError.usage("invalid value '\(value!)' for '--energy-range': expected LOW,HIGH in J/day with LOW < HIGH")
+                    }
+                    range = pair[0]...pair[1]
+                default: break  // the shared options (--replications, --baseline-policy too), taken above
+                }
+            },
+            positional: { throw CLIError.unexpected($0, command: "frontier") })
+        try common.finish()
+        let policies = common.policies, replications = common.replications, baseline = common.baseline
+        var knobValues: [String: [String]] = [:]
+        for knob in knobs {
+            guard policies.contains(knob.policy) else {
+                throw CLIError.usage("invalid value '\(knob.text)' for '--knob': policy '\(knob.policy)' is not among the policies run (\(policies.joined(separator: ", ")))")
+            }
+            guard knobValues.updateValue(knob.values, forKey: knob.policy) == nil else {
+                throw CLIError.usage("'--knob' given twice for policy '\(knob.policy)'")
+            }
+        }
+        let loaded = try loadScenario(common.scenarioFile, overrides: common.overrides)
+        let request = FrontierRequest(scenario: loaded, policies: policies, baselinePolicy: baseline, knobValues: knobValues,
+                                      energyLevels: levels, energyRange: range, options: common.options,
+                                      replications: replications, commandLine: ["bgbench"] + arguments)
+        // Every arm's scenario is loaded (a bad knob value found) before the folder is opened.
+        let arms: [FrontierArm]
+        do { arms = try Frontier.arms(request) } catch let error as FrontierError { throw CLIError.usage(error.description) }
+        let folder = try FolderTransaction(out: common.out, force: common.force)
+        let progress = ProgressLine.make(total: common.options.deviceDays * arms.count * replications, quiet: common.quiet)
+        var advance: (@Sendable (Int) -> Void)?
+        if let progress { advance = { progress.advance($0) } }
+        let report = try Frontier.run(request, progress: advance)
+        progress?.finish()
+        try folder.write(FrontierFiles.files(report))
+        try folder.commit()
+        output.write(frontierTable(report))
+        output.write("reports: \(common.out)/ (summary.csv, frontier.csv, frontier-matched.csv, paired.csv\(replications > 1 ? ", replications.csv" : ""), scenario.json, run.json)\n")
+    }
+
+    /// `--knob POLICY=V1,V2,...`: a policy with a declared knob and its values as `--set` takes them.
+    static func parseKnob(_ text: String) throws -> (policy: String, values: [String], text: String) {
+        let withKnob = PolicyRegistry.all.filter { $0.parameters?.knob != nil }.map(\.name)
+        guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
+            throw CLIError.usage("invalid value '\(text)' for '--knob': expected POLICY=V1,V2,... (a policy with a knob: \(withKnob.joined(separator: ", ")))")
+        }
+        let policy = String(text[..<eq])
+        guard let entry = PolicyRegistry.named(policy) else {
+            var message = "unknown policy '\(policy)' for '--knob': expected one of \(withKnob.joined(separator: ", "))"
+            if let close = closest(to: policy, in: withKnob) { message += " (did you mean '\(close)'?)" }
+            throw CLIError.usage(message)
+        }
+        guard entry.parameters?.knob != nil else {
+            throw CLIError.usage("invalid value '\(text)' for '--knob': policy '\(policy)' has no aggressiveness knob (policies with one: \(withKnob.joined(separator: ", ")))")
+        }
+        let values = text[text.index(after: eq)...].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard !values.contains(where: \.isEmpty) else {
+            throw CLIError.usage("invalid value '\(text)' for '--knob': expected POLICY=V1,V2,... with no empty value")
+        }
+        if let twice = values.enumerated().first(where: { values[..<$0.offset].contains($0.element) }) {
+            throw CLIError.usage("invalid value '\(text)' for '--knob': value '\(twice.element)' given twice")
+        }
+        return (policy, values, text)
+    }
+
+    /// Comma-separated non-negative J/day values (`count` of them when given).
+    static func energies(_ text: String, for option: String, count: Int?) throws -> [Double] {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        let values = parts.compactMap { Double($0) }.filter { $0.isFinite && $0 >= 0 }
+        guard values.count == parts.count, !values.isEmpty, count.map({ $0 == values.count }) ?? true else {
+            let expected = count == 2 ? "LOW,HIGH in J/day" : "comma-separated non-negative J/day values"
+            throw CLIError.usage("invalid value '\(text)' for '--\(option)': expected \(expected)")
+        }
+        return values
+    }
+
+    /// The terminal table: the baseline's point, then per policy its arms' energy range and
+    /// its fresh-open difference at the baseline's J/day (across seeds when replicated).
+    static func frontierTable(_ report: FrontierReport) -> String {
+        let replicated = report.seeds.count > 1
+        let rows = replicated ? report.matchedAcrossSeeds() : report.matched(seed: 0)
+        let run = report.run
+        let base = run.results[0]
+        let battery = run.request.scenario.scenario.device.batteryWh * 3600
+        let estimates = FleetEstimates(tally: base.tally, days: run.countedDays)
+        let fresh = MetricTable.named("fresh_open_rate")!.kind.estimate(estimates, batteryJoules: battery).value
+        let energy = MetricTable.named("background_energy_j_per_day")!.kind.estimate(estimates, batteryJoules: battery).value
+        var out = "frontier: \(report.arms.count) arms × \(run.request.options.devices) devices × \(run.request.options.days) days, "
+            + (replicated ? "\(report.seeds.count) seeds (intervals across seeds)" : "seed \(report.seeds[0]) (device-clustered paired intervals)")
+            + "; \(SummaryTable.fixed(run.wallSeconds, 1)) s\n"
+        out += "baseline \(report.arms[0].label) at its own point: \(SummaryTable.fixed(fresh * 100, 1)) % fresh, \(SummaryTable.fixed(energy, 1)) J/day\n"
+        func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
+        out += "policy".padding(toLength: 12, withPad: " ", startingAt: 0) + pad("arms", 5) + pad("J/day range", 16)
+            + pad("Δ fresh pts at baseline J/day", 32) + pad("Δ area (pts × J/day)", 26) + "\n"
+        for policy in report.request.policies {
+            let arms = report.arms.filter { $0.policy == policy && $0.knob != nil }
+            let energies = run.results.filter { r in arms.contains { $0.label == r.policy } }.map {
+                $0.tally.sum[Quantity.backgroundEnergy.rawValue] / Double(max(1, $0.tally.devices)) / Double(max(1, run.countedDays))
+            }
+            let span = energies.isEmpty ? "point" : "\(SummaryTable.fixed(energies.min()!, 1))–\(SummaryTable.fixed(energies.max()!, 1))"
+            func cell(_ m: FrontierReport.Matched?, _ scale: Double, _ decimals: Int) -> String {
+                guard let m else { return "" }
+                guard let d = m.difference else { return m.status.replacingOccurrences(of: "_", with: " ") }
+                let text = (d.value >= 0 ? "+" : "") + SummaryTable.fixed(d.value * scale, decimals)
+                guard let low = d.low, let high = d.high else { return text }
+                return text + " [\(SummaryTable.fixed(low * scale, decimals)), \(SummaryTable.fixed(high * scale, decimals))]"
+                    + (low > 0 || high < 0 ? "*" : " ")
+            }
+            let at = rows.first { $0.policy == policy && $0.measure == .atBaselineEnergy }
+            let area = rows.first { $0.policy == policy && $0.measure == .area }
+            out += policy.padding(toLength: 12, withPad: " ", startingAt: 0) + pad(String(max(1, arms.count)), 5) + pad(span, 16)
+                + pad(cell(at, 100, 2), 32) + pad(cell(area, 100, 1), 26) + "\n"
+        }
+        return out + "* the interval excludes zero; frontier-matched.csv has the fixed energy levels and the ranges\n"
+    }
+}
