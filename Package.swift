@@ -38,3 +38,11 @@ let package = Package(
         .testTarget(name: "PublicAPITests", dependencies: ["BGBench"]),
     ]
 )
+
+// The libFuzzer targets (Fuzz/README.md): built only when BGBENCH_FUZZ is set, with
+// `-sanitize=fuzzer,address` (its main.swift starts libFuzzer's driver).
+if Context.environment["BGBENCH_FUZZ"] != nil {
+    package.targets.append(.executableTarget(
+        name: "bgbench-fuzz", dependencies: ["BGBench", "BGBenchCLI"], path: "Fuzz/Sources/bgbench-fuzz"))
+    package.products.append(.executable(name: "bgbench-fuzz", targets: ["bgbench-fuzz"]))
+}

@@ -49,6 +49,7 @@ for folder in ("all", "adaptive"):
             for line, row in enumerate(rows, start=2):
                 for column, value in zip(header, row):
                     if column in text or value == "": continue
+                    if value in ("true", "false"): continue
                     cells += 1
                     x = float(value)
                     if not math.isfinite(x):
