@@ -83,6 +83,8 @@ enum SummaryTable {
         let metrics = pairedColumns(report).compactMap { name in MetricTable.pairedMetrics.firstIndex { $0.metric.name == name } }
         let replications = report.request.replications
         var rows: [[String]] = []
+        // With `oracle`: the share of the gap from the baseline to oracle each policy closes.
+        let gapColumn = report.request.policies.contains(GapClosed.bound)
         for policy in report.request.policies where policy != baseline {
             let differences: [Estimate]
             if replications > 1 {
@@ -100,20 +102,30 @@ enum SummaryTable {
                 let sign = d.value > 0 ? "+" : ""
                 guard let low = d.low, let high = d.high else { return sign + f(d.value) }
                 return sign + f(d.value) + " [" + f(low) + ", " + f(high) + "]" + (low > 0 || high < 0 ? "*" : " ")
-            })
+            } + (gapColumn ? [gapCell(report, policy)] : []))
         }
         guard !rows.isEmpty else { return [] }
         let headers = ["policy"] + metrics.map { k -> String in
             let m = MetricTable.pairedMetrics[k].metric
             guard let c = m.terminal else { return "Δ " + m.name }  // a headline metric without a terminal column
             return "Δ " + (c.percent ? c.header.replacingOccurrences(of: "%", with: "pts") : c.header)
-        }
+        } + (gapColumn ? ["gap closed %"] : [])
         let widths = headers.indices.map { i in max(i == 0 ? 12 : 0, rows.map { $0[i].count }.max()!, headers[i].count) }
         let interval = replications > 1 ? "95 % interval across \(replications) seeds" : "95 % interval over devices"
         var lines = ["paired difference from \(baseline), same users and feed (\(interval); * excludes 0):"]
         lines.append(zip(headers, widths).map { pad($0, $1) }.joined(separator: " "))
         for row in rows { lines.append(zip(row, widths).map { pad($0, $1) }.joined(separator: " ")) }
         return lines
+    }
+
+    /// The share of the baseline → oracle gap a policy closes, in percent, with its interval
+    /// across seeds when replicated (``GapClosed``); 100 for oracle itself.
+    static func gapCell(_ report: RunReport, _ policy: String) -> String {
+        if policy == GapClosed.bound { return "100" }
+        guard let gap = GapClosed.estimate(report, policy: policy) else { return "-" }
+        let e = gap.mean
+        guard let low = e.low, let high = e.high else { return fixed(e.value * 100, 1) }
+        return fixed(e.value * 100, 1) + " [" + fixed(low * 100, 1) + ", " + fixed(high * 100, 1) + "]"
     }
 
     /// A number with a fixed count of decimals, independent of the locale.

@@ -195,6 +195,12 @@ public enum SeriesReports {
                          CSVNumber.format(sd), CSVNumber.format(e.low), CSVNumber.format(e.high), CSVNumber.format(half)]
                         + difference + [mark(unstable)])
             }
+            // With `oracle` in the run: the share of the baseline → oracle gap this policy closes.
+            if let gap = GapClosed.estimate(report, policy: policy) {
+                csv.row([scenario.name, policy, "all", GapClosed.metric, String(gap.seeds), CSVNumber.format(gap.mean.value),
+                         CSVNumber.format(gap.sd), CSVNumber.format(gap.mean.low), CSVNumber.format(gap.mean.high), ""]
+                        + ["", "", "", "", "", "", "", ""])
+            }
         }
         return csv.output
     }
