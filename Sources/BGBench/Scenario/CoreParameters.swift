@@ -77,7 +77,7 @@ extension UserBehaviour {
         .duration(\.bedtimeSd, "bedtime_sd", in: .hours(0)...(.hours(12)), "sd of the user's bedtime (normal, drawn once per user); MODEL.md §3"),
         .duration(\.sleepMin, "sleep_min", in: .hours(0)...(.hours(20)), "shortest sleep; the user's sleep length is uniform in [min, max]; MODEL.md §3"),
         .duration(\.sleepMax, "sleep_max", in: { .hours($0.sleepMin.hours)...(.hours(20)) }, shown: "`sleep_min` to 20h", "longest sleep"),
-        .number(\.nightChecksPerNight, "night_checks_per_night", "opens/night", in: 0...100, "expected opens inside the sleep window, whose hourly weights are otherwise zero (the rest are rescaled to keep the daily rate); MODEL.md §3"),
+        .number(\.nightChecksPerNight, "night_checks_per_night", "opens/night", in: 0...100, "night checks: a user with daily rate r opens min(n, r/10) times a night inside the sleep window (reopens included), part of r: the waking hours carry the rest; the window's hourly weights are otherwise zero; MODEL.md §3"),
         .number(\.pReopen, "p_reopen", "probability", in: 0...0.95, "chance an open is followed by another (opens cluster); the daily rate, reopens included, is kept; MODEL.md §3"),
         .duration(\.reopenGapMean, "reopen_gap_mean", in: .seconds(0)...(.seconds(86_400)), "mean of the exponential gap from the end of the session to the reopen; MODEL.md §3"),
         .duration(\.sessionBodyMean, "session_body_mean", in: .seconds(0)...(.seconds(86_400)), "mean of the exponential body of session lengths"),

@@ -17,14 +17,18 @@ extension DeviceSimulation {
         }
         let sleep: (start: SimTime, length: SimTime)? =
             s.user.sleepEnabled ? (traits.bedtime, traits.sleepLength) : nil
-        let primaryRate = traits.opensPerDay * (1 - s.user.pReopen)
+        // Night checks are part of the rate (MODEL.md §3): min(n, r/10) opens a night, reopens
+        // included, and the waking hours carry the rest. The primary processes run at
+        // (1 − p_reopen) of those rates, since each open is followed by a reopen with p_reopen.
+        let nightOpens = sleep == nil ? 0 : UserOpens.nightChecks(perNight: s.user.nightChecksPerNight, rate: traits.opensPerDay)
+        let keep = 1 - s.user.pReopen
         func profiles(perDay: Double, night: Double) -> (DayProfile, DayProfile) {
             (DayProfile.build(weights: weights, shift: traits.chronotype, expected: perDay, sleep: sleep, nightEvents: night),
              DayProfile.build(weights: weights, shift: traits.chronotype + weekendShift, expected: perDay * weekendLevel,
                               sleep: sleep.map { ($0.start + weekendShift, $0.length) }, nightEvents: night))
         }
         let driftStart = s.population.driftDay > 0 ? SimTime(s.population.driftDay) * Clock.day : Clock.never
-        let (weekday, weekend) = profiles(perDay: primaryRate, night: s.user.nightChecksPerNight)
+        let (weekday, weekend) = profiles(perDay: (traits.opensPerDay - nightOpens) * keep, night: nightOpens * keep)
         let poisson = ProfiledPoisson(weekday: weekday, weekend: weekend, horizon: ctx.horizon,
                                       driftStart: driftStart, driftShift: s.population.driftShift.ticks)
         let routine = s.population.model == .routine
