@@ -177,7 +177,8 @@ struct NetworkState {
 /// filled at the charge power while plugged in, and booked down by every joule of
 /// background and foreground work. Between state changes the level moves linearly, so
 /// crossings (20 % down, for Low Power Mode; 0 %) are found exactly when the level is
-/// brought up to date, with no events of their own.
+/// brought up to date; the device asks `lowCrossingTime` when the 20 % crossing falls so
+/// that the policy is told of it then (MODEL.md §6.4 rule 2), with no event queued.
 struct Battery {
     let capacity: Double
     private let idleW: Double, screenW: Double, chargeW: Double
@@ -239,6 +240,20 @@ struct Battery {
     mutating func setScreen(_ on: Bool, at t: SimTime) { advance(to: t); screenOn = on }
 
     mutating func setCharging(_ on: Bool, at t: SimTime) { advance(to: t); charging = on }
+
+    /// The first tick at which the level, falling at the present power, is below the low
+    /// level (the low-battery gate; Low Power Mode's chance): `Clock.never` while charging,
+    /// already below, or not draining. Always after `updated`, so a device that waits for
+    /// it moves on.
+    var lowCrossingTime: SimTime {
+        let low = lowLevel * capacity
+        guard !charging, joules >= low else { return Clock.never }
+        let watts = screenOn ? screenW : idleW
+        guard watts > 0 else { return Clock.never }
+        let ticks = (joules - low) / watts * 1e6
+        guard ticks < Double(Clock.never / 2) else { return Clock.never }
+        return updated + SimTime(ticks) + 1
+    }
 
     /// When the level will reach the Low-Power-Mode-off level while charging, or nil.
     var lowPowerOffTime: SimTime? {

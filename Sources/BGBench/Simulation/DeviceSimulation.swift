@@ -39,6 +39,14 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     var chargeCount = 0
     var opensToday = 0
     var lowPowerGeneration: UInt16 = 0
+    /// When the battery's state next changes between events (MODEL.md §6.4 rule 2): the
+    /// tick its level falls below the low level at the present power, or the time of an
+    /// event whose booked energy changed it; `Clock.never` when neither can happen. The
+    /// loop handles it before any event at or after it, so no event at all is queued for
+    /// it; with the state last told to the policy.
+    var lowCrossing = Clock.never
+    var toldLowPower = false
+    var toldLowBattery = false
     /// Time at 0 % before the counted period (MODEL.md §9 warm-up), taken at its start.
     var emptyBeforeCounting: SimTime = 0
     /// The next open's session length, kept aside (a payload is only 16 bits).
@@ -160,8 +168,19 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         if Policy.observesPublications { scheduleNextPublication() }
         planSystemWake(at: 0)
 
+        if hasBattery {
+            toldLowPower = battery.lowPower
+            toldLowBattery = battery.isLow
+            noteBattery(at: 0)
+        }
+
         while let event = queue.pop() {
             let t = event.time
+            if t >= lowCrossing {
+                queue.unpop()
+                batteryChanged()
+                continue
+            }
             rec.tally[.events] += 1
             switch event.kind {
             case .midnight: midnight(at: t)
@@ -171,6 +190,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 if event.payload == lowPowerGeneration {
                     battery.advance(to: t)
                     if processingEnabled { considerProcessing(at: t) }
+                    toldBattery()
                     apply(policy.stateChanged(view(at: t)), at: t)
                     planSystemWake(at: t)
                 }

@@ -95,6 +95,7 @@ extension DeviceSimulation {
         screenCount += 1
         if processing.running { interruptProcessing(at: t) }
         battery.setScreen(true, at: t)
+        noteBattery(at: t)
         deviceChanged(at: t)
         schedule(.screenOff, at: t + Clock.ticks(seconds: screenRNG.lognormal(median: screenMedianSeconds, sigma: screenSigma)))
         scheduleNextScreenSession()
@@ -105,6 +106,7 @@ extension DeviceSimulation {
         screenCount -= 1
         if screenCount == 0 {
             battery.setScreen(false, at: t)
+            noteBattery(at: t)
             if processingEnabled { considerProcessing(at: t) }
         }
         deviceChanged(at: t)
@@ -123,6 +125,41 @@ extension DeviceSimulation {
         lowPowerGeneration &+= 1
         if let off = battery.lowPowerOffTime { schedule(.lowPowerOff, at: off, payload: lowPowerGeneration) }
         deviceChanged(at: t)
+        toldBattery()
+        apply(policy.stateChanged(view(at: t)), at: t)
+        planSystemWake(at: t)
+    }
+
+    // MARK: The battery's own state changes (MODEL.md §6.4 rule 2)
+
+    /// After the level's slope changed or energy was booked at t: when the battery's state
+    /// (Low Power Mode, below the low level) next changes untold (at once if the booking
+    /// changed it).
+    @inline(__always)
+    mutating func noteBattery(at t: SimTime) {
+        lowCrossing = battery.lowPower != toldLowPower || battery.isLow != toldLowBattery ? t : battery.lowCrossingTime
+    }
+
+    /// The policy is about to be told the present state (charging, Low Power Mode off).
+    @inline(__always)
+    mutating func toldBattery() {
+        toldLowPower = battery.lowPower
+        toldLowBattery = battery.isLow
+        lowCrossing = battery.lowCrossingTime
+    }
+
+    /// The battery's state changes at `lowCrossing`, between events: the level fell below
+    /// the low level (Low Power Mode may turn on with it), or energy booked at an event
+    /// took it there. The policy is told, and the platform's own wake planned again, as at
+    /// the other state changes; nothing is told twice.
+    mutating func batteryChanged() {
+        let t = lowCrossing
+        rec.tally[.events] += 1
+        battery.advance(to: t)
+        let changed = battery.lowPower != toldLowPower || battery.isLow != toldLowBattery
+        toldBattery()
+        guard changed else { return }
+        if tracing { log("battery", battery.lowPower ? "low_power" : "low_battery", battery.level, at: t) }
         apply(policy.stateChanged(view(at: t)), at: t)
         planSystemWake(at: t)
     }
@@ -130,7 +167,7 @@ extension DeviceSimulation {
     @inline(__always)
     mutating func open(at t: SimTime) {
         let length = nextSession, quits = nextForceQuit
-        if hasBattery { battery.setScreen(true, at: t) }
+        if hasBattery { battery.setScreen(true, at: t); noteBattery(at: t) }
         screenCount += 1
         if processing.running { interruptProcessing(at: t) }
         foreground = true
@@ -169,7 +206,7 @@ extension DeviceSimulation {
                 let fetch = task.foregroundFetch(on: net, missingBytes: missing.bytes, itemBytes: averageItemBytes,
                                                  extraBytes: images)
                 let wait = userWaits ? fetch.wait : 0
-                if hasBattery { battery.spend(fetch.energy, at: t) }
+                if hasBattery { battery.spend(fetch.energy, at: t); noteBattery(at: t) }
                 if counting(t) {
                     rec.tally[.foregroundFetches] += 1
                     rec.tally[ticks: .foregroundWait] += wait
@@ -199,7 +236,7 @@ extension DeviceSimulation {
         foreground = false
         if quits { forceQuit = true }
         screenCount -= 1
-        if screenCount == 0 && hasBattery { battery.setScreen(false, at: t) }
+        if screenCount == 0 && hasBattery { battery.setScreen(false, at: t); noteBattery(at: t) }
         if screenCount == 0 && processingEnabled { considerProcessing(at: t) }
         deviceChanged(at: t)
         planSystemWake(at: t)
