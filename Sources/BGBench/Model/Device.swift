@@ -20,6 +20,9 @@ struct DeviceTraits {
     /// (`population.legacy_ios_share`). Drawn last, and only when the share is positive,
     /// so the other traits are the same whatever the share.
     var legacyIOS = false
+    /// Keeps Low Power Mode on all the time (`population.low_power_share`); drawn after
+    /// `legacyIOS`, and only when the share is positive.
+    var keepsLowPower = false
     /// Device-local time = UTC + this (only for the fleet's server load).
     var utcOffset: SimTime = 0
 
@@ -54,6 +57,7 @@ struct DeviceTraits {
         workWifi = rng.bernoulli(s.network.workWifiShare)
         cellular5G = rng.bernoulli(s.network.nr5gShare)
         if p.legacyIosShare > 0 { legacyIOS = rng.bernoulli(p.legacyIosShare) }
+        if p.lowPowerShare > 0 { keepsLowPower = rng.bernoulli(p.lowPowerShare) }
     }
 
     /// Whether device `index` of a run is on iOS 12 or lower (its population stream).
@@ -191,8 +195,14 @@ struct Battery {
     private(set) var lowPower = false
     /// Ticks spent at 0 % (MODEL.md §2: the phone is not switched off; this is reported).
     private(set) var ticksEmpty: SimTime = 0
+    /// Ticks spent in Low Power Mode (reported per device-day), and whether the user
+    /// keeps it on (`population.low_power_share`: never turned off).
+    private(set) var ticksLowPower: SimTime = 0
+    private let keepsLowPower: Bool
 
-    init(model: DeviceModel, rng: RandomStream) {
+    init(model: DeviceModel, rng: RandomStream, keepsLowPower: Bool = false) {
+        self.keepsLowPower = keepsLowPower
+        lowPower = keepsLowPower
         capacity = model.batteryWh * 3600
         idleW = model.idleW; screenW = model.screenOnW; chargeW = model.chargeW
         lowLevel = model.lowBatteryLevel; lowPowerOffLevel = model.lowPowerOffLevel
@@ -210,9 +220,20 @@ struct Battery {
         let dt = Clock.seconds(t - updated)
         guard dt > 0 else { return }
         if charging {
+            let before = joules
             joules = min(capacity, joules + chargeW * dt)
-            if lowPower && joules >= lowPowerOffLevel * capacity { lowPower = false }
+            if lowPower && joules >= lowPowerOffLevel * capacity && !keepsLowPower {
+                // In Low Power Mode until the level reached the off level.
+                let on = chargeW > 0 ? SimTime(((lowPowerOffLevel * capacity - before) / chargeW * 1e6).rounded(.up)) : 0
+                ticksLowPower += min(t - updated, max(0, on))
+                lowPower = false
+            } else if lowPower {
+                ticksLowPower += t - updated
+            }
         } else {
+            // Low Power Mode turns on only at the crossing, which the device handles at its
+            // time, so it is on for the whole interval or none of it.
+            if lowPower { ticksLowPower += t - updated }
             let before = joules
             let drain = (screenOn ? screenW : idleW) * dt
             joules -= drain
@@ -257,7 +278,7 @@ struct Battery {
 
     /// When the level will reach the Low-Power-Mode-off level while charging, or nil.
     var lowPowerOffTime: SimTime? {
-        guard charging, lowPower, chargeW > 0 else { return nil }
+        guard charging, lowPower, !keepsLowPower, chargeW > 0 else { return nil }
         let needed = max(0, lowPowerOffLevel * capacity - joules)
         return updated + SimTime((needed / chargeW * 1e6).rounded(.up))
     }

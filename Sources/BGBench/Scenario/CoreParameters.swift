@@ -55,6 +55,8 @@ extension Population {
                 "users with Background App Refresh off (gate `bar_off`); MODEL.md §6.3: 15 %, assumption"),
         .number(\.legacyIosShare, "legacy_ios_share", "share", in: 0...1,
                 "devices on iOS 12 or lower, which run `ios-fetch` inside an `ios-bgtask` fleet (0 unless `platform.name` is `ios-bgtask`; set `platform.ios_fetch.minimum_interval` too, or they never fetch); MODEL.md §4, §6.3 (0 in a 2026 fleet)"),
+        .number(\.lowPowerShare, "low_power_share", "share", in: 0...1,
+                "users who keep Low Power Mode on all the time (gate `low_power` whatever the level; it never turns off at `device.low_power_off_level`); needs `device.battery_enabled`; default 0: no public figure for the share of iPhone users who leave it on, and MODEL.md §6.3 models Low Power Mode only as turned on at 20 % (assumption; set it to study that subgroup)"),
         .list(\.utcOffsets, "utc_offsets",
               "device time zones as shares of the fleet (1 or more, a positive total share); only the fleet's server load (server.csv) depends on them (MODEL.md §2); default everyone at UTC+0 (assumption)"),
     ]}

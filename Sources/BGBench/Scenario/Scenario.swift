@@ -75,6 +75,8 @@ public struct Population: ParameterSet {
     /// Share of devices on iOS 12 or lower, which use Background Fetch (`ios-fetch`) when
     /// the scenario's platform is `ios-bgtask` (MODEL.md §4, §6.3: 0 in a 2026 fleet).
     public var legacyIosShare = 0.0
+    /// Users who keep Low Power Mode on all the time (issue 12 point 9; default 0, see the field's doc).
+    public var lowPowerShare = 0.0
     /// Device time zones, as shares of the fleet (MODEL.md §2: they only matter for the
     /// fleet's server load, server.csv). Default: everyone at UTC+0.
     public var utcOffsets: [UTCOffsetShare] = [UTCOffsetShare(offset: .hours(0), share: 1)]

@@ -49,6 +49,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     var toldLowBattery = false
     /// Time at 0 % before the counted period (MODEL.md §9 warm-up), taken at its start.
     var emptyBeforeCounting: SimTime = 0
+    /// Time in Low Power Mode before the counted period, taken at its start; nights on the
+    /// charger and nights counted (devices.csv's charging habit).
+    var lowPowerBeforeCounting: SimTime = 0
+    var nightsCharging = 0, nights = 0
     /// The next open's session length, kept aside (a payload is only 16 bits).
     var nextSession: SimTime = 0
     var nextForceQuit = false
@@ -126,7 +130,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         screenMedianSeconds = s.device.screenSessionMedian.seconds
         screenSigma = s.device.screenSessionSigma
         network = NetworkState(traits: traits, model: s.network, rng: stream(.network))
-        battery = Battery(model: s.device, rng: stream(.lowPower))
+        battery = Battery(model: s.device, rng: stream(.lowPower), keepsLowPower: traits.keepsLowPower)
 
         platform = Platform(PlatformSetup(scenario: s, initialUsage: traits.initialUsage, barOff: traits.barOff))
         task = AppTask(scenario: s, runtimeLimit: platform.runtimeLimit, rng: stream(.task))
@@ -220,9 +224,11 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         if hasBattery {
             battery.advance(to: horizon)
             rec.tally[ticks: .zeroBattery] = battery.ticksEmpty - emptyBeforeCounting
+            rec.tally[ticks: .lowPower] = battery.ticksLowPower - lowPowerBeforeCounting
         }
         flushDay(Clock.dayIndex(horizon - 1))
-        return rec.finish(archetype: traits.archetype)
+        return rec.finish(archetype: traits.archetype, attributes: DeviceAttributes(
+            platform: Platform.name, traits: traits, nights: nights, nightsCharging: nightsCharging))
     }
 
     // MARK: Recording and scheduling

@@ -64,7 +64,9 @@ extension DeviceSimulation {
             schedule(.chargeOn, at: start)
             schedule(.chargeOff, at: start + Clock.ticks(seconds: d.topUpMean.seconds * chargeRNG.standardExponential()))
         }
-        if chargeRNG.bernoulli(d.overnightChargeProbability) {
+        let plugs = chargeRNG.bernoulli(d.overnightChargeProbability)
+        if k >= 0 && counting(dayStart) { nights += 1; if plugs { nightsCharging += 1 } }
+        if plugs {
             let jitter = Clock.ticks(seconds: d.plugJitterSd.seconds * chargeRNG.standardNormal())
             let wake = dayStart + traits.bedtime + traits.sleepLength
             let plug = min(dayStart + traits.bedtime + jitter, wake - Clock.minute)
@@ -81,6 +83,7 @@ extension DeviceSimulation {
         if t == ctx.countFrom && hasBattery {
             battery.advance(to: t)
             emptyBeforeCounting = battery.ticksEmpty
+            lowPowerBeforeCounting = battery.ticksLowPower
         }
         platform.midnight(at: t, opens: opensToday)
         opensToday = 0
