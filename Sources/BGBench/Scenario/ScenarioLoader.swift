@@ -146,14 +146,16 @@ public enum ScenarioLoader {
             root[key] = .object(section)
         }
         pruned("policies") { policies.contains($0) }
-        if components { pruneComponents(s, &root, pruned) }
+        if components { pruneComponents(s, pruned) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try! encoder.encode(JSONValue.object(root)), as: UTF8.self) + "\n"
     }
 
-    private static func pruneComponents(_ s: Scenario, _ root: inout JSONObject,
-                                        _ pruned: (String, (String) -> Bool) -> Void) {
+    /// `pruned` edits the caller's JSON itself (it captures it), so the JSON is not also
+    /// passed in: an inout argument beside a closure that modifies it is an exclusivity
+    /// conflict (a debug build stops with "Fatal access conflict detected").
+    private static func pruneComponents(_ s: Scenario, _ pruned: (String, (String) -> Bool) -> Void) {
         var platformKeys: Set<String> = ["name"]
         func use(_ platform: any PlatformRules.Type) {
             platformKeys.insert(platform.parametersKey)
