@@ -198,6 +198,8 @@ struct Battery {
     /// Ticks spent in Low Power Mode (reported per device-day), and whether the user
     /// keeps it on (`population.low_power_share`: never turned off).
     private(set) var ticksLowPower: SimTime = 0
+    private let idleTicksPerJoule: Double, screenTicksPerJoule: Double
+    private var planFrom: SimTime = 0, planJoules = 0.0, planWatts = 1.0
     private let keepsLowPower: Bool
 
     init(model: DeviceModel, rng: RandomStream, keepsLowPower: Bool = false) {
@@ -205,6 +207,7 @@ struct Battery {
         lowPower = keepsLowPower
         capacity = model.batteryWh * 3600
         idleW = model.idleW; screenW = model.screenOnW; chargeW = model.chargeW
+        idleTicksPerJoule = 1e6 / model.idleW; screenTicksPerJoule = 1e6 / model.screenOnW
         lowLevel = model.lowBatteryLevel; lowPowerOffLevel = model.lowPowerOffLevel
         lowPowerProbability = model.lowPowerProbability
         joules = capacity * model.initialLevel
@@ -266,6 +269,27 @@ struct Battery {
     /// level (the low-battery gate; Low Power Mode's chance): `Clock.never` while charging,
     /// already below, or not draining. Always after `updated`, so a device that waits for
     /// it moves on.
+    /// A cheap bound for `lowCrossingTime` (a multiply, not a divide: it is asked at every
+    /// slope change), strictly earlier than it, with the battery's state kept so that
+    /// `plannedCrossingTime` gives exactly what `lowCrossingTime` gave now.
+    mutating func lowCrossingBound() -> SimTime {
+        let low = lowLevel * capacity
+        guard !charging, joules >= low else { return Clock.never }
+        let watts = screenOn ? screenW : idleW
+        guard watts > 0 else { return Clock.never }
+        planFrom = updated; planJoules = joules; planWatts = watts
+        let ticks = (joules - low) * (screenOn ? screenTicksPerJoule : idleTicksPerJoule) * (1 - 1e-9)
+        guard ticks < Double(Clock.never / 4) else { return Clock.never }
+        return updated + SimTime(ticks)
+    }
+
+    /// `lowCrossingTime` as of the last `lowCrossingBound()`.
+    func plannedCrossingTime() -> SimTime {
+        let ticks = (planJoules - lowLevel * capacity) / planWatts * 1e6
+        guard ticks < Double(Clock.never / 2) else { return Clock.never }
+        return planFrom + SimTime(ticks) + 1
+    }
+
     var lowCrossingTime: SimTime {
         let low = lowLevel * capacity
         guard !charging, joules >= low else { return Clock.never }

@@ -45,6 +45,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     /// loop handles it before any event at or after it, so no event at all is queued for
     /// it; with the state last told to the policy.
     var lowCrossing = Clock.never
+    /// Whether `lowCrossing` is exact or a bound from `Battery.lowCrossingBound`.
+    var crossingExact = true
     var toldLowPower = false
     var toldLowBattery = false
     /// Time at 0 % before the counted period (MODEL.md §9 warm-up), taken at its start.
@@ -181,9 +183,15 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         while let event = queue.pop() {
             let t = event.time
             if t >= lowCrossing {
-                queue.unpop()
-                batteryChanged()
-                continue
+                if !crossingExact {
+                    lowCrossing = battery.plannedCrossingTime()
+                    crossingExact = true
+                }
+                if t >= lowCrossing {
+                    queue.unpop()
+                    batteryChanged()
+                    continue
+                }
             }
             rec.tally[.events] += 1
             switch event.kind {

@@ -140,7 +140,13 @@ extension DeviceSimulation {
     /// changed it).
     @inline(__always)
     mutating func noteBattery(at t: SimTime) {
-        lowCrossing = battery.lowPower != toldLowPower || battery.isLow != toldLowBattery ? t : battery.lowCrossingTime
+        if battery.lowPower != toldLowPower || battery.isLow != toldLowBattery {
+            lowCrossing = t
+            crossingExact = true
+        } else {
+            lowCrossing = battery.lowCrossingBound()
+            crossingExact = false
+        }
     }
 
     /// The policy is about to be told the present state (charging, Low Power Mode off).
@@ -148,7 +154,8 @@ extension DeviceSimulation {
     mutating func toldBattery() {
         toldLowPower = battery.lowPower
         toldLowBattery = battery.isLow
-        lowCrossing = battery.lowCrossingTime
+        lowCrossing = battery.lowCrossingBound()
+        crossingExact = false
     }
 
     /// The battery's state changes at `lowCrossing`, between events: the level fell below
