@@ -187,7 +187,11 @@ extension EmbeddedFiles {
       "usage_half_life" : "7d"
     },
     "ios_fetch" : {
-      "minimum_interval" : "never"
+      "habit_half_life" : "7d",
+      "habit_threshold" : 0.25,
+      "minimum_interval" : "never",
+      "usage_predictor" : true,
+      "window_lead" : "30m"
     },
     "name" : "ios-bgtask",
     "unrestricted" : {
@@ -460,6 +464,7 @@ extension EmbeddedFiles {
     "drift_day" : 0,
     "drift_shift" : "4h",
     "legacy_ios_share" : 0,
+    "low_power_share" : 0,
     "model" : "archetypes",
     "rate_sigma" : 0.8,
     "routine" : {
@@ -509,11 +514,11 @@ extension EmbeddedFiles {
     "night_checks_per_night" : 0.1,
     "p_reopen" : 0.3,
     "reopen_gap_mean" : "10m",
-    "session_body_mean" : "35s",
+    "session_body_mean" : "37s",
     "session_max" : "2h",
-    "session_tail_alpha" : 1.5,
-    "session_tail_min" : "2m",
-    "session_tail_share" : 0.1,
+    "session_tail_alpha" : 2.8,
+    "session_tail_min" : "4m",
+    "session_tail_share" : 0.098,
     "sleep_enabled" : true,
     "sleep_max" : "8h",
     "sleep_min" : "7h"

@@ -614,7 +614,9 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
                     "new_data_per_day", "no_data_per_day", "push_sent_per_day", "push_runs_per_day",
                     "transfers_per_day", "processing_completed_per_day",
                     // Issue 12: denials follow the requests; Wi-Fi bytes cost the user nothing.
-                    "denied_per_day", "wifi_bytes_per_day"])
+                    "denied_per_day", "wifi_bytes_per_day",
+                    // Issue 12 point 9: time in Low Power Mode is the user's and battery's state.
+                    "low_power_s_per_day"])
                    .union(DenialReason.allCases.map { "denied_\($0.label)_per_day" }))
     }
 

@@ -100,7 +100,9 @@ import Testing
     @Test(arguments: [true, false])
     func budgetLimitsTheRuns(resubmits: Bool) {
         let days = 10
-        let s = Self.clean(.every(.hours(1))) { $0.app.resubmits = resubmits }
+        // The budget alone: without the usage predictor (its windows leave the bucket full,
+        // and capped, for hours; IOSFetchPredictorTests has its own timeline).
+        let s = Self.clean(.every(.hours(1))) { $0.app.resubmits = resubmits; $0.platform[IOSFetch.self].usagePredictor = false }
         let feed = NewsFeed(content: s.content, days: days, seed: 1)
         let tally = TestSupport.simulate(FixedPolicy.self, IOSFetch.self, scenario: s, feed: feed, days: days)
         let b = 2.5 * log(4.0)

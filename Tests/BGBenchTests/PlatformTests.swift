@@ -332,6 +332,30 @@ import Testing
         #expect(abs(platform.usage - 5) < 1e-9)
     }
 
+    /// A usage average that decayed towards zero (a `rare` user who stopped opening the app:
+    /// after 300 days without an open u ≈ 0.17 · 2^(−300/7) ≈ 6e-14) makes the fill rate so
+    /// small that the wait for a whole token (≈ 10²³ ticks) is beyond SimTime's range. Its
+    /// conversion under -Ounchecked gave Int64.min, so the wait became one tick: the push
+    /// policy, which asks again at the time it is told, retried every microsecond forever
+    /// (`bgbench --policy push --days 365 --devices 16 --seed 1` hung at device 14, day 306;
+    /// a debug build traps instead). The wait is now capped far beyond any horizon.
+    @Test func decayedUsageWaitsFarNotOneTick() {
+        var platform = Self.ios(usage: 1.0 / 6)
+        for d in 1...300 { platform.midnight(at: SimTime(d) * Self.day, opens: 0) }
+        #expect(platform.usage > 0 && platform.usage < 1e-12)
+        let t = 300 * Self.day + Self.hour
+        #expect(platform.admit(at: t, gates: GateInputs()) == .run)
+        platform.runStarted(at: t)
+        let later = t + Self.hour
+        guard case .deny(.budget, let retryAt?) = platform.admit(at: later, gates: GateInputs()) else {
+            Issue.record("expected a budget denial with a retry time")
+            return
+        }
+        #expect(retryAt == later + EngagementBudget.longestWait, "retry at \(retryAt), \(retryAt - later) ticks away")
+        // Asked again at that time the bucket still has no whole token, and the wait is as long.
+        #expect(platform.budget.tokenTime(at: later + 1) == later + 1 + EngagementBudget.longestWait)
+    }
+
     /// m recovers ×1.1 a night and stops at 1.
     @Test func multiplierRecovery() {
         var platform = Self.ios(usage: 6)

@@ -83,32 +83,55 @@ import Testing
         }
     }
 
-    /// Opens per day by archetype, from the full simulation over four weeks (night checks
-    /// off): near median·e^(σ²/2)·(5 + 2·0.9)/7. Tolerance: 4 standard errors of the mean of
-    /// per-device opens/day: between users, the lognormal variance of the rate; within,
-    /// the clustered count variance r·(1 + p)/(1 − p) per day (geometric reopen clusters).
+    /// Opens per day by archetype, from the full simulation over four weeks with night
+    /// checks and reopens on (the defaults): night checks are part of the rate (MODEL.md
+    /// §3), so each user opens (r − m)·(5 + 2·0.9)/7 + m a day on average, m = min(n, r/10)
+    /// the night checks (the weekend level scales the waking hours only), and the archetype
+    /// opens median·e^(σ²/2) of that. Rare users (median one open a week) stay near
+    /// 1/7·e^0.32 ≈ 0.2 a day, not the 0.33 they had when night checks came on top.
+    /// Tolerance: 4 standard errors of the mean of per-device opens/day: between users, the
+    /// lognormal variance of the rate; within, the clustered count variance r·(1 + p)/(1 − p)
+    /// per day (geometric reopen clusters).
     @Test func opensPerDayByArchetype() {
-        var s = Self.base
-        s.user.nightChecksPerNight = 0
+        let s = Self.base
         let names = s.population.sortedArchetypeNames
-        let p = s.user.pReopen
+        let p = s.user.pReopen, n = s.user.nightChecksPerNight
         var perDay = [[Double]](repeating: [], count: names.count)
+        var ownRates = [[Double]](repeating: [], count: names.count)
         for i in 0..<3000 {
             let t = Self.traits(s, seed: 3, device: i)
-            let n = Self.opens(s, seed: 3, device: i).count
-            perDay[t.archetype].append(Double(n) / Double(Self.days))
+            let count = Self.opens(s, seed: 3, device: i).count
+            perDay[t.archetype].append(Double(count) / Double(Self.days))
+            ownRates[t.archetype].append(t.opensPerDay)
+        }
+        func expectedPerDay(_ r: Double) -> Double {
+            let m = UserOpens.nightChecks(perNight: n, rate: r)
+            return (r - m) * Self.weekFactor + m
         }
         for (k, name) in names.enumerated() {
             let median = s.population.archetypes[name]!.medianOpensPerDay
+            let count = Double(perDay[k].count)
+            let observed = perDay[k].reduce(0, +) / count
+            // Against the archetype: the rate's lognormal spread is part of the error.
             let mean = median * exp(Self.sigma * Self.sigma / 2) * Self.weekFactor
             let rateVariance = pow(median * Self.weekFactor, 2)
                 * (exp(2 * Self.sigma * Self.sigma) - exp(Self.sigma * Self.sigma))
             let countVariance = mean * (1 + p) / (1 - p) / Double(Self.days)
-            let n = Double(perDay[k].count)
-            let opensTolerance = Self.standardErrors * ((rateVariance + countVariance) / n).squareRoot()
-            let observed = perDay[k].reduce(0, +) / n
-            #expect(abs(observed - mean) < opensTolerance, "\(name): \(observed) vs \(mean) ± \(opensTolerance)")
+            let archetypeTolerance = Self.standardErrors * ((rateVariance + countVariance) / count).squareRoot()
+            // The night checks move the weekly mean by m·(1 − weekFactor) at most: 0.0029 a day.
+            let nightShift = n * (1 - Self.weekFactor)
+            #expect(abs(observed - mean) < archetypeTolerance + nightShift,
+                    "\(name): \(observed) vs \(mean) ± \(archetypeTolerance)")
+            // Against the users' own rates: only the count noise.
+            let own = ownRates[k].map(expectedPerDay).reduce(0, +) / count
+            let ownTolerance = Self.standardErrors * (own * (1 + p) / (1 - p) / Double(Self.days) / count).squareRoot()
+            #expect(abs(observed - own) < ownTolerance, "\(name): \(observed) vs own rates \(own) ± \(ownTolerance)")
         }
+        // Rare users: the median user opens about once a week, night checks included.
+        let rare = names.firstIndex(of: "rare")!
+        let rareMedian = perDay[rare].sorted()[perDay[rare].count / 2]
+        let rareMedianTolerance = 0.05  // opens/day: a median of 28-day counts of ~450 users
+        #expect(abs(rareMedian - 1.0 / 7 * Self.weekFactor) < rareMedianTolerance, "rare median \(rareMedian)")
     }
 
     /// The rate counts every open, reopens included (MODEL.md §3): summed over users, the
@@ -137,11 +160,17 @@ import Testing
 
     // MARK: Sessions
 
-    /// Session lengths (MODEL.md §3: mean about 70 s, half under 30 s, 90 % under 4 min):
-    /// an exponential body (mean 35 s, 90 %) and a Pareto tail (x_m 120 s, α 1.5, 10 %)
-    /// capped at 2 h. Mean: checked against the exact mean of that mixture, within 4
-    /// standard errors over 400,000 draws (the cap keeps the variance finite).
+    /// Session lengths (MODEL.md §3: mean about 70 s, half under 30 s, 90 % under 4 min),
+    /// measured on 400,000 draws at a fixed seed from the defaults (an exponential body,
+    /// mean 37 s, 90.2 %; a Pareto tail from 4 min, α 2.8, 9.8 %; capped at 2 h).
+    /// Tolerances, named: the mean within `meanTolerance` of 70 s and within 4 standard
+    /// errors of the mixture's exact mean; the median within `quantileTolerance` of 30 s;
+    /// the share under 4 min within `shareTolerance` of 90 % (4 binomial standard errors
+    /// over 400,000 draws are 0.0019).
     @Test func sessionLengths() {
+        let meanTolerance = 2.0        // seconds: "about 70 s"
+        let quantileTolerance = 1.0    // seconds: "half under 30 s"
+        let shareTolerance = 0.003     // "90 % under 4 min"
         let u = Scenario().user
         let behaviour = SessionParameters(u)
         var rng = RandomStream(seed: 5, device: 0, purpose: .opens)
@@ -155,15 +184,12 @@ import Testing
         let xm = u.sessionTailMin.seconds, alpha = u.sessionTailAlpha, cap = u.sessionMax.seconds
         let tailMean = xm + (xm - pow(xm, alpha) * pow(cap, 1 - alpha)) / (alpha - 1)
         let exact = (1 - q) * body + q * tailMean
-        #expect(abs(exact - 64.4) < 0.1)
         #expect(abs(mean - exact) < Self.standardErrors * (variance / Double(n)).squareRoot(), "mean \(mean) vs \(exact)")
-        #expect(exact > 60 && exact < 75, "about 70 s")
+        #expect(abs(mean - 70) < meanTolerance, "mean \(mean) s, about 70 s")
         let median = seconds[n / 2]
-        #expect(median < 30)
-        #expect(abs(median - 28.4) < 0.5)
+        #expect(abs(median - 30) < quantileTolerance, "median \(median) s")
         let under4 = Double(seconds.firstIndex { $0 >= 240 } ?? n) / Double(n)
-        #expect(under4 > 0.9)
-        #expect(abs(under4 - 0.9637) < 0.002)
+        #expect(abs(under4 - 0.9) < shareTolerance, "\(under4) under 4 min")
         #expect(seconds.last! <= cap)
     }
 
@@ -217,17 +243,27 @@ import Testing
         #expect(Double(inside) / Double(devices * Self.days) < spillPerNight)
     }
 
-    /// Night checks: about 0.1 opens a night inside the window (no reopens). Tolerance: 4
-    /// Poisson standard errors of the count over 1,000 users × 28 nights.
-    @Test func nightChecksRate() {
+    /// Night checks are min(n, r/10) opens a night inside the window (MODEL.md §3; no
+    /// reopens here): at n = 0.1 the cap r/10 binds for rare and most occasional users, at
+    /// n = 1 for every archetype but heavy. Expected: Σ min(n, r_i/10) over users and
+    /// nights. Tolerance: 4 Poisson standard errors of the count over 1,000 users × 28
+    /// nights, plus `spillPerNight` (sessionsPastBedtimeRarelySpill) for opens pushed into
+    /// the window by a session that ran past bedtime.
+    @Test(arguments: [0.1, 1.0])
+    func nightChecksRate(perNight: Double) {
+        let spillPerNight = 0.005
         var s = Self.base
         s.user.pReopen = 0
+        s.user.nightChecksPerNight = perNight
         let devices = 1000
         let (inside, _) = Self.nightOpens(s, devices: devices, seed: 7)
-        let nights = Double(devices * Self.days)
-        let expected = s.user.nightChecksPerNight * nights
-        let nightTolerance = Self.standardErrors * expected.squareRoot()
-        #expect(abs(Double(inside) - expected) < nightTolerance, "\(inside) night opens, expected \(expected)")
+        let perUser = (0..<devices).map {
+            UserOpens.nightChecks(perNight: perNight, rate: Self.traits(s, seed: 7, device: $0).opensPerDay)
+        }
+        let expected = perUser.reduce(0, +) * Double(Self.days)
+        #expect(expected < perNight * Double(devices * Self.days) * 0.9, "the r/10 cap binds for some users")
+        let nightTolerance = Self.standardErrors * expected.squareRoot() + spillPerNight * Double(devices * Self.days)
+        #expect(abs(Double(inside) - expected) < nightTolerance, "\(inside) night opens, expected \(expected) ± \(nightTolerance)")
     }
 
     // MARK: Reopen bursts

@@ -104,6 +104,10 @@ public final class EventQueue<Kind: EventKind> {
         return Self.decode(keys[size])
     }
 
+    /// Puts back the event `pop()` just returned, in its place (nothing pushed since): for
+    /// a caller that must handle something earlier first.
+    @inlinable @inline(__always) public func unpop() { size += 1 }
+
     @inlinable static func decode(_ key: UInt128) -> Event<Kind> {
         let low = UInt64(truncatingIfNeeded: key)
         return Event(time: SimTime(UInt64(truncatingIfNeeded: key >> 64)),

@@ -96,9 +96,9 @@ struct DeviceRecorder {
     }
 
     /// The device's output, once its last day is flushed.
-    consuming func finish(archetype: Int) -> DeviceRecord {
+    consuming func finish(archetype: Int, attributes: DeviceAttributes = DeviceAttributes()) -> DeviceRecord {
         DeviceRecord(device: device, archetype: max(0, archetype), tally: tally, byHour: byHour, trace: trace ?? [],
-                     storage: storage)
+                     storage: storage, attributes: attributes)
     }
 }
 
@@ -112,6 +112,7 @@ struct DeviceRecord {
     let byHour: InlineArray<216, Double>
     let trace: [TraceRow]
     let storage: RecorderStorage
+    var attributes = DeviceAttributes()
 
     /// The series row of hour h.
     func hour(_ h: Int) -> SeriesRow {

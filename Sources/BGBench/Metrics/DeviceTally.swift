@@ -5,8 +5,8 @@
 /// `tally[ticks: .staleness] += t`, `tally[amount: .backgroundEnergy] += joules`.
 public struct DeviceTally: Sendable {
     /// One slot per quantity, in ``Quantity`` order: counts and ticks as integers, amounts
-    /// as the bit patterns of doubles. 50 = `Quantity.count` (MetricTableTests checks it).
-    var slots = InlineArray<50, Int64>(repeating: 0)
+    /// as the bit patterns of doubles. 51 = `Quantity.count` (MetricTableTests checks it).
+    var slots = InlineArray<51, Int64>(repeating: 0)
 
     public init() {}
 
@@ -64,9 +64,9 @@ public enum Quantity: Int, CaseIterable, Sendable {
     case deniedNotSubmitted, deniedSpacing, deniedBudget, deniedBusy, deniedDoze, deniedQuota
     /// Runs by how they ended (in ``RunStatus`` order).
     case newData, noData, failed, expired, killed
-    /// Budget cuts; background energy (J) and bytes by network; time at 0 % battery;
-    /// simulation events processed (all of them, warm-up included).
-    case throttleEvents, backgroundEnergy, cellularBytes, wifiBytes, zeroBattery, events
+    /// Budget cuts; background energy (J) and bytes by network; time at 0 % battery; time
+    /// in Low Power Mode; simulation events processed (all of them, warm-up included).
+    case throttleEvents, backgroundEnergy, cellularBytes, wifiBytes, zeroBattery, lowPower, events
     /// Silent pushes (MODEL.md §6), counted when their fate is known (lost: at the send;
     /// else at arrival): sent = push runs + lost + gated + throttled. Push runs are also
     /// in `runs` and its outcomes, not in `requested`.
@@ -107,6 +107,7 @@ public enum Quantity: Int, CaseIterable, Sendable {
         case .cellularBytes: "cellular_bytes"
         case .wifiBytes: "wifi_bytes"
         case .zeroBattery: "zero_battery_s"
+        case .lowPower: "low_power_s"
         case .events: "events"
         case .pushSent: "push_sent"
         case .pushLost: "push_lost"
@@ -132,7 +133,7 @@ public enum Quantity: Int, CaseIterable, Sendable {
     @inline(__always)
     public var storage: Storage {
         switch self {
-        case .staleness, .age, .foregroundWait, .zeroBattery, .serverLag: .ticks
+        case .staleness, .age, .foregroundWait, .zeroBattery, .lowPower, .serverLag: .ticks
         case .foregroundEnergy, .backgroundEnergy, .cellularBytes, .wifiBytes, .cellularImageBytes, .processingEnergy: .amount
         default: .count
         }

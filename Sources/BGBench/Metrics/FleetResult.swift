@@ -6,6 +6,8 @@ public struct DeviceRow: Sendable {
     public var archetype: Int
     /// The device's value of each ``Quantity``, in `Quantity` order.
     public var values: [Double]
+    /// What the device is (devices.csv's attribute columns).
+    public var attributes = DeviceAttributes()
     public subscript(_ q: Quantity) -> Double { values[q.rawValue] }
 }
 
@@ -48,18 +50,18 @@ public struct FleetResult: Sendable {
         archetypes[r.archetype].staleness.add(s.staleness.base, count: s.staleness.count)
         for i in 0..<s.daily.count / SeriesField.count { daily.add(row: s.firstDay + i, s.day(i)) }
         for h in 0..<24 { hourly.add(row: h, r.hour(h)) }
-        add(device: r.device, archetype: r.archetype, r.tally)
+        add(device: r.device, archetype: r.archetype, r.tally, attributes: r.attributes)
         trace.append(contentsOf: r.trace)
     }
 
     /// Adds one device's totals.
-    mutating func add(device: Int, archetype: Int, _ tally: DeviceTally) {
+    mutating func add(device: Int, archetype: Int, _ tally: DeviceTally, attributes: DeviceAttributes = DeviceAttributes()) {
         let values = tally.values()
         fleet.add(values)
         archetypes[max(0, archetype)].add(values)
         daily.countDevice()
         hourly.countDevice()
-        if keepsDevices { devices.append(DeviceRow(device: device, archetype: max(0, archetype), values: values)) }
+        if keepsDevices { devices.append(DeviceRow(device: device, archetype: max(0, archetype), values: values, attributes: attributes)) }
     }
 
     /// Sets the fleet's staleness histogram to the sum of the archetypes' (devices add

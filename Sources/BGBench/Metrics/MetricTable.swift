@@ -75,6 +75,9 @@ public enum MetricTable {
         m("wifi_bytes_per_day", "B/device-day", .perDeviceDay(.wifiBytes), .neutral,
           "bytes received on Wi-Fi, background and foreground"),
         m("zero_battery_s_per_day", "s/device-day", .perDeviceDay(.zeroBattery), .lowerIsBetter, "time spent at 0 % battery"),
+        // Neutral: the user's and the battery's state, which gates the policy's runs.
+        m("low_power_s_per_day", "s/device-day", .perDeviceDay(.lowPower), interval: true, .neutral,
+          "time in Low Power Mode (turned on at the 20 % crossing, or kept on: `population.low_power_share`)"),
         m("push_sent_per_day", "1/device-day", .perDeviceDay(.pushSent), .neutral,  // a server's means, not an outcome
           terminal: t("push sent/d", 12, 2, .messages),
           "silent pushes the server sent (server-side policies): push runs + lost + gated + throttled"),

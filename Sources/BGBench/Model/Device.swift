@@ -20,6 +20,9 @@ struct DeviceTraits {
     /// (`population.legacy_ios_share`). Drawn last, and only when the share is positive,
     /// so the other traits are the same whatever the share.
     var legacyIOS = false
+    /// Keeps Low Power Mode on all the time (`population.low_power_share`); drawn after
+    /// `legacyIOS`, and only when the share is positive.
+    var keepsLowPower = false
     /// Device-local time = UTC + this (only for the fleet's server load).
     var utcOffset: SimTime = 0
 
@@ -54,6 +57,7 @@ struct DeviceTraits {
         workWifi = rng.bernoulli(s.network.workWifiShare)
         cellular5G = rng.bernoulli(s.network.nr5gShare)
         if p.legacyIosShare > 0 { legacyIOS = rng.bernoulli(p.legacyIosShare) }
+        if p.lowPowerShare > 0 { keepsLowPower = rng.bernoulli(p.lowPowerShare) }
     }
 
     /// Whether device `index` of a run is on iOS 12 or lower (its population stream).
@@ -177,7 +181,8 @@ struct NetworkState {
 /// filled at the charge power while plugged in, and booked down by every joule of
 /// background and foreground work. Between state changes the level moves linearly, so
 /// crossings (20 % down, for Low Power Mode; 0 %) are found exactly when the level is
-/// brought up to date, with no events of their own.
+/// brought up to date; the device asks `lowCrossingTime` when the 20 % crossing falls so
+/// that the policy is told of it then (MODEL.md §6.4 rule 2), with no event queued.
 struct Battery {
     let capacity: Double
     private let idleW: Double, screenW: Double, chargeW: Double
@@ -190,10 +195,19 @@ struct Battery {
     private(set) var lowPower = false
     /// Ticks spent at 0 % (MODEL.md §2: the phone is not switched off; this is reported).
     private(set) var ticksEmpty: SimTime = 0
+    /// Ticks spent in Low Power Mode (reported per device-day), and whether the user
+    /// keeps it on (`population.low_power_share`: never turned off).
+    private(set) var ticksLowPower: SimTime = 0
+    private let idleTicksPerJoule: Double, screenTicksPerJoule: Double
+    private var planFrom: SimTime = 0, planJoules = 0.0, planWatts = 1.0
+    private let keepsLowPower: Bool
 
-    init(model: DeviceModel, rng: RandomStream) {
+    init(model: DeviceModel, rng: RandomStream, keepsLowPower: Bool = false) {
+        self.keepsLowPower = keepsLowPower
+        lowPower = keepsLowPower
         capacity = model.batteryWh * 3600
         idleW = model.idleW; screenW = model.screenOnW; chargeW = model.chargeW
+        idleTicksPerJoule = 1e6 / model.idleW; screenTicksPerJoule = 1e6 / model.screenOnW
         lowLevel = model.lowBatteryLevel; lowPowerOffLevel = model.lowPowerOffLevel
         lowPowerProbability = model.lowPowerProbability
         joules = capacity * model.initialLevel
@@ -209,9 +223,20 @@ struct Battery {
         let dt = Clock.seconds(t - updated)
         guard dt > 0 else { return }
         if charging {
+            let before = joules
             joules = min(capacity, joules + chargeW * dt)
-            if lowPower && joules >= lowPowerOffLevel * capacity { lowPower = false }
+            if lowPower && joules >= lowPowerOffLevel * capacity && !keepsLowPower {
+                // In Low Power Mode until the level reached the off level.
+                let on = chargeW > 0 ? SimTime(((lowPowerOffLevel * capacity - before) / chargeW * 1e6).rounded(.up)) : 0
+                ticksLowPower += min(t - updated, max(0, on))
+                lowPower = false
+            } else if lowPower {
+                ticksLowPower += t - updated
+            }
         } else {
+            // Low Power Mode turns on only at the crossing, which the device handles at its
+            // time, so it is on for the whole interval or none of it.
+            if lowPower { ticksLowPower += t - updated }
             let before = joules
             let drain = (screenOn ? screenW : idleW) * dt
             joules -= drain
@@ -240,9 +265,44 @@ struct Battery {
 
     mutating func setCharging(_ on: Bool, at t: SimTime) { advance(to: t); charging = on }
 
+    /// The first tick at which the level, falling at the present power, is below the low
+    /// level (the low-battery gate; Low Power Mode's chance): `Clock.never` while charging,
+    /// already below, or not draining. Always after `updated`, so a device that waits for
+    /// it moves on.
+    /// A cheap bound for `lowCrossingTime` (a multiply, not a divide: it is asked at every
+    /// slope change), strictly earlier than it, with the battery's state kept so that
+    /// `plannedCrossingTime` gives exactly what `lowCrossingTime` gave now.
+    mutating func lowCrossingBound() -> SimTime {
+        let low = lowLevel * capacity
+        guard !charging, joules >= low else { return Clock.never }
+        let watts = screenOn ? screenW : idleW
+        guard watts > 0 else { return Clock.never }
+        planFrom = updated; planJoules = joules; planWatts = watts
+        let ticks = (joules - low) * (screenOn ? screenTicksPerJoule : idleTicksPerJoule) * (1 - 1e-9)
+        guard ticks < Double(Clock.never / 4) else { return Clock.never }
+        return updated + SimTime(ticks)
+    }
+
+    /// `lowCrossingTime` as of the last `lowCrossingBound()`.
+    func plannedCrossingTime() -> SimTime {
+        let ticks = (planJoules - lowLevel * capacity) / planWatts * 1e6
+        guard ticks < Double(Clock.never / 2) else { return Clock.never }
+        return planFrom + SimTime(ticks) + 1
+    }
+
+    var lowCrossingTime: SimTime {
+        let low = lowLevel * capacity
+        guard !charging, joules >= low else { return Clock.never }
+        let watts = screenOn ? screenW : idleW
+        guard watts > 0 else { return Clock.never }
+        let ticks = (joules - low) / watts * 1e6
+        guard ticks < Double(Clock.never / 2) else { return Clock.never }
+        return updated + SimTime(ticks) + 1
+    }
+
     /// When the level will reach the Low-Power-Mode-off level while charging, or nil.
     var lowPowerOffTime: SimTime? {
-        guard charging, lowPower, chargeW > 0 else { return nil }
+        guard charging, lowPower, !keepsLowPower, chargeW > 0 else { return nil }
         let needed = max(0, lowPowerOffLevel * capacity - joules)
         return updated + SimTime((needed / chargeW * 1e6).rounded(.up))
     }

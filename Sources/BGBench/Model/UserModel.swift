@@ -241,6 +241,11 @@ struct UserOpens {
         nextPrimary = replay == nil ? drawPrimary() : Clock.never
     }
 
+    /// Expected night checks a night for a user with `rate` opens a day (MODEL.md §3):
+    /// min(n, r/10), part of the rate, so a rare user's few opens are not mostly at night
+    /// and the waking hours keep at least nine tenths of it.
+    static func nightChecks(perNight n: Double, rate r: Double) -> Double { min(n, r / 10) }
+
     /// The next open of a replayed trace. As for drawn opens, an open that falls inside
     /// the previous session starts when that session ends.
     private mutating func nextReplayed() -> OpenDraw {

@@ -63,16 +63,25 @@ public struct EngagementBudget: Sendable {
 
     /// The first time at or after `due` (≥ t, the present) at which the bucket holds a whole
     /// token at the current fill rate (one day after `due` if the rate is 0 and the bucket
-    /// is short): `due` itself if it will.
+    /// is short): `due` itself if it will. A wait longer than `longestWait` (a usage average
+    /// that decayed towards zero makes the rate tiny: thousands of years to a token) is
+    /// `longestWait`, so the answer stays far beyond any horizon and safe to add to.
     mutating func tokenTime(at t: SimTime, notBefore due: SimTime? = nil) -> SimTime {
         accrue(to: t)
         let due = max(t, due ?? t)
         let rate = fillRate
         let then = min(capacity, tokens + rate * Double(due - t))
         guard then < 1 else { return due }
-        let wait = rate > 0 ? SimTime(((1 - then) / rate).rounded(.up)) : Clock.day
+        // Converted only once known to fit: a Double beyond SimTime's range does not trap
+        // under -Ounchecked but becomes Int64.min, which made the wait one tick, and a
+        // policy that retried at the time it was given asked again every tick, forever.
+        let ticks = rate > 0 ? ((1 - then) / rate).rounded(.up) : Double(Clock.day)
+        let wait = ticks < Double(Self.longestWait) ? SimTime(ticks) : Self.longestWait
         return due + max(1, wait)
     }
+
+    /// The longest wait `tokenTime` gives: 100 years, beyond any horizon.
+    static let longestWait: SimTime = 36_500 * Clock.day
 
     /// Rule 2 after the state gates: `spacing` since the last run started (nil: never
     /// allowed), then `budget` (a whole token).

@@ -65,7 +65,8 @@ public enum SeriesReports {
         return csv.output
     }
 
-    public static let devicesHeader = ["scenario", "policy", "seed", "device", "archetype"] + Quantity.allCases.map { $0.label }
+    public static let devicesHeader = ["scenario", "policy", "seed", "device", "archetype"] + DeviceAttributes.labels
+        + Quantity.allCases.map { $0.label }
 
     /// devices.csv: every device's totals over the counted period, one row per device ×
     /// policy (`--per-device`).
@@ -76,7 +77,7 @@ public enum SeriesReports {
         for r in report.results {
             let names = r.result.archetypeNames
             for d in r.result.devices {
-                csv.row([name, r.policy, String(r.seed), String(d.device), names[d.archetype]] + d.values.map { CSVNumber.format($0) })
+                csv.row([name, r.policy, String(r.seed), String(d.device), names[d.archetype]] + d.attributes.fields + d.values.map { CSVNumber.format($0) })
             }
         }
         return csv.output

@@ -77,6 +77,8 @@ public struct Population: ParameterSet {
     /// Share of devices on iOS 12 or lower, which use Background Fetch (`ios-fetch`) when
     /// the scenario's platform is `ios-bgtask` (MODEL.md §4, §6.3: 0 in a 2026 fleet).
     public var legacyIosShare = 0.0
+    /// Users who keep Low Power Mode on all the time (issue 12 point 9; default 0, see the field's doc).
+    public var lowPowerShare = 0.0
     /// Device time zones, as shares of the fleet (MODEL.md §2: they only matter for the
     /// fleet's server load, server.csv). Default: everyone at UTC+0.
     public var utcOffsets: [UTCOffsetShare] = [UTCOffsetShare(offset: .hours(0), share: 1)]
@@ -129,12 +131,16 @@ public struct UserBehaviour: ParameterSet {
     public var pReopen = 0.3
     public var reopenGapMean = TimeSpan.minutes(10)
     /// Session length: exponential body, Pareto tail (MODEL.md §3: mean about 70 s, half
-    /// under 30 s, 90 % under 4 min; Böhmer 2011, FALCON 2012). With these defaults the
-    /// mean is 64 s (67.5 s without the 2 h cap), the median 28 s and 96 % are under 4 min.
-    public var sessionBodyMean = TimeSpan.seconds(35)
-    public var sessionTailShare = 0.1
-    public var sessionTailMin = TimeSpan.seconds(120)
-    public var sessionTailAlpha = 1.5
+    /// under 30 s, 90 % under 4 min; Böhmer 2011, FALCON 2012). The three targets fix the
+    /// defaults analytically: the tail starts at 4 min, so the share over 4 min is
+    /// q + (1 − q)·e^(−240/b); the median comes from the body alone,
+    /// (1 − q)(1 − e^(−30/b)) = 1/2; α then sets the mean (1 − q)·b + q·x_m·α/(α − 1).
+    /// Rounded (b 37 s, q 0.098, α 2.8): mean 69.9 s (the 2 h cap takes 0.01 s), median
+    /// 29.9 s, 90.06 % under 4 min.
+    public var sessionBodyMean = TimeSpan.seconds(37)
+    public var sessionTailShare = 0.098
+    public var sessionTailMin = TimeSpan.seconds(240)
+    public var sessionTailAlpha = 2.8
     public var sessionMax = TimeSpan.hours(2)
     /// Probability per session that the user swipes the app away (MODEL.md §6.3: 2 %).
     public var forceQuitProbability = 0.02

@@ -37,6 +37,10 @@ extension Scenario {
         if population.legacyIosShare > 0 && platform.name != IOSBGTask.name {
             checker.fail("population.legacy_ios_share", "\(checker.format(population.legacyIosShare)) needs platform ios-bgtask: the share of iOS 12 devices that use ios-fetch mixes into an ios-bgtask fleet (platform is \(platform.name)); expected 0")
         }
+        // Keeping Low Power Mode on needs a battery to be in it.
+        if population.lowPowerShare > 0 && !device.batteryEnabled {
+            checker.fail("population.low_power_share", "\(checker.format(population.lowPowerShare)) needs device.battery_enabled: Low Power Mode is a battery state (battery_enabled is false); expected 0")
+        }
         return checker.problems
     }
 }

@@ -102,7 +102,7 @@ extension DeviceSimulation {
         }
         let bytes = transfer.bytes
         let energy = task.transferEnergy(bytes: bytes, on: net)
-        if hasBattery { battery.spend(energy, at: t) }
+        if hasBattery { battery.spend(energy, at: t); noteBattery(at: t) }
         if counting(t) {
             rec.tally[.transfers] += 1
             rec.tally[amount: .backgroundEnergy] += energy
@@ -160,7 +160,7 @@ extension DeviceSimulation {
 
     @inline(never)
     mutating func bookProcessing(_ energy: Double, at t: SimTime) {
-        if hasBattery { battery.spend(energy, at: t) }
+        if hasBattery { battery.spend(energy, at: t); noteBattery(at: t) }
         if counting(t) { rec.tally[amount: .processingEnergy] += energy }
     }
 }

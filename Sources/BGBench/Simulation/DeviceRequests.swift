@@ -48,7 +48,7 @@ extension DeviceSimulation {
         let images = content == .catalog ? planImages(items: missing.count, on: net) : 0
         let run = task.run(on: net, newItems: missing.count, newBytes: missing.bytes, itemBytes: averageItemBytes,
                            extraBytes: images, limit: platform.runLimit(at: t))
-        if hasBattery { battery.spend(run.energy, at: t) }
+        if hasBattery { battery.spend(run.energy, at: t); noteBattery(at: t) }
         if counting(t) {
             rec.tally[.runs] += 1
             rec.tally.countOutcome(run.status)

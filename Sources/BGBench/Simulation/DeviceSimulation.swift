@@ -39,8 +39,22 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     var chargeCount = 0
     var opensToday = 0
     var lowPowerGeneration: UInt16 = 0
+    /// When the battery's state next changes between events (MODEL.md §6.4 rule 2): the
+    /// tick its level falls below the low level at the present power, or the time of an
+    /// event whose booked energy changed it; `Clock.never` when neither can happen. The
+    /// loop handles it before any event at or after it, so no event at all is queued for
+    /// it; with the state last told to the policy.
+    var lowCrossing = Clock.never
+    /// Whether `lowCrossing` is exact or a bound from `Battery.lowCrossingBound`.
+    var crossingExact = true
+    var toldLowPower = false
+    var toldLowBattery = false
     /// Time at 0 % before the counted period (MODEL.md §9 warm-up), taken at its start.
     var emptyBeforeCounting: SimTime = 0
+    /// Time in Low Power Mode before the counted period, taken at its start; nights on the
+    /// charger and nights counted (devices.csv's charging habit).
+    var lowPowerBeforeCounting: SimTime = 0
+    var nightsCharging = 0, nights = 0
     /// The next open's session length, kept aside (a payload is only 16 bits).
     var nextSession: SimTime = 0
     var nextForceQuit = false
@@ -118,7 +132,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         screenMedianSeconds = s.device.screenSessionMedian.seconds
         screenSigma = s.device.screenSessionSigma
         network = NetworkState(traits: traits, model: s.network, rng: stream(.network))
-        battery = Battery(model: s.device, rng: stream(.lowPower))
+        battery = Battery(model: s.device, rng: stream(.lowPower), keepsLowPower: traits.keepsLowPower)
 
         platform = Platform(PlatformSetup(scenario: s, initialUsage: traits.initialUsage, barOff: traits.barOff))
         task = AppTask(scenario: s, runtimeLimit: platform.runtimeLimit, rng: stream(.task))
@@ -160,8 +174,25 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         if Policy.observesPublications { scheduleNextPublication() }
         planSystemWake(at: 0)
 
+        if hasBattery {
+            toldLowPower = battery.lowPower
+            toldLowBattery = battery.isLow
+            noteBattery(at: 0)
+        }
+
         while let event = queue.pop() {
             let t = event.time
+            if t >= lowCrossing {
+                if !crossingExact {
+                    lowCrossing = battery.plannedCrossingTime()
+                    crossingExact = true
+                }
+                if t >= lowCrossing {
+                    queue.unpop()
+                    batteryChanged()
+                    continue
+                }
+            }
             rec.tally[.events] += 1
             switch event.kind {
             case .midnight: midnight(at: t)
@@ -171,6 +202,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 if event.payload == lowPowerGeneration {
                     battery.advance(to: t)
                     if processingEnabled { considerProcessing(at: t) }
+                    toldBattery()
                     apply(policy.stateChanged(view(at: t)), at: t)
                     planSystemWake(at: t)
                 }
@@ -200,9 +232,11 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         if hasBattery {
             battery.advance(to: horizon)
             rec.tally[ticks: .zeroBattery] = battery.ticksEmpty - emptyBeforeCounting
+            rec.tally[ticks: .lowPower] = battery.ticksLowPower - lowPowerBeforeCounting
         }
         flushDay(Clock.dayIndex(horizon - 1))
-        return rec.finish(archetype: traits.archetype)
+        return rec.finish(archetype: traits.archetype, attributes: DeviceAttributes(
+            platform: Platform.name, traits: traits, nights: nights, nightsCharging: nightsCharging))
     }
 
     // MARK: Recording and scheduling

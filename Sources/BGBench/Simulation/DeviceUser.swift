@@ -17,14 +17,18 @@ extension DeviceSimulation {
         }
         let sleep: (start: SimTime, length: SimTime)? =
             s.user.sleepEnabled ? (traits.bedtime, traits.sleepLength) : nil
-        let primaryRate = traits.opensPerDay * (1 - s.user.pReopen)
+        // Night checks are part of the rate (MODEL.md §3): min(n, r/10) opens a night, reopens
+        // included, and the waking hours carry the rest. The primary processes run at
+        // (1 − p_reopen) of those rates, since each open is followed by a reopen with p_reopen.
+        let nightOpens = sleep == nil ? 0 : UserOpens.nightChecks(perNight: s.user.nightChecksPerNight, rate: traits.opensPerDay)
+        let keep = 1 - s.user.pReopen
         func profiles(perDay: Double, night: Double) -> (DayProfile, DayProfile) {
             (DayProfile.build(weights: weights, shift: traits.chronotype, expected: perDay, sleep: sleep, nightEvents: night),
              DayProfile.build(weights: weights, shift: traits.chronotype + weekendShift, expected: perDay * weekendLevel,
                               sleep: sleep.map { ($0.start + weekendShift, $0.length) }, nightEvents: night))
         }
         let driftStart = s.population.driftDay > 0 ? SimTime(s.population.driftDay) * Clock.day : Clock.never
-        let (weekday, weekend) = profiles(perDay: primaryRate, night: s.user.nightChecksPerNight)
+        let (weekday, weekend) = profiles(perDay: (traits.opensPerDay - nightOpens) * keep, night: nightOpens * keep)
         let poisson = ProfiledPoisson(weekday: weekday, weekend: weekend, horizon: ctx.horizon,
                                       driftStart: driftStart, driftShift: s.population.driftShift.ticks)
         let routine = s.population.model == .routine
@@ -60,7 +64,9 @@ extension DeviceSimulation {
             schedule(.chargeOn, at: start)
             schedule(.chargeOff, at: start + Clock.ticks(seconds: d.topUpMean.seconds * chargeRNG.standardExponential()))
         }
-        if chargeRNG.bernoulli(d.overnightChargeProbability) {
+        let plugs = chargeRNG.bernoulli(d.overnightChargeProbability)
+        if k >= 0 && counting(dayStart) { nights += 1; if plugs { nightsCharging += 1 } }
+        if plugs {
             let jitter = Clock.ticks(seconds: d.plugJitterSd.seconds * chargeRNG.standardNormal())
             let wake = dayStart + traits.bedtime + traits.sleepLength
             let plug = min(dayStart + traits.bedtime + jitter, wake - Clock.minute)
@@ -77,6 +83,7 @@ extension DeviceSimulation {
         if t == ctx.countFrom && hasBattery {
             battery.advance(to: t)
             emptyBeforeCounting = battery.ticksEmpty
+            lowPowerBeforeCounting = battery.ticksLowPower
         }
         platform.midnight(at: t, opens: opensToday)
         opensToday = 0
@@ -91,6 +98,7 @@ extension DeviceSimulation {
         screenCount += 1
         if processing.running { interruptProcessing(at: t) }
         battery.setScreen(true, at: t)
+        noteBattery(at: t)
         deviceChanged(at: t)
         schedule(.screenOff, at: t + Clock.ticks(seconds: screenRNG.lognormal(median: screenMedianSeconds, sigma: screenSigma)))
         scheduleNextScreenSession()
@@ -101,6 +109,7 @@ extension DeviceSimulation {
         screenCount -= 1
         if screenCount == 0 {
             battery.setScreen(false, at: t)
+            noteBattery(at: t)
             if processingEnabled { considerProcessing(at: t) }
         }
         deviceChanged(at: t)
@@ -119,6 +128,48 @@ extension DeviceSimulation {
         lowPowerGeneration &+= 1
         if let off = battery.lowPowerOffTime { schedule(.lowPowerOff, at: off, payload: lowPowerGeneration) }
         deviceChanged(at: t)
+        toldBattery()
+        apply(policy.stateChanged(view(at: t)), at: t)
+        planSystemWake(at: t)
+    }
+
+    // MARK: The battery's own state changes (MODEL.md §6.4 rule 2)
+
+    /// After the level's slope changed or energy was booked at t: when the battery's state
+    /// (Low Power Mode, below the low level) next changes untold (at once if the booking
+    /// changed it).
+    @inline(__always)
+    mutating func noteBattery(at t: SimTime) {
+        if battery.lowPower != toldLowPower || battery.isLow != toldLowBattery {
+            lowCrossing = t
+            crossingExact = true
+        } else {
+            lowCrossing = battery.lowCrossingBound()
+            crossingExact = false
+        }
+    }
+
+    /// The policy is about to be told the present state (charging, Low Power Mode off).
+    @inline(__always)
+    mutating func toldBattery() {
+        toldLowPower = battery.lowPower
+        toldLowBattery = battery.isLow
+        lowCrossing = battery.lowCrossingBound()
+        crossingExact = false
+    }
+
+    /// The battery's state changes at `lowCrossing`, between events: the level fell below
+    /// the low level (Low Power Mode may turn on with it), or energy booked at an event
+    /// took it there. The policy is told, and the platform's own wake planned again, as at
+    /// the other state changes; nothing is told twice.
+    mutating func batteryChanged() {
+        let t = lowCrossing
+        rec.tally[.events] += 1
+        battery.advance(to: t)
+        let changed = battery.lowPower != toldLowPower || battery.isLow != toldLowBattery
+        toldBattery()
+        guard changed else { return }
+        if tracing { log("battery", battery.lowPower ? "low_power" : "low_battery", battery.level, at: t) }
         apply(policy.stateChanged(view(at: t)), at: t)
         planSystemWake(at: t)
     }
@@ -126,7 +177,7 @@ extension DeviceSimulation {
     @inline(__always)
     mutating func open(at t: SimTime) {
         let length = nextSession, quits = nextForceQuit
-        if hasBattery { battery.setScreen(true, at: t) }
+        if hasBattery { battery.setScreen(true, at: t); noteBattery(at: t) }
         screenCount += 1
         if processing.running { interruptProcessing(at: t) }
         foreground = true
@@ -165,7 +216,7 @@ extension DeviceSimulation {
                 let fetch = task.foregroundFetch(on: net, missingBytes: missing.bytes, itemBytes: averageItemBytes,
                                                  extraBytes: images)
                 let wait = userWaits ? fetch.wait : 0
-                if hasBattery { battery.spend(fetch.energy, at: t) }
+                if hasBattery { battery.spend(fetch.energy, at: t); noteBattery(at: t) }
                 if counting(t) {
                     rec.tally[.foregroundFetches] += 1
                     rec.tally[ticks: .foregroundWait] += wait
@@ -195,7 +246,7 @@ extension DeviceSimulation {
         foreground = false
         if quits { forceQuit = true }
         screenCount -= 1
-        if screenCount == 0 && hasBattery { battery.setScreen(false, at: t) }
+        if screenCount == 0 && hasBattery { battery.setScreen(false, at: t); noteBattery(at: t) }
         if screenCount == 0 && processingEnabled { considerProcessing(at: t) }
         deviceChanged(at: t)
         planSystemWake(at: t)
