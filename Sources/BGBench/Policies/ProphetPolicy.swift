@@ -272,7 +272,8 @@ enum ProphetPlanner {
             return true
         }
 
-        while true {
+        // The bucket fills 7·runsPerDay tokens a week: a cyclic week holds no more runs.
+        while Double(chosen.count) < 7 * runsPerDay - 1e-9 {
             var best = -1, bestGain = max(minGain, 1e-12)
             for w in 0..<n where gain[w] >= bestGain && !blocked[w] {
                 best = w; bestGain = gain[w]
