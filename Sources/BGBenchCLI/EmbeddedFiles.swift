@@ -314,6 +314,12 @@ extension EmbeddedFiles {
     "oracle" : {
       "lead" : "1m"
     },
+    "prophet" : {
+      "min_gain" : 0.01,
+      "min_gap" : "15m",
+      "runs_per_day" : 12,
+      "skip_below" : 0.2
+    },
     "push" : {
       "fallback_interval" : "4h",
       "per_hour" : 2

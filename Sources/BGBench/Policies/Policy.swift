@@ -49,6 +49,24 @@ public struct PolicyContext {
     public var random: RandomStream
     /// Knowledge of the future, for the `oracle` bound only (MODEL.md §7).
     public var clairvoyance: Clairvoyance
+    /// The user's true open intensity, for policies whose `knowledge` is `.intensity` only
+    /// (the `prophet` bound); every other policy receives an empty one.
+    public var intensity: OpenIntensity = .none
+}
+
+/// What a policy is entitled to know (MODEL.md §7). Ordinary policies see only what a
+/// real system could see; the bounds are given more, and their results are references,
+/// not policies.
+public enum PolicyKnowledge: Int, Comparable, Sendable {
+    /// The past and the device's state: every policy but the bounds.
+    case observed
+    /// The user's true open intensity and the feed's (the rates the model draws from,
+    /// not the draws): ``OpenIntensity``, the `prophet` bound.
+    case intensity
+    /// The future itself, every open and item: ``Clairvoyance``, the `oracle` bound.
+    case future
+
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// A wake-prediction policy (MODEL.md §7): decides when to ask for a background wake; the
@@ -67,6 +85,10 @@ public protocol WakePolicy: SendableMetatype {
     /// Whether the policy is given ``Clairvoyance`` (knowledge of the future): only bounds
     /// such as `oracle` may say yes, and their results are bounds, not policies.
     static var isClairvoyant: Bool { get }
+    /// What the policy is given beyond what a real system sees: `.observed` (nothing, the
+    /// default), `.intensity` (``OpenIntensity``) or `.future` (``Clairvoyance``; the
+    /// default when `isClairvoyant`).
+    static var knowledge: PolicyKnowledge { get }
     /// The simulation starts (t = 0).
     mutating func start(_ view: DeviceView) -> WakeDecision
     /// The user opened the app (after the open's freshness was scored).
@@ -92,6 +114,7 @@ public protocol WakePolicy: SendableMetatype {
 
 public extension WakePolicy {
     static var isClairvoyant: Bool { false }
+    static var knowledge: PolicyKnowledge { isClairvoyant ? .future : .observed }
     mutating func start(_ view: DeviceView) -> WakeDecision { .keep }
     mutating func opened(_ view: DeviceView) -> WakeDecision { .keep }
     mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision { .keep }
@@ -110,6 +133,8 @@ public struct PolicyEntry: Sendable {
     public let name: String
     public let summary: String
     public let type: any WakePolicy.Type
+    /// What the policy knows beyond a real system (the bounds: `prophet`, `oracle`).
+    public let knowledge: PolicyKnowledge
     /// The type of the policy's parameters; nil when it has none.
     public let parameters: (any ParameterSet.Type)?
     let blocks: @Sendable (FleetJob) -> BlockRunner?
@@ -118,6 +143,7 @@ public struct PolicyEntry: Sendable {
         name = P.name
         summary = P.summary
         type = policy
+        knowledge = P.knowledge
         parameters = P.Parameters.self == NoParameters.self ? nil : P.Parameters.self
         blocks = { job in PlatformRegistry.visit(job.platform, PolicyBlocks<P>(job: job)) }
     }
@@ -138,6 +164,7 @@ public enum PolicyRegistry {
         PolicyEntry(LogisticPolicy.self),
         PolicyEntry(PushPolicy.self),
         PolicyEntry(OraclePolicy.self),
+        PolicyEntry(ProphetPolicy.self),
     ]
 
     /// Registered policies; a lock makes registering safe while other threads read.

@@ -151,7 +151,9 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         averageItemBytes = feed.times.isEmpty ? 0 : feed.cumulativeBytes[feed.times.count] / Double(feed.times.count)
         policy = Policy(PolicyContext(
             scenario: s, deviceIndex: index, horizon: ctx.horizon, random: stream(.policy),
-            clairvoyance: Policy.isClairvoyant ? Clairvoyance(opens: opens, feed: feed) : .none))
+            clairvoyance: Policy.isClairvoyant ? Clairvoyance(opens: opens, feed: feed) : .none,
+            intensity: Policy.knowledge == .intensity
+                ? OpenIntensity(opens: poisson, routine: routine, trace: ctx.opensTrace, device: index) : .none))
     }
 
     /// Runs the device to the horizon and returns what it recorded: its totals, its
