@@ -23,9 +23,10 @@ import Foundation
 /// prophet is a strong reference, not a proof of optimality.
 ///
 /// At run time: K starts at `runs_per_day`; after a day with a `budget` or `quota` denial
-/// it becomes min(K − 1, the runs that started that day) (at least 1), after a day without
-/// one it grows by 1 up to `runs_per_day`: what the platform admits, learned from its
-/// answers like any policy. Each midnight it takes that day's runs from the week's plan for
+/// it becomes min(K, the runs started a day over the last 7 days, rounded) (at least 1);
+/// after 7 days in a row without one it grows by 1 up to `runs_per_day`: what the platform
+/// admits, learned from its answers like any policy. (Cutting to min(K − 1, that day's runs)
+/// and growing after every calm day made K swing between 3 and 4 on routine users.) Each midnight it takes that day's runs from the week's plan for
 /// K (planned once per K and drift phase, when first needed) and asks for them in turn.
 /// After an open it skips the next planned run when the chance that an item arrives in
 /// between is below `skip_below`. After a denial with a `retryAt` it asks at `retryAt` if
@@ -64,6 +65,12 @@ public struct ProphetPolicy: WakePolicy {
     var waiting = false
     var runsToday = 0
     var limitedToday = false
+    /// Runs started on each of the last 7 days (a ring, by day index mod 7) and how many
+    /// days it holds so far: what the platform admitted.
+    var recentRuns = InlineArray<7, Int32>(repeating: 0)
+    var recentDays = 0
+    /// Days in a row without a `budget` or `quota` denial.
+    var calmDays = 0
 
     public init(_ context: PolicyContext) {
         p = context.scenario.policies[ProphetPolicy.self]
@@ -144,10 +151,19 @@ public struct ProphetPolicy: WakePolicy {
     }
 
     public mutating func midnight(_ view: DeviceView) -> WakeDecision {
+        recentRuns[recentDays % 7] = Int32(clamping: runsToday)
+        recentDays += 1
         if limitedToday {
-            runsPerDay = max(1, min(runsPerDay - 1, runsToday))
-        } else if runsPerDay < p.runsPerDay {
-            runsPerDay += 1
+            // What the platform admitted a day, over the last week, rounded: a stray denial
+            // on a day of K runs keeps K.
+            var sum = 0
+            for i in 0..<min(7, recentDays) { sum += Int(recentRuns[i]) }
+            let admitted = Int((Double(sum) / Double(min(7, recentDays))).rounded())
+            runsPerDay = max(1, min(runsPerDay, admitted))
+            calmDays = 0
+        } else {
+            calmDays += 1
+            if runsPerDay < p.runsPerDay && calmDays >= 7 { runsPerDay += 1; calmDays = 0 }
         }
         runsToday = 0
         limitedToday = false
