@@ -35,10 +35,12 @@ import Testing
     /// The expected primary opens per 5 min slot of a week by MODEL.md §3's rules alone,
     /// integrated second by second from the device's drawn traits: the hourly weights
     /// shifted by the chronotype (and the weekend shift), zero inside the sleep window but
-    /// for the night checks spread over it, the rest rescaled to keep r·(1 − p_reopen).
+    /// for the night checks spread over it, which come out of the rate (min(n, r/10) a
+    /// night), the waking hours carrying the rest: (r − night checks)·(1 − p_reopen).
     static func byTheRules(_ s: Scenario, _ t: DeviceTraits) -> [Double] {
         let a = s.population.archetypes["x"]!, w = a.weekdayWeights
-        let perDay = t.opensPerDay * (1 - s.user.pReopen), night = s.user.nightChecksPerNight
+        let nightChecks = min(s.user.nightChecksPerNight, t.opensPerDay / 10)
+        let perDay = (t.opensPerDay - nightChecks) * (1 - s.user.pReopen), night = nightChecks * (1 - s.user.pReopen)
         func wrap(_ x: SimTime) -> SimTime { ((x % Clock.day) + Clock.day) % Clock.day }
         var out = [Double](repeating: 0, count: 7 * 288)
         for d in 0..<7 {
@@ -80,9 +82,11 @@ import Testing
             var worst = 0.0
             for k in got.indices { worst = max(worst, abs(got[k] - expected[k])) }
             #expect(worst < 1e-3, "device \(index): largest slot difference \(worst) opens")
-            // A week of primary opens: 5 weekdays at r(1 − p), 2 weekend days at half that, plus night checks.
-            let week = got.reduce(0, +), r = traits.opensPerDay * 0.7
-            #expect(abs(week - (5 * r + 2 * 0.5 * r + 7 * 0.1)) < 1e-6)
+            // A week of primary opens: night checks min(n, r/10) out of the rate, the waking
+            // hours of 5 weekdays the rest, of 2 weekend days half that; all × (1 − p).
+            let n = min(0.1, traits.opensPerDay / 10), awake = (traits.opensPerDay - n) * 0.7
+            let week = got.reduce(0, +)
+            #expect(abs(week - (5 * awake + 2 * 0.5 * awake + 7 * n * 0.7)) < 1e-6)
             let drifted = intensity.weeklyOpens(slotsPerDay: 288, drifted: true)
             for k in got.indices { #expect(abs(drifted[(k + 24) % got.count] - got[k]) < 1e-12) }
         }
