@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import BGBenchCLI
 @testable import BGBench
 
 /// The user model (MODEL.md §3) at fixed seeds: archetype mix, rates, opens per day,
@@ -390,5 +391,29 @@ import Testing
         #expect(abs(Double(evenings) - n / 2) < Self.standardErrors * (n / 4).squareRoot())
         // A routine user's usage starts at the expected opens a day.
         #expect(Self.traits(s, seed: 10, device: 0).initialUsage == 1.5)
+    }
+
+    /// MODEL.md §6.4 rule 4: a routine user's usage average starts at their own mean opens
+    /// per day over the first week (not the routine's expectation): devices.csv's
+    /// usage_estimate equals the opens events.csv shows in days 0–6, divided by 7.
+    @Test func routineUsageStartsAtTheFirstWeeksMean() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-routine-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var output = "", errors = ""
+        #expect(CommandLineTool.run(arguments: ["--set", "population.model=routine", "--policy", "fixed", "--days", "10",
+                                                "--devices", "4", "--per-device", "--trace-devices", "4", "--out", out, "--quiet"],
+                                    output: &output, errors: &errors) == 0, "\(errors)")
+        func rows(_ name: String) throws -> [[String: String]] {
+            let lines = try String(contentsOfFile: out + "/" + name, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
+        }
+        let events = try rows("events.csv")
+        var estimates: Set<String> = []
+        for device in try rows("devices.csv") {
+            let firstWeek = events.filter { $0["device"] == device["device"] && $0["event"] == "open" && Double($0["time_s"]!)! < 7 * 86_400 }.count
+            #expect(Double(device["usage_estimate"]!)! == Double(firstWeek) / 7, "device \(device["device"]!)")
+            estimates.insert(device["usage_estimate"]!)
+        }
+        #expect(estimates.count > 1, "each user's own week, not one expectation for all")
     }
 }

@@ -246,6 +246,14 @@ struct UserOpens {
     /// and the waking hours keep at least nine tenths of it.
     static func nightChecks(perNight n: Double, rate r: Double) -> Double { min(n, r / 10) }
 
+    /// The mean opens per day of `opens` (a copy: the caller's draws are untouched) over
+    /// [0, `span`): a routine user's starting usage average (MODEL.md §6.4 rule 4).
+    static func meanOpensPerDay(_ opens: UserOpens, over span: SimTime) -> Double {
+        var copy = opens, count = 0
+        while copy.next().time < span { count += 1 }
+        return Double(count) / (Double(span) / Double(Clock.day))
+    }
+
     /// The next open of a replayed trace. As for drawn opens, an open that falls inside
     /// the previous session starts when that session ends.
     private mutating func nextReplayed() -> OpenDraw {

@@ -114,7 +114,6 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             // Every other trait is drawn as usual, so a trace changes no other draw.
             traits.replay(trace, device: index)
         }
-        self.traits = traits
         self.queue = queue
         rec = DeviceRecorder(device: index, utcOffset: traits.utcOffset, tracing: index < ctx.traceDevices, storage: storage)
         queue.reset()
@@ -124,6 +123,13 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         let replay = ctx.opensTrace.map { TraceReplay(trace: $0, device: index, horizon: ctx.horizon) }
         opens = UserOpens(poisson: poisson, routine: routine, replay: replay, rng: stream(.opens),
                           behaviour: SessionParameters(s.user))
+        if routine != nil && replay == nil {
+            // MODEL.md §6.4 rule 4: a routine user's usage average starts at their mean opens
+            // per day over the first week, counted on a copy of their own generator (the
+            // draws of the run are untouched).
+            traits.initialUsage = UserOpens.meanOpensPerDay(opens, over: min(7 * Clock.day, ctx.horizon))
+        }
+        self.traits = traits
         let hasBattery = s.device.batteryEnabled
         self.hasBattery = hasBattery
         screen = screenDay
