@@ -70,18 +70,33 @@ lines = [
     f"{float(base_arm['background_energy_j_per_day']):.1f} J/day): the fresh-open difference "
     "of each policy's curve there, in points, with its paired 95 % interval (delta method over "
     "devices; `*` excludes zero). Policies whose knob does not reach that energy say so: "
-    "curves are never extrapolated.",
+    "curves are never extrapolated. The last column names the knob value, if any, at which "
+    f"the policy *dominates* `{baseline}`: fresher and cheaper at once, both paired "
+    "intervals excluding zero (its largest fresh-open gain among such values).",
     "",
-    f"| policy | J/day its knob spans | Δ fresh-open pts at {baseline}'s J/day |",
-    "|---|---:|---|",
+    f"| policy | J/day its knob spans | Δ fresh-open pts at {baseline}'s J/day | dominates {baseline} at |",
+    "|---|---:|---|---|",
 ]
+def dominating(policy):
+    best = None
+    for r in arms:
+        if r["policy"] != policy or r["arm"] == baseline or r["fresh_open_rate_difference_ci_low"] == "":
+            continue
+        if float(r["fresh_open_rate_difference_ci_low"]) > 0 and float(r["background_energy_j_per_day_difference_ci_high"]) < 0:
+            if best is None or float(r["fresh_open_rate_difference"]) > float(best["fresh_open_rate_difference"]):
+                best = r
+    if best is None:
+        return "–"
+    where = f"{best['knob']}={best['knob_value']}" if best["knob"] else "its own point"
+    return (f"{where}: {float(best['fresh_open_rate_difference']) * 100:+.1f} pts at "
+            f"{float(best['background_energy_j_per_day_difference']):+.1f} J/day")
 for r in matched:
     p = r["policy"]
     lo, hi = ranges.get(p, (float("nan"),) * 2)
     span = f"{lo:.1f}" if lo == hi else f"{lo:.1f}–{hi:.1f}"
     cell = fmt(r["difference"], r["difference_ci_low"], r["difference_ci_high"]) if r["status"] == "ok" \
         else status_text.get(r["status"], r["status"])
-    lines.append(f"| `{p}` | {span} | {cell} |")
+    lines.append(f"| `{p}` | {span} | {cell} | {dominating(p)} |")
 
 # 2. The gap from fixed to oracle, on the model and on the habits trace.
 def gaps(folder):

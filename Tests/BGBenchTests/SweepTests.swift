@@ -46,8 +46,11 @@ import Testing
         let noneRows = rows.dropFirst().filter { $0[3] == "none" && $0[1] == "0" }
         #expect(noneRows[0].dropFirst(2) == noneRows[1].dropFirst(2))
         // Pareto by definition within one world (the environment axis bar_off_share and
-        // the archetype; fixed's interval is a design axis), checked against the rows.
-        let scored = all.dropFirst().map { (world: [$0[1], $0[archetype]], f: Double($0[fresh])!, e: Double($0[energy])!, pareto: $0.last!) }
+        // the archetype; fixed's interval is a design axis), checked against the rows. An
+        // archetype with no opens in this small fleet has no fresh-open rate (empty): it
+        // ranks below any rate (Reports/README.md, "Sweeps").
+        let scored = all.dropFirst().map { (world: [$0[1], $0[archetype]], f: Double($0[fresh]) ?? -.infinity,
+                                            e: Double($0[energy]) ?? .infinity, pareto: $0.last!) }
         for c in scored {
             let dominated = scored.contains { $0.world == c.world && $0.f >= c.f && $0.e <= c.e && ($0.f > c.f || $0.e < c.e) }
             #expect(c.pareto == (dominated ? "false" : "true"))
