@@ -202,6 +202,24 @@ import Testing
                 + "\(try Self.manifestBytes(out, "summary.csv")): not the file the run wrote\n")
     }
 
+    /// A fuzzing finding (Fuzz/README.md): an LSApp log whose user opens the app in 2018 and
+    /// in 4036 (a typo) was converted into a trace of 737,061 days, which validate refuses;
+    /// the converter now refuses it, naming the line.
+    @Test func convertLSAppRefusesASpanNoRunCanHave() throws {
+        let tsv = """
+            user_id\tsession_id\ttimestamp\tapp_name\tevent_type
+            1\t7\t2018-03-02 22:15:30\tGmail\tOpened
+            1\t8\t4036-03-02 22:18:00\tGmail\tOpened
+
+            """
+        let dir = try Self.folder([("log.tsv", Data(tsv.utf8))])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = Self.bgbench(["convert-lsapp", dir + "/log.tsv", "--out", dir + "/trace.csv"])
+        #expect(r.code == 65)
+        #expect(r.errors == "error: \(dir)/log.tsv:3:1: timestamp: user '1' opens the app over 737061 days (from line 2 to this one): expected at most 36500, the longest run (docs/limits.md)\nsee 'bgbench --help'\n")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/trace.csv"))
+    }
+
     static func manifestBytes(_ folder: String, _ name: String) throws -> Int {
         let run = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/run.json"))) as! [String: Any]
         let entry = (run["manifest"] as! [[String: Any]]).first { $0["name"] as? String == name }!

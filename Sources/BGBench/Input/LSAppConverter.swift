@@ -42,6 +42,7 @@ public enum LSAppConverter {
         var time: SimTime
         var opened: Bool
         var key: String
+        var line: Int
     }
 
     /// Converts LSApp bytes; `file` names them in messages. Throws TraceError with every
@@ -78,7 +79,7 @@ public enum LSAppConverter {
                 u = Int32(users.count); userIndex[user] = u; users.append(user)
             }
             events.append(Event(user: u, time: time, opened: type == "Opened",
-                                key: field("session_id").trimmed + "\u{1F}" + name))
+                                key: field("session_id").trimmed + "\u{1F}" + name, line: line))
         })
         if !any {
             problems.add(.init(location: .file(file), path: "",
@@ -117,6 +118,22 @@ public enum LSAppConverter {
                 }
             }
         }
+        // A user's opens must fit the longest run a trace may span (36,500 days, as --days):
+        // else the trace would not validate (a year typed 4036 for 2018, say).
+        var first: [Int32: Int] = [:], last: [Int32: Int] = [:]
+        for i in order where events[i].opened {
+            if first[events[i].user] == nil { first[events[i].user] = i }
+            last[events[i].user] = i
+        }
+        for (user, a) in first.sorted(by: { $0.key < $1.key }) {
+            let b = last[user]!
+            let days = events[b].time.floorDiv(Clock.day) - events[a].time.floorDiv(Clock.day) + 1
+            if days > 36_500 {
+                problems.add(line: events[b].line, column: 1, "timestamp",
+                             "user '\(users[Int(user)])' opens the app over \(days) days (from line \(events[a].line) to this one): expected at most 36500, the longest run (docs/limits.md)")
+            }
+        }
+        guard problems.isEmpty else { throw TraceError(problems: problems.all) }
         var csv = CSVWriter("")
         csv.row(["device", "timestamp", "session_seconds"])
         for open in opens {
