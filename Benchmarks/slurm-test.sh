@@ -50,6 +50,8 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 export SLURM_CONF=$work/etc/slurm.conf
 
+# A daemon that exited may stay a zombie until PID 1 reaps it: not alive.
+alive() { [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null; }
 stop_cluster() {
     local t0 pid
     t0=$(date +%s.%N)
@@ -60,7 +62,7 @@ stop_cluster() {
         pid=$(cat "$work/run/$f.pid" 2>/dev/null || true)
         [ -n "$pid" ] || continue
         [ "$f" = munged ] && kill "$pid" 2>/dev/null
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        for _ in $(seq 50); do alive "$pid" || break; sleep 0.1; done
         kill -9 "$pid" 2>/dev/null || true
     done
     log "cluster stopped in $(since "$t0") s"
