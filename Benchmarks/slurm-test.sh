@@ -167,7 +167,11 @@ log "submitting Scripts/cluster/submit-slurm.sh: 4 shards of run ${options[*]}"
 status=0
 BGBENCH=$binary "$top/Scripts/cluster/submit-slurm.sh" --shards 4 --wait --run-dir "$runs/sharded" -- run "${options[@]}" || status=$?
 for f in "$runs"/sharded/logs/*.out; do sed "s|^|  $(basename "$f"): |" "$f"; done
-[ "$status" = 0 ] || { echo "error: the Slurm jobs failed (exit $status); logs in $runs/sharded/logs" >&2; exit 1; }
+if [ "$status" != 0 ]; then
+    echo "error: the Slurm jobs failed (exit $status); the task lines above say which" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
 log "array and merge done"
 "$binary" run "${options[@]}" --quiet --out "$runs/single" >/dev/null
 log "single process done"

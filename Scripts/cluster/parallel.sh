@@ -17,8 +17,8 @@
 #   --bgbench PATH      the bgbench executable (default: $BGBENCH, else bgbench on PATH)
 #   --resume            run only the shards the job log does not show as done (parallel
 #                       --resume-failed): after a failure, the same line again
-# Everything after `--` is the bgbench command and its options, without --out, --shard
-# and --threads (each shard runs on one thread).
+# Everything after `--` is the bgbench command and its options, without --out and --shard
+# (each shard runs on one thread unless the options give --threads).
 set -euo pipefail
 
 shards='' run_dir='' jobs=$(nproc) sshlogin='' resume=() bgbench=${BGBENCH:-bgbench}
@@ -46,7 +46,9 @@ run_dir=$(cd "$run_dir" && pwd)
 case $bgbench in */*) bgbench=$(cd "$(dirname "$bgbench")" && pwd)/$(basename "$bgbench") ;; esac
 
 # One shard: its report folder DIR/shards/K and its terminal output DIR/logs/shard-K.txt.
-shard=$(printf '%q ' "$bgbench" "$@" --threads 1 --quiet)
+threads=(--threads 1)
+case " $* " in *" --threads "*|*" --threads="*) threads=() ;; esac
+shard=$(printf '%q ' "$bgbench" "$@" "${threads[@]}")
 shard+="--shard {}/$shards --out $(printf '%q' "$run_dir")/shards/{} >$(printf '%q' "$run_dir")/logs/shard-{}.txt 2>&1"
 hosts=()
 [ -z "$sshlogin" ] || hosts=(--sshlogin "$sshlogin")
