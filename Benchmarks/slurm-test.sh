@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
         --binary) binary=${2:?--binary needs a path}; shift 2 ;;
         --smoke) smoke=1; shift ;;
         --keep) keep=${2:?--keep needs a folder}; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) echo "error: unknown option '$1' for Benchmarks/slurm-test.sh" >&2; exit 2 ;;
     esac
 done

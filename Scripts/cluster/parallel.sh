@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
         --bgbench) bgbench=${2:-}; shift 2 || usage "--bgbench needs a path" ;;
         --resume) resume=(--resume-failed); shift ;;
         --) shift; break ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) usage "unknown option '$1' (the bgbench command goes after '--')" ;;
     esac
 done
