@@ -22,8 +22,10 @@ public enum DeviceInvariants {
         let reasons = DenialReason.allCases.reduce(0) { $0 + t.denials($1) }
         expect(t[.denied] == reasons, "denied \(t[.denied]) ≠ the sum of denials by reason \(reasons)")
         expect(t[.freshOpens] <= t[.opens], "fresh opens \(t[.freshOpens]) > opens \(t[.opens]) (stale opens would be negative)")
-        expect(t[.foregroundFailures] <= t[.foregroundFetches],
-               "foreground failures \(t[.foregroundFailures]) > foreground fetches \(t[.foregroundFetches])")
+        // Every counted stale open fetches in the foreground or, offline, fails (MODEL.md §5).
+        let stale = t[.opens] - t[.freshOpens]
+        expect(t[.foregroundFetches] + t[.foregroundFailures] == stale,
+               "foreground fetches \(t[.foregroundFetches]) + failures \(t[.foregroundFailures]) ≠ stale opens \(stale)")
         expect(t[.serverOnTime] <= t[.serverJobs], "server jobs on time \(t[.serverOnTime]) > server jobs \(t[.serverJobs])")
         expect(t[.processingOnTime] <= t[.processingCompleted],
                "processing on time \(t[.processingOnTime]) > processing completed \(t[.processingCompleted])")

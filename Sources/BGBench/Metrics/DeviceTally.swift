@@ -54,8 +54,9 @@ public struct DeviceTally: Sendable {
 public enum Quantity: Int, CaseIterable, Sendable {
     /// Opens, fresh opens, and the sums over opens of staleness and age of information.
     case opens, freshOpens, staleness, age
-    /// Foreground fetches at stale opens: their total wait, their count, those that found
-    /// no network, their energy.
+    /// At stale opens: the total wait of the foreground fetches, their count, the stale
+    /// opens that found no network and so fetched nothing (not among the fetches: fetches
+    /// + failures = stale opens), the fetches' energy.
     case foregroundWait, foregroundFetches, foregroundFailures, foregroundEnergy
     /// The request life cycle: requested = runs − push runs + denied + replaced + pending
     /// (rule 3); `denied` is the sum of the reasons after it (in ``DenialReason`` order).
