@@ -5,7 +5,7 @@ import Foundation
 enum Command {
     /// The commands, as typed.
     enum Name: String, CaseIterable {
-        case run, sweep, frontier, plot, list, scenario, validate
+        case run, sweep, frontier, merge, plot, list, scenario, validate
         case convertLSApp = "convert-lsapp"
         case bench, check, help
     }
@@ -40,8 +40,12 @@ enum Command {
         progress?.finish()
         try folder.write(ReportWriter.files(report))
         try folder.commit()
+        if let shard = options.shard {
+            let devices = shard.devices(of: options.devices)
+            output.write("shard \(shard) (devices \(devices.lowerBound)–\(max(devices.lowerBound, devices.upperBound - 1)) of \(options.devices)): \(SummaryTable.fixed(report.wallSeconds, 2)) s, \(Int(Double(report.simulatedDeviceDays) / max(report.wallSeconds, 1e-9))) device-days/s\n")
+        }
         output.write(SummaryTable.render(report))
-        output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv\(options.keepDevices ? ", devices.csv" : "")\(options.traceDevices > 0 ? ", events.csv" : "")\(report.baselinePolicy != nil ? ", paired.csv" : "")\(replications > 1 ? ", replications.csv" : ""), scenario.json, run.json)\n")
+        output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv\(options.keepDevices ? ", devices.csv" : "")\(options.traceDevices > 0 ? ", events.csv" : "")\(report.baselinePolicy != nil ? ", paired.csv" : "")\(replications > 1 ? ", replications.csv" : "")\(options.shard == nil ? "" : ", \(ShardState.fileName)"), scenario.json, run.json)\n")
     }
 
     static func parsePolicies(_ text: String) throws -> [String] {

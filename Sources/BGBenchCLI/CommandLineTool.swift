@@ -11,7 +11,7 @@ public enum CommandLineTool {
         // itself) keep the default action.
         var command = Command.Name.run
         if case .value(let word)? = tokenize(arguments).first { command = Command.Name(rawValue: word) ?? .help }
-        if [.run, .sweep, .frontier, .check, .bench].contains(command) { Interruption.install() }
+        if [.run, .sweep, .frontier, .merge, .check, .bench].contains(command) { Interruption.install() }
         var out = StandardStream.output, err = StandardStream.error
         return run(arguments: arguments, output: &out, errors: &err)
     }
@@ -44,6 +44,7 @@ public enum CommandLineTool {
             case .convertLSApp: try Command.convertLSApp(tokens, output: &output)
             case .sweep: try Command.sweep(tokens, arguments: arguments, output: &output)
             case .frontier: try Command.frontier(tokens, arguments: arguments, output: &output)
+            case .merge: try Command.merge(tokens, arguments: arguments, output: &output)
             case .plot: try Command.plot(tokens, output: &output)
             case .help: try Command.helpCommand(tokens, output: &output)
             }

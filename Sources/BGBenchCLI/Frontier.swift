@@ -138,7 +138,7 @@ extension Command {
         for policy in report.request.policies {
             let arms = report.arms.filter { $0.policy == policy && $0.knob != nil }
             let energies = run.results.filter { r in arms.contains { $0.label == r.policy } }.map {
-                $0.tally.sum[Quantity.backgroundEnergy.rawValue] / Double(max(1, $0.tally.devices)) / Double(max(1, run.countedDays))
+                $0.tally.sum(.backgroundEnergy) / Double(max(1, $0.tally.devices)) / Double(max(1, run.countedDays))
             }
             let span = energies.isEmpty ? "point" : "\(SummaryTable.fixed(energies.min()!, 1))–\(SummaryTable.fixed(energies.max()!, 1))"
             func cell(_ m: FrontierReport.Matched?, _ scale: Double, _ decimals: Int) -> String {

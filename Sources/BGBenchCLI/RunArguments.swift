@@ -1,4 +1,5 @@
 import BGBench
+import Foundation
 
 /// The options of `run`; `sweep` takes every one but `--version` (``shared``), so each
 /// point of a sweep is a full run.
@@ -14,10 +15,10 @@ enum RunOption: String, CommandOption {
     case baselinePolicy = "baseline-policy"
     case replications
     // `run` only.
-    case version
+    case version, shard
 
     /// What to simulate, how big, where to write: the options `run` and `sweep` share.
-    static let shared: [RunOption] = allCases.filter { $0 != .version }
+    static let shared: [RunOption] = allCases.filter { $0 != .version && $0 != .shard }
 
     var isFlag: Bool { self == .quiet || self == .perDevice || self == .version || self == .force || self == .checkInvariants }
     var isRepeatable: Bool { self == .set }
@@ -40,6 +41,8 @@ struct RunArguments {
     var replications = 1
     /// `--baseline-policy`: the policy paired.csv compares every other with.
     var baseline: String?
+    /// `--shard`: K/N, auto or auto/N, resolved by `finish()` into `options.shard`.
+    var shard: String?
     private var daysGiven = false, devicesGiven = false
 
     /// Takes one of the shared options; false when `option` is not one of them.
@@ -82,6 +85,7 @@ struct RunArguments {
             options.traceDevices = try integer(required(value, for: name, expected: "a positive integer"),
                                                for: name, in: 1...1000, expected: "an integer from 1 to 1000")
         case .baselinePolicy: baseline = try required(value, for: name, expected: "a policy name")
+        case .shard: shard = try required(value, for: name, expected: "K/N, auto or auto/N")
         case .version: return false
         }
         return true
@@ -104,6 +108,7 @@ struct RunArguments {
             throw CLIError.usage("invalid value '\(warmup)' for '--warmup-days': expected an integer from 0 to \(options.days - 1) (fewer than --days)")
         }
         options.warmupDays = warmup
+        if let shard { options.shard = try Self.shard(shard, environment: ProcessInfo.processInfo.environment) }
         if let baseline {
             guard policies.contains(baseline) else {
                 throw CLIError.usage("invalid value '\(baseline)' for '--baseline-policy': expected one of the policies run (\(policies.joined(separator: ", ")))")
@@ -112,6 +117,25 @@ struct RunArguments {
                 throw CLIError.usage("'--baseline-policy' needs at least one other policy in '--policy'")
             }
         }
+    }
+
+    /// `--shard K/N` (0 ≤ K < N), `auto` or `auto/N` (from the job engine's variables:
+    /// `Shard.fromEnvironment`).
+    static func shard(_ text: String, environment: [String: String]) throws -> Shard {
+        if text == "auto" || text.hasPrefix("auto/") {
+            var count: Int?
+            if text != "auto" {
+                guard let n = Int(text.dropFirst(5)), n >= 1 else {
+                    throw CLIError.usage("invalid value '\(text)' for '--shard': expected K/N, auto or auto/N with N a positive integer")
+                }
+                count = n
+            }
+            do { return try Shard.fromEnvironment(environment, count: count) } catch { throw CLIError.usage(error.description) }
+        }
+        guard let shard = Shard.parse(text) else {
+            throw CLIError.usage("invalid value '\(text)' for '--shard': expected K/N with 0 <= K < N (e.g. 0/4), auto or auto/N")
+        }
+        return shard
     }
 
     /// The run of one loaded scenario with these options (a sweep makes one per point);
@@ -126,6 +150,6 @@ struct RunArguments {
                           baselinePolicy: baseline, replications: replications)
     }
 
-    /// The device-days a run of one scenario simulates (for the progress line).
-    var workPerScenario: Int { options.deviceDays * policies.count * replications }
+    /// The device-days a run of one scenario simulates (for the progress line): its shard's.
+    var workPerScenario: Int { options.part.devices(of: options.devices).count * options.days * policies.count * replications }
 }

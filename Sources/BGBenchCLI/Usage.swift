@@ -20,7 +20,7 @@ extension Command {
                                          report file with a column per parameter, long.csv,
                                          a Pareto column within each world, run.json
             """, details: """
-            sweep takes every run option but --version (--out default: Reports/sweep); a --set
+            sweep takes every run option but --version and --shard (--out default: Reports/sweep); a --set
             with a comma-separated list of values is an axis of the grid. Parameters under
             'policies.' are design axes, the others environment axes: summary.csv's pareto
             column compares only rows of the same environment values and archetype
@@ -109,6 +109,21 @@ extension Command {
                                          --exact; --update makes the current run the baseline;
                                          --ab compares two configurations, no verdict
             """, details: checkOptions),
+        "merge": Usage(synopsis: """
+            bgbench merge --out DIR SHARD_DIR... | PARENT
+                                         add the shard folders of a run made with
+                                         --shard K/N into the report of the whole run,
+                                         byte for byte the one a single process writes
+            """, details: """
+            merge options (README.md, "Beyond one machine"):
+              SHARD_DIR...             the shard folders, every shard 0...N-1 once; or one
+                                       PARENT folder whose sub-folders are the shards
+              --out DIR                report folder (required), replaced whole when done
+              --force                  replace --out even if it holds files that are not
+                                       a bgbench report
+            A shard of another run (scenario, seed, policies, fleet, days, version...), a
+            missing, repeated or incomplete shard is refused (exit 65) with the folder named.
+            """),
         "help": Usage(synopsis: """
             bgbench help [COMMAND]       this help, or one command's usage
             """),
@@ -147,6 +162,12 @@ extension Command {
           --replications R         run R independent seeds (S, S+1, ...) and write
                                    replications.csv: each metric across the seeds
           --quiet                  no progress line (it is drawn only on a terminal)
+          --shard K/N              run only shard K (0...N-1) of the fleet: its blocks of
+                                   64 devices; --out then also gets shard.state, which
+                                   'bgbench merge' adds up (run only; Scripts/cluster/)
+          --shard auto[/N]         K and N from a Slurm array task (SLURM_ARRAY_TASK_*) or
+                                   a Kubernetes Indexed Job (JOB_COMPLETION_INDEX; N from
+                                   /N or BGBENCH_SHARD_COUNT)
         """
 
     static let checkOptions = """
@@ -171,7 +192,7 @@ extension Command {
         """
 
     /// The order of the usage block in the full help.
-    static let helpOrder = ["run", "sweep", "frontier", "plot", "list", "scenario", "validate", "convert-lsapp", "bench", "check"]
+    static let helpOrder = ["run", "sweep", "frontier", "merge", "plot", "list", "scenario", "validate", "convert-lsapp", "bench", "check"]
 
     /// `bgbench --help`: every command's usage line, then the details of the options.
     static let help: String = {
@@ -185,7 +206,7 @@ extension Command {
             text += (i == 0 ? "usage: " : "       ") + indented(usages[name]!.synopsis) + "\n"
         }
         text += "       bgbench --help | --version    (bgbench COMMAND --help: one command's usage)\n"
-        for name in ["run", "frontier", "check", "validate", "convert-lsapp", "bench"] {
+        for name in ["run", "frontier", "merge", "check", "validate", "convert-lsapp", "bench"] {
             text += "\n" + usages[name]!.details! + "\n"
         }
         text += """

@@ -46,9 +46,14 @@ import Testing
         // Two arms, one quantity: device i's (a, b).
         let rows: [[Double]] = [[3, 1], [5, 4], [2, 2], [7, 3], [4, 4], [6, 1]]
         let whole = JointMoments(arms: 2, quantities: [.opens], rows: rows)
-        var merged = JointMoments(arms: 2, quantities: [.opens], rows: Array(rows[0..<2]))
-        merged.merge(JointMoments(arms: 2, quantities: [.opens], rows: Array(rows[2...])))
-        #expect(abs(merged.mean[0] - whole.mean[0]) < 1e-12 && abs(merged.comoment(0, 1) - whole.comoment(0, 1)) < 1e-12)
+        // Sums of the last devices merged into those of the first: the same moments, exactly.
+        var first = JointSums(arms: 2, quantities: [.opens]), last = first
+        for row in rows[0..<2] { first.add(row) }
+        for row in rows[2...] { last.add(row) }
+        first.merge(last)
+        let merged = JointMoments(first)
+        #expect(merged == whole)
+        #expect(whole.mean == [4.5, 2.5] && whole.comoment(0, 0) == 17.5 && whole.comoment(0, 1) == 2.5)  // by hand
         // d = 2, 1, 0, 4, 0, 5: mean 2, sample sd √(34/5 − ... ) computed by hand below.
         let d = rows.map { $0[0] - $0[1] }
         let mean = d.reduce(0, +) / 6

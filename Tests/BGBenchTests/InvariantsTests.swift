@@ -10,7 +10,7 @@ import Testing
     /// A tally that is whole: 10 requests = 5 runs (one of them a push's) ... .
     static var whole: DeviceTally {
         var t = DeviceTally()
-        t[.opens] = 7; t[.freshOpens] = 4
+        t[.opens] = 7; t[.freshOpens] = 4; t[.foregroundFetches] = 2; t[.foregroundFailures] = 1
         t[.runs] = 5; t[.pushRuns] = 1; t[.pushSent] = 2
         t.countOutcome(.newData); t.countOutcome(.newData); t.countOutcome(.noData); t.countOutcome(.failed); t.countOutcome(.killed)
         t.countDenial(.spacing); t.countDenial(.budget); t.countDenial(.lowPower)
@@ -39,6 +39,9 @@ import Testing
         t[.freshOpens] = 8
         #expect(DeviceInvariants.violations(t) == ["fresh opens 8 > opens 7 (stale opens would be negative)"])
         t = Self.whole
+        t[.foregroundFailures] += 1
+        #expect(DeviceInvariants.violations(t) == ["foreground fetches 2 + failures 2 ≠ stale opens 3"])
+        t = Self.whole
         t[amount: .backgroundEnergy] = -0.5
         #expect(DeviceInvariants.violations(t) == ["background_energy_j is -0.5: expected a finite non-negative amount"])
         t = Self.whole
@@ -47,6 +50,23 @@ import Testing
         t = Self.whole
         t[ticks: .staleness] = -3
         #expect(DeviceInvariants.violations(t) == ["staleness_s is negative: -3 ticks"])
+    }
+
+    /// The full-size soak's finding: device 9688 of the default scenario under `oracle`
+    /// (seed 1, 365 days) has more stale opens without a network (3) than foreground
+    /// fetches (2), which the first identity (failures ≤ fetches) called broken. The two
+    /// are disjoint (an offline stale open fetches nothing); their sum is the stale opens.
+    /// Only that device's block is simulated (`--shard 151/152` of 9,689 devices).
+    @Test func soakFindingOfflineStaleOpensAreNotFetches() throws {
+        var options = RunOptions(devices: 9689, days: 365, seed: 1, threads: 2, keepDevices: true)
+        options.shard = Shard(index: 151, count: 152)
+        options.checksInvariants = true
+        let report = try Runner.run(RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["oracle"], options: options))
+        let rows = report.results[0].result.devices
+        #expect(rows.map(\.device) == Array(9664..<9689))
+        let device = try #require(rows.last)
+        #expect(device[.foregroundFailures] == 3 && device[.foregroundFetches] == 2)
+        for row in rows { #expect(row[.foregroundFetches] + row[.foregroundFailures] == row[.opens] - row[.freshOpens]) }
     }
 
     /// Every preset × every built-in policy, with a warm-up, in checking mode: a broken

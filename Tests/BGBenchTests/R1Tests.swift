@@ -85,7 +85,7 @@ import Testing
         #expect(Self.tally[.throttleEvents] == 0)
         // Every device-day exactly, not only on average: the sum of squares of per-device
         // runs equals devices × (12 · days)².
-        #expect(Self.tally.sumSquares[Quantity.runs.rawValue] == n * pow(Self.cap * Double(Self.days), 2))
+        #expect(Self.tally.sumOfSquares(.runs) == n * pow(Self.cap * Double(Self.days), 2))
     }
 
     /// Opens per device-day ≈ E[r_u] = 8·e^(0.8²/2) = 11.017.

@@ -12,8 +12,8 @@ public struct DeviceRow: Sendable {
 }
 
 /// What a set of devices adds up to: the fleet tally, one per archetype, the daily and
-/// hour-of-day series, and optionally every device's row. Built per block of devices and
-/// merged in block order (MODEL.md §2).
+/// hour-of-day series, and optionally every device's row. Exact sums: sets of devices
+/// (workers, shards) merge in any order to the same result (MODEL.md §2).
 public struct FleetResult: Sendable {
     public var fleet = FleetTally()
     /// Archetype names (sorted), or ["routine"] for routine users, or ["trace"] when a
@@ -65,11 +65,16 @@ public struct FleetResult: Sendable {
     }
 
     /// Sets the fleet's staleness histogram to the sum of the archetypes' (devices add
-    /// their opens to their archetype's only). Call once all devices are in.
+    /// their opens to their archetype's only), and puts per-device rows and event logs in
+    /// device order (workers add blocks in the order they claim them). Call once all
+    /// devices are in.
     mutating func finish() {
         var all = LogHistogram()
         for a in archetypes { all.merge(a.staleness) }
         fleet.staleness = all
+        devices.sort { $0.device < $1.device }
+        // Stable: a device's events stay in time order.
+        trace = trace.enumerated().sorted { ($0.element.device, $0.offset) < ($1.element.device, $1.offset) }.map(\.element)
     }
 
     mutating func merge(_ other: FleetResult) {

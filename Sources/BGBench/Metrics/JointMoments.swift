@@ -1,21 +1,17 @@
 import BGNumerics
 
-/// The per-device mean vector and centred cross moments of a few quantities under every
-/// arm of a fleet run (`Fleet.simulate(arms:joint:...)`): with zᵢ device i's vector
-/// (arm-major: arm 0's quantities, then arm 1's, ...), the mean z̄ and M = Σᵢ (zᵢ − z̄)(zᵢ − z̄)ᵀ
-/// (upper triangle, packed). Enough for the delta-method interval of any smooth function
-/// of the arms' totals (a fresh-open rate interpolated at matched energy, an area under a
-/// curve: `FrontierCurves`). Each block's moments are computed in two passes over its
-/// devices and blocks are merged in block order (Chan et al.'s pairwise update), so the
-/// result does not depend on the thread count and does not cancel the way raw Σzzᵀ would.
-/// Its size is fixed, (arms × quantities)² / 2 doubles, whatever the fleet.
-public struct JointMoments: Sendable, Equatable {
+/// The exact sums behind ``JointMoments``: with zᵢ device i's vector of a few quantities
+/// under every arm of a fleet run (arm-major: arm 0's quantities, then arm 1's, ...), n,
+/// Σzᵢ and Σzᵢzᵢᵀ (upper triangle, packed), each an ``ExactSum``: devices add in any order
+/// (threads, shards) to the same sums. Its size is fixed, (arms × quantities)² / 2 sums,
+/// whatever the fleet.
+public struct JointSums: Sendable, Equatable {
     public let arms: Int
     public let quantities: [Quantity]
-    public private(set) var n = 0.0
-    public private(set) var mean: [Double]
-    /// The packed upper triangle of M, row by row.
-    var comoments: [Double]
+    public internal(set) var n = 0
+    var sums: [ExactSum]
+    /// Σ zᵢ zⱼ, the packed upper triangle, row by row.
+    var products: [ExactSum]
 
     public var dimension: Int { arms * quantities.count }
 
@@ -23,8 +19,94 @@ public struct JointMoments: Sendable, Equatable {
         self.arms = arms
         self.quantities = quantities
         let d = arms * quantities.count
-        mean = [Double](repeating: 0, count: d)
-        comoments = [Double](repeating: 0, count: d * (d + 1) / 2)
+        sums = [ExactSum](repeating: ExactSum(), count: d)
+        products = [ExactSum](repeating: ExactSum(), count: d * (d + 1) / 2)
+    }
+
+    /// Adds one device's vector (arm-major).
+    mutating func add(_ z: [Double]) {
+        n += 1
+        let d = dimension
+        var p = 0
+        for i in 0..<d {
+            sums[i].add(z[i])
+            for j in i..<d { products[p].add(z[i] * z[j]); p += 1 }
+        }
+    }
+
+    /// Adds device `device` of a block: `tallies[arm][device]`, every arm over the same devices.
+    mutating func add(_ tallies: [[DeviceTally]], device: Int) {
+        var z = [Double](repeating: 0, count: dimension)
+        for (a, armTallies) in tallies.enumerated() {
+            let values = armTallies[device].values()
+            for (j, q) in quantities.enumerated() { z[a * quantities.count + j] = values[q.rawValue] }
+        }
+        add(z)
+    }
+
+    mutating func merge(_ o: JointSums) {
+        n += o.n
+        for k in sums.indices { sums[k].add(o.sums[k]) }
+        for k in products.indices { products[k].add(o.products[k]) }
+    }
+}
+
+/// The per-device mean vector and centred cross moments of a few quantities under every
+/// arm of a fleet run (`Fleet.simulate(arms:joint:...)`), from their exact sums: the mean
+/// z̄ and M = Σᵢ (zᵢ − z̄)(zᵢ − z̄)ᵀ = Σzzᵀ − (Σz)(Σz)ᵀ / n, computed in double-double
+/// arithmetic from the exact sums, so the subtraction does not cancel the digits a
+/// two-pass computation keeps. Enough for the delta-method interval of any smooth function
+/// of the arms' totals (a fresh-open rate interpolated at matched energy, an area under a
+/// curve: `FrontierCurves`).
+public struct JointMoments: Sendable, Equatable {
+    public let arms: Int
+    public let quantities: [Quantity]
+    public let n: Double
+    public let mean: [Double]
+    /// The packed upper triangle of M, row by row.
+    let comoments: [Double]
+
+    public var dimension: Int { arms * quantities.count }
+
+    public init(arms: Int, quantities: [Quantity]) { self.init(JointSums(arms: arms, quantities: quantities)) }
+
+    public init(_ s: JointSums) {
+        arms = s.arms
+        quantities = s.quantities
+        n = Double(s.n)
+        let d = s.arms * s.quantities.count
+        let sums = s.sums.map(\.doubleDouble)
+        let count = Double(s.n)
+        mean = sums.map { count > 0 ? $0.hi / count : 0 }
+        var m = [Double](repeating: 0, count: d * (d + 1) / 2)
+        if s.n > 0 {
+            var p = 0
+            for i in 0..<d {
+                for j in i..<d {
+                    m[p] = Self.centred(s.products[p].doubleDouble, sums[i], sums[j], n: Double(s.n))
+                    p += 1
+                }
+            }
+        }
+        comoments = m
+    }
+
+    /// The moments of devices' vectors (`rows[device]`, arm-major).
+    init(arms: Int, quantities: [Quantity], rows: [[Double]]) {
+        var s = JointSums(arms: arms, quantities: quantities)
+        for row in rows { s.add(row) }
+        self.init(s)
+    }
+
+    /// Σzᵢzⱼ − Σzᵢ·Σzⱼ / n in double-double arithmetic (Dekker's product with a fused
+    /// multiply-add; the quotient corrected by its residual).
+    static func centred(_ p: (hi: Double, lo: Double), _ a: (hi: Double, lo: Double), _ b: (hi: Double, lo: Double),
+                        n: Double) -> Double {
+        let t = a.hi * b.hi
+        let e = (-t).addingProduct(a.hi, b.hi) + a.hi * b.lo + a.lo * b.hi  // a·b ≈ t + e
+        let q = t / n
+        let qLow = (t.addingProduct(-q, n) + e) / n  // a·b / n ≈ q + qLow
+        return (p.hi - q) + (p.lo - qLow)
     }
 
     /// The index of (arm, quantity) in the vector.
@@ -38,55 +120,6 @@ public struct JointMoments: Sendable, Equatable {
 
     /// M[i, j].
     public func comoment(_ i: Int, _ j: Int) -> Double { comoments[packed(i, j)] }
-
-    /// The moments of one block's devices: `tallies[arm][device]`, every arm over the same devices.
-    static func block(_ tallies: [[DeviceTally]], quantities: [Quantity]) -> JointMoments {
-        let devices = tallies.first?.count ?? 0
-        let k = quantities.count
-        var rows = [[Double]](repeating: [Double](repeating: 0, count: tallies.count * k), count: devices)
-        for (a, armTallies) in tallies.enumerated() {
-            for (i, tally) in armTallies.enumerated() {
-                let values = tally.values()
-                for (j, q) in quantities.enumerated() { rows[i][a * k + j] = values[q.rawValue] }
-            }
-        }
-        return JointMoments(arms: tallies.count, quantities: quantities, rows: rows)
-    }
-
-    /// The moments of devices' vectors (`rows[device]`, arm-major), in two passes.
-    init(arms: Int, quantities: [Quantity], rows: [[Double]]) {
-        self.init(arms: arms, quantities: quantities)
-        guard !rows.isEmpty else { return }
-        let d = dimension
-        n = Double(rows.count)
-        for row in rows { for k in 0..<d { mean[k] += row[k] } }
-        for k in 0..<d { mean[k] /= n }
-        var centred = [Double](repeating: 0, count: d)
-        for row in rows {
-            for k in 0..<d { centred[k] = row[k] - mean[k] }
-            var p = 0
-            for i in 0..<d {
-                let ci = centred[i]
-                for j in i..<d { comoments[p] += ci * centred[j]; p += 1 }
-            }
-        }
-    }
-
-    /// Adds another set of devices' moments (Chan, Golub & LeVeque's pairwise update).
-    mutating func merge(_ o: JointMoments) {
-        guard o.n > 0 else { return }
-        guard n > 0 else { self = o; return }
-        let total = n + o.n
-        let d = dimension
-        let delta = (0..<d).map { o.mean[$0] - mean[$0] }
-        let w = n * o.n / total
-        var p = 0
-        for i in 0..<d {
-            for j in i..<d { comoments[p] += o.comoments[p] + delta[i] * delta[j] * w; p += 1 }
-        }
-        for k in 0..<d { mean[k] += delta[k] * o.n / total }
-        n = total
-    }
 
     /// g at the means, with the delta-method 95 % interval: Var ≈ ∇gᵀ M ∇g / (n(n − 1)), the
     /// device-clustered variance (the same as `Estimators.pairedRatio`'s for a difference of

@@ -10,9 +10,9 @@ public struct LogHistogram: Sendable, Equatable {
     static let logRatio = log(ratio)
     public static let binCount = Int((log(maximum / minimum) / logRatio).rounded(.up)) + 1
 
-    public private(set) var zeros = 0
-    public private(set) var bins: [Int]
-    public private(set) var total = 0
+    public internal(set) var zeros = 0
+    public internal(set) var bins: [Int]
+    public internal(set) var total = 0
 
     public init() { bins = Array(repeating: 0, count: Self.binCount) }
 

@@ -5,37 +5,65 @@ import BGNumerics
 /// (opens for a per-open rate, 1 for a per-device-day mean, resolved tasks for a share),
 /// the first and second moments of (y_a, y_b, x_a, x_b) over the devices, cross moments
 /// included. Everything the delta-method interval of R_a − R_b needs (Reports/README.md,
-/// "paired.csv"). Added device by device in index order and merged in block order, so the
-/// sums do not depend on the thread count.
+/// "paired.csv"). Exact sums (``ExactSum``): devices add in any order to the same numbers.
 public struct PairedMoments: Sendable, Equatable {
-    public var n = 0.0
-    public var ya = 0.0, yb = 0.0, xa = 0.0, xb = 0.0
-    public var yaya = 0.0, ybyb = 0.0, xaxa = 0.0, xbxb = 0.0, xaya = 0.0, xbyb = 0.0
-    public var yayb = 0.0, yaxb = 0.0, xayb = 0.0, xaxb = 0.0
-    /// With dᵢ = y_aᵢ − y_bᵢ: Σd, Σd², Σd·x_a, and the devices whose denominators differ
-    /// (x_aᵢ ≠ x_bᵢ). When none does (the same opens, x ≡ 1) the interval is computed from
-    /// these, which cancel far less than the general sums (d is small beside y).
-    public var d = 0.0, dd = 0.0, dxa = 0.0, unequal = 0.0
+    /// The sums, in this order; with dᵢ = y_aᵢ − y_bᵢ: Σd, Σd², Σd·x_a. When no device's
+    /// denominators differ (x_aᵢ = x_bᵢ: the same opens, x ≡ 1) the interval is computed
+    /// from these, which cancel far less than the general sums (d is small beside y).
+    enum Sum: Int, CaseIterable {
+        case ya, yb, xa, xb, yaya, ybyb, xaxa, xbxb, xaya, xbyb, yayb, yaxb, xayb, xaxb, d, dd, dxa
+    }
+    var sums = [ExactSum](repeating: ExactSum(), count: Sum.allCases.count)
+    /// Devices, and those whose denominators differ (x_aᵢ ≠ x_bᵢ).
+    public internal(set) var n = 0.0, unequal = 0.0
 
     public init() {}
+
+    func sum(_ s: Sum) -> Double { sums[s.rawValue].value }
+    public var ya: Double { sum(.ya) }
+    public var yb: Double { sum(.yb) }
+    public var xa: Double { sum(.xa) }
+    public var xb: Double { sum(.xb) }
+    public var yaya: Double { sum(.yaya) }
+    public var ybyb: Double { sum(.ybyb) }
+    public var xaxa: Double { sum(.xaxa) }
+    public var xbxb: Double { sum(.xbxb) }
+    public var xaya: Double { sum(.xaya) }
+    public var xbyb: Double { sum(.xbyb) }
+    public var yayb: Double { sum(.yayb) }
+    public var yaxb: Double { sum(.yaxb) }
+    public var xayb: Double { sum(.xayb) }
+    public var xaxb: Double { sum(.xaxb) }
+    public var d: Double { sum(.d) }
+    public var dd: Double { sum(.dd) }
+    public var dxa: Double { sum(.dxa) }
 
     @inline(__always)
     mutating func add(ya a: Double, yb b: Double, xa u: Double, xb v: Double) {
         n += 1
-        ya += a; yb += b; xa += u; xb += v
-        yaya += a * a; ybyb += b * b; xaxa += u * u; xbxb += v * v; xaya += u * a; xbyb += v * b
-        yayb += a * b; yaxb += a * v; xayb += u * b; xaxb += u * v
-        let w = a - b
-        d += w; dd += w * w; dxa += w * u
         if u != v { unequal += 1 }
+        let w = a - b
+        sums.withUnsafeMutableBufferPointer { s in
+            s[0].add(a); s[1].add(b); s[2].add(u); s[3].add(v)
+            s[4].add(a * a); s[5].add(b * b); s[6].add(u * u); s[7].add(v * v); s[8].add(u * a); s[9].add(v * b)
+            s[10].add(a * b); s[11].add(a * v); s[12].add(u * b); s[13].add(u * v)
+            s[14].add(w); s[15].add(w * w); s[16].add(w * u)
+        }
+    }
+
+    /// Every sum rounded once: what the estimator reads.
+    var rounded: Rounded {
+        Rounded(n: n, unequal: unequal, ya: ya, yb: yb, xa: xa, xb: xb, yaya: yaya, ybyb: ybyb, xaxa: xaxa, xbxb: xbxb,
+                xaya: xaya, xbyb: xbyb, yayb: yayb, yaxb: yaxb, xayb: xayb, xaxb: xaxb, d: d, dd: dd, dxa: dxa)
+    }
+    struct Rounded {
+        var n, unequal, ya, yb, xa, xb, yaya, ybyb, xaxa, xbxb, xaya, xbyb, yayb, yaxb, xayb, xaxb, d, dd, dxa: Double
     }
 
     mutating func merge(_ o: PairedMoments) {
         n += o.n
-        ya += o.ya; yb += o.yb; xa += o.xa; xb += o.xb
-        yaya += o.yaya; ybyb += o.ybyb; xaxa += o.xaxa; xbxb += o.xbxb; xaya += o.xaya; xbyb += o.xbyb
-        yayb += o.yayb; yaxb += o.yaxb; xayb += o.xayb; xaxb += o.xaxb
-        d += o.d; dd += o.dd; dxa += o.dxa; unequal += o.unequal
+        unequal += o.unequal
+        for k in sums.indices { sums[k].add(o.sums[k]) }
     }
 }
 
@@ -61,7 +89,8 @@ extension Estimators {
     /// Student-t quantile with n − 1 degrees of freedom. With x ≡ 1 it is the paired
     /// t-interval of the mean difference; with x_a = x_b on every device (the same opens)
     /// it is `ratio` applied to dᵢ = y_aᵢ − y_bᵢ, and computed so from Σd, Σd², Σd·x.
-    public static func pairedRatio(_ m: PairedMoments, scale: Double = 1) -> PairedEstimate {
+    public static func pairedRatio(_ moments: PairedMoments, scale: Double = 1) -> PairedEstimate {
+        let m = moments.rounded
         guard m.xa > 0, m.xb > 0 else { return PairedEstimate(policy: .nan, baseline: .nan, difference: Estimate(.nan)) }
         let ra = m.ya / m.xa, rb = m.yb / m.xb
         let policy = ra * scale, baseline = rb * scale
@@ -140,10 +169,10 @@ public struct PairedMetric: Sendable {
 
 /// A policy's device-by-device comparison with the baseline policy over a set of devices:
 /// one ``PairedMoments`` per metric of ``MetricTable/pairedMetrics``. Its size is fixed
-/// (19 doubles a metric), whatever the fleet: the fleet keeps one per policy and block
-/// being merged.
+/// (17 exact sums and two counts a metric), whatever the fleet: the fleet keeps one per
+/// policy and worker.
 public struct PairedTally: Sendable, Equatable {
-    public private(set) var moments = [PairedMoments](repeating: PairedMoments(), count: MetricTable.pairedMetrics.count)
+    public internal(set) var moments = [PairedMoments](repeating: PairedMoments(), count: MetricTable.pairedMetrics.count)
     public var devices: Int { Int(moments.first?.n ?? 0) }
 
     public init() {}
@@ -160,15 +189,13 @@ public struct PairedTally: Sendable, Equatable {
         for k in moments.indices { moments[k].merge(other.moments[k]) }
     }
 
-    /// The comparisons of a block's devices: every policy's tallies against the
-    /// baseline's (index `baseline`), device by device in index order; the baseline's own
-    /// entry stays empty.
-    static func block(_ tallies: [[DeviceTally]], baseline: Int) -> [PairedTally] {
-        var result = [PairedTally](repeating: PairedTally(), count: tallies.count)
+    /// Adds the comparisons of a block's devices: every policy's tallies against the
+    /// baseline's (index `baseline`), device by device; the baseline's own entry stays empty.
+    static func add(_ tallies: [[DeviceTally]], baseline: Int, into result: inout [PairedTally]) {
         for i in tallies[baseline].indices {
             let b = tallies[baseline][i].values()
             for p in tallies.indices where p != baseline { result[p].add(policy: tallies[p][i].values(), baseline: b) }
         }
-        return result
     }
+
 }

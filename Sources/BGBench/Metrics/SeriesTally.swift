@@ -31,28 +31,31 @@ typealias SeriesRow = InlineArray<9, Double>
 
 /// Series over rows (days of the run, or hours of the day): for every row and field, the
 /// cluster moments over devices (Σy, Σy², Σy·opens), so each row gets the same rates and
-/// intervals as the summary. Merged in block order like ``FleetTally``.
-public struct SeriesTally: Sendable {
+/// intervals as the summary. Exact sums (``ExactSum``), like ``FleetTally``: the same in
+/// any order of devices.
+public struct SeriesTally: Sendable, Equatable {
     public let rows: Int
-    public private(set) var devices = 0
-    var sum: [Double], sumSquares: [Double], sumTimesOpens: [Double]
+    public internal(set) var devices = 0
+    /// Σy, Σy², Σy·opens of (row, field) at 3i, 3i + 1, 3i + 2 with i = row · fields + field.
+    var sums: [ExactSum]
 
     public init(rows: Int) {
         self.rows = rows
-        sum = Array(repeating: 0, count: rows * SeriesField.count)
-        sumSquares = sum
-        sumTimesOpens = sum
+        sums = Array(repeating: ExactSum(), count: 3 * rows * SeriesField.count)
     }
 
     /// Adds one device's values for `row`.
     mutating func add(row: Int, _ values: SeriesRow) {
-        let base = row * SeriesField.count
+        let base = 3 * row * SeriesField.count
         let opens = values[SeriesField.opens.rawValue]
-        for f in 0..<SeriesField.count {
-            let v = values[f]
-            sum[base + f] += v
-            sumSquares[base + f] += v * v
-            sumTimesOpens[base + f] += v * opens
+        sums.withUnsafeMutableBufferPointer { s in
+            for f in 0..<SeriesField.count {
+                let v = values[f]
+                if v == 0 { continue }
+                s[base + 3 * f].add(v)
+                s[base + 3 * f + 1].add(v * v)
+                s[base + 3 * f + 2].add(v * opens)
+            }
         }
     }
 
@@ -61,18 +64,14 @@ public struct SeriesTally: Sendable {
 
     mutating func merge(_ other: SeriesTally) {
         devices += other.devices
-        for i in 0..<sum.count {
-            sum[i] += other.sum[i]
-            sumSquares[i] += other.sumSquares[i]
-            sumTimesOpens[i] += other.sumTimesOpens[i]
-        }
+        for i in sums.indices { sums[i].add(other.sums[i]) }
     }
 
-    public subscript(row: Int, field: SeriesField) -> Double { sum[row * SeriesField.count + field.rawValue] }
+    public subscript(row: Int, field: SeriesField) -> Double { sums[3 * (row * SeriesField.count + field.rawValue)].value }
 
     public func moments(row: Int, _ field: SeriesField) -> Moments {
-        let i = row * SeriesField.count + field.rawValue, o = row * SeriesField.count
-        return Moments(n: Double(devices), sy: sum[i], syy: sumSquares[i], sxy: sumTimesOpens[i],
-                       sx: sum[o], sxx: sumSquares[o])
+        let i = 3 * (row * SeriesField.count + field.rawValue), o = 3 * row * SeriesField.count
+        return Moments(n: Double(devices), sy: sums[i].value, syy: sums[i + 1].value, sxy: sums[i + 2].value,
+                       sx: sums[o].value, sxx: sums[o + 1].value)
     }
 }

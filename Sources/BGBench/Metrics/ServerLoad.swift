@@ -7,7 +7,7 @@ public struct ServerLoad: Sendable {
     public let days: Int
     /// The first counted day (warm-up days are left out).
     public let firstDay: Int
-    public private(set) var counts: [Int32]
+    public internal(set) var counts: [Int32]
 
     public init(days: Int, firstDay: Int) {
         self.days = days
@@ -18,6 +18,11 @@ public struct ServerLoad: Sendable {
     /// Adds per-minute counts laid out like `counts` (one worker's).
     mutating func add(_ other: UnsafeBufferPointer<Int32>) {
         for i in counts.indices { counts[i] += other[i] }
+    }
+
+    /// Adds another set of devices' counts (a shard's).
+    mutating func add(_ other: ServerLoad) {
+        for i in counts.indices { counts[i] += other.counts[i] }
     }
 
     /// Requests in minute m of the UTC day: the mean over the counted days and the peak.

@@ -103,9 +103,8 @@ public struct FleetEstimates: Sendable {
     public init(tally: FleetTally, days: Int) { self.tally = tally; self.days = days }
 
     func moments(_ q: Quantity) -> Moments {
-        let i = q.rawValue, o = Quantity.opens.rawValue
-        return Moments(n: Double(tally.devices), sy: tally.sum[i], syy: tally.sumSquares[i], sxy: tally.sumTimesOpens[i],
-                       sx: tally.sum[o], sxx: tally.sumSquares[o])
+        Moments(n: Double(tally.devices), sy: tally.sum(q), syy: tally.sumOfSquares(q), sxy: tally.sumTimesOpens(q),
+                sx: tally.sum(.opens), sxx: tally.sumOfSquares(.opens))
     }
 
     /// Σ q / Σ opens with its cluster-robust interval.

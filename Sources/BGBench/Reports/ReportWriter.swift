@@ -32,6 +32,7 @@ public enum ReportWriter {
         if report.request.options.traceDevices > 0 { files.append(("events.csv", SeriesReports.eventsCSV(report))) }
         if let baseline = report.baselinePolicy { files.append(("paired.csv", SeriesReports.pairedCSV(report, baseline: baseline))) }
         if report.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(report))) }
+        if report.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
         return files
     }
 
@@ -100,11 +101,14 @@ public enum ReportWriter {
             policies: r.policies, seed: r.options.seed, replications: r.replications, devices: r.options.devices, days: r.options.days,
             warmupDays: r.options.warmupDays, deviceDays: report.deviceDays,
             events: Int(report.events), gsl: BuildInfo.gslVersion,
-            opensTrace: r.options.opensTrace.map(RunManifest.Trace.init),
+            opensTrace: r.opensTraceIdentity,
+            shard: r.options.shard.map { RunManifest.ShardPart($0, devices: r.options.devices) },
             execution: .init(commandLine: r.commandLine, threads: report.threads,
                              wallSeconds: report.wallSeconds,
-                             deviceDaysPerSecond: Double(report.deviceDays) / max(report.wallSeconds, 1e-9),
-                             eventsPerSecond: report.events / max(report.wallSeconds, 1e-9)),
+                             deviceDaysPerSecond: Double(report.simulatedDeviceDays) / max(report.wallSeconds, 1e-9),
+                             eventsPerSecond: report.events / max(report.wallSeconds, 1e-9),
+                             host: r.options.shard == nil ? nil : ProcessInfo.processInfo.hostName,
+                             shards: report.mergedShards.isEmpty ? nil : report.mergedShards.map(RunManifest.ShardRun.init)),
             scenario: r.scenario.scenario, frontier: frontier, manifest: manifest)
     }
 
@@ -138,6 +142,35 @@ struct RunManifest: Encodable {
         var wallSeconds: Double
         var deviceDaysPerSecond: Double
         var eventsPerSecond: Double
+        /// A shard's host (absent for a whole run).
+        var host: String?
+        /// A merged report's shards, in shard order (absent otherwise).
+        var shards: [ShardRun]?
+    }
+    /// One shard of a merged report, as it ran.
+    struct ShardRun: Encodable {
+        var shard: String
+        var host: String
+        var threads: Int
+        var wallSeconds: Double
+        var commandLine: [String]
+        init(_ h: ShardHeader) {
+            shard = "\(h.shard)/\(h.shards)"; host = h.host; threads = h.threads; wallSeconds = h.wallSeconds
+            commandLine = h.commandLine
+        }
+    }
+    /// A shard folder's part of the run (absent for a whole run or a merge): shard K of N
+    /// and its devices [first, end).
+    struct ShardPart: Encodable {
+        var index: Int
+        var count: Int
+        var firstDevice: Int
+        var endDevice: Int
+        init(_ s: Shard, devices: Int) {
+            index = s.index; count = s.count
+            let range = s.devices(of: devices)
+            firstDevice = range.lowerBound; endDevice = range.upperBound
+        }
     }
     var schemaVersion: Int
     var bgbenchVersion: String
@@ -156,17 +189,9 @@ struct RunManifest: Encodable {
     var events: Int
     var gsl: String
     /// The replayed opens trace, when there is one (absent otherwise).
-    var opensTrace: Trace?
-    struct Trace: Encodable {
-        var file: String
-        var sha256: String
-        var timestamps: String
-        var devices: Int
-        var opens: Int
-        init(_ t: OpensTrace) {
-            file = t.file; sha256 = t.sha256; timestamps = t.form.rawValue; devices = t.deviceCount; opens = t.opens.count
-        }
-    }
+    var opensTrace: OpensTraceIdentity?
+    /// The part of the run a shard folder holds (absent otherwise).
+    var shard: ShardPart?
     /// The only fields that vary between identical runs (timing, threads, command line).
     var execution: Execution
     /// The resolved scenario; a sweep has one per point (its scenario-K.json files) instead.

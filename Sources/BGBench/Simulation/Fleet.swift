@@ -20,12 +20,18 @@ public struct RunOptions: Sendable {
     /// Check every device's tally against ``DeviceInvariants`` as it finishes and stop the
     /// process at the first broken identity (`--check-invariants`; a soak's checking mode).
     public var checksInvariants = false
+    /// The part of the fleet this process simulates (`--shard K/N`, its report a shard
+    /// folder); nil for the whole run.
+    public var shard: Shard?
+    /// The shard simulated: `shard`, or the whole fleet.
+    public var part: Shard { shard ?? .whole }
     public init(devices: Int = 1000, days: Int = 30, seed: UInt64 = 1, threads: Int = 0, warmupDays: Int = 0,
                 keepDevices: Bool = false, traceDevices: Int = 0, opensTrace: OpensTrace? = nil) {
         self.devices = devices; self.days = days; self.seed = seed
         self.threads = threads; self.warmupDays = warmupDays; self.keepDevices = keepDevices
         self.traceDevices = traceDevices; self.opensTrace = opensTrace
     }
+    /// The device-days of the whole run (every shard).
     public var deviceDays: Int { devices * days }
     /// The worker threads asked for, resolved: `threads`, or every core for 0. `Runner`
     /// resolves it once per run and passes it on in `threads`.
@@ -33,19 +39,19 @@ public struct RunOptions: Sendable {
 }
 
 /// Runs a fleet: every device of a policy × platform, spread over threads in fixed blocks
-/// of devices whose tallies are merged in block order, so results do not depend on the
-/// thread count (MODEL.md §2).
+/// of devices. Every sum over devices is exact (``ExactSum``), so results do not depend on
+/// the thread count or on how the fleet is split into shards (MODEL.md §2).
 public enum Fleet {
-    /// Devices per block: fixed, so block sums are the same on any thread count.
+    /// Devices per block: the unit a worker claims, and the unit of a shard
+    /// (`RunOptions.shard`).
     public static let blockSize = 64
-    /// Blocks simulated before their tallies are merged: bounds memory for any fleet size.
-    static let wave = 64
 
-    /// The workers a fleet run of `devices` starts on `threads` threads: no more than its
-    /// blocks, nor than the blocks of a wave.
-    public static func workers(threads: Int, devices: Int) -> Int {
-        min(max(1, threads), (devices + blockSize - 1) / blockSize, wave)
-    }
+    /// The blocks of a fleet of `devices`.
+    public static func blocks(devices: Int) -> Int { (devices + blockSize - 1) / blockSize }
+
+    /// The workers a fleet run of `blocks` blocks starts on `threads` threads: no more than
+    /// its blocks (at least one, so that an empty shard still returns its empty totals).
+    public static func workers(threads: Int, blocks: Int) -> Int { max(1, min(threads, blocks)) }
 
     /// Simulates every device under `policy` on the scenario's platform: totals, per
     /// archetype, daily and hourly series, and per-device rows if `options.keepDevices`.
@@ -60,8 +66,7 @@ public enum Fleet {
     /// numbers, MODEL.md §2) before the next, and, with a `baseline` (an index into
     /// `policies`), each other policy's devices are compared with the baseline's device by
     /// device while the block's tallies are at hand (`PairedTally`, nothing kept per
-    /// device). A policy's results are added device by device within a block and merged
-    /// in block order, exactly as when it runs alone.
+    /// device). A policy's results are the same as when it runs alone.
     public static func simulate(scenario: Scenario, policies: [PolicyEntry], baseline: Int?, options: RunOptions,
                                 feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetRun {
         try simulate(arms: policies.map { FleetArm(policy: $0, scenario: scenario) }, baseline: baseline, options: options,
@@ -111,92 +116,68 @@ public enum Fleet {
         try run(scenario: scenario, policy: PolicyEntry(policy), options: options, feed: feed, progress: progress)
     }
 
-    /// The block loop: waves of blocks claimed by the workers; in each block every
-    /// policy's runner in turn, then the paired comparison of the block; the block results
-    /// merged per policy in block order.
+    /// The block loop: the shard's blocks claimed one at a time by the workers; in each
+    /// block every policy's runner in turn, then the paired comparison and the joint sums
+    /// of the block's devices. Each worker adds into its own totals; the sums are exact,
+    /// so the workers' totals add up to the same numbers in any order (per-device rows and
+    /// event logs are put back in device order at the end).
     static func run(_ runners: [BlockRunner], baseline: Int?, joint: [Quantity]? = nil, options: RunOptions,
                     progress: (@Sendable (Int) -> Void)?) -> FleetRun {
-        let devices = options.devices
-        let blocks = (devices + blockSize - 1) / blockSize
-        let threads = options.resolvedThreads
+        let blocks = options.part.blocks(devices: options.devices)
         let policies = runners.count
-        var totals = runners.map(\.empty)
-        var paired = baseline.map { _ in [PairedTally](repeating: PairedTally(), count: policies) }
-        var crossed = joint.map { JointMoments(arms: policies, quantities: $0) }
         let keeps = baseline != nil || joint != nil
-        var firstBlock = 0
+        let workers = Fleet.workers(threads: options.resolvedThreads, blocks: blocks.count)
         // Server load per worker and policy (integer counts: merging in any order gives the same).
-        let workers = Fleet.workers(threads: threads, devices: devices)
         let loads = (0..<workers).map { _ in
             runners.map { _ in ServerLoadCounts(days: options.days, firstDay: options.warmupDays) }
         }
-        // Seconds each worker spent in each policy's blocks.
-        let busy = Slots(UnsafeMutableBufferPointer<Double>.allocate(capacity: workers * policies))
-        busy.buffer.initialize(repeating: 0)
-        defer { busy.buffer.deallocate() }
-        while firstBlock < blocks {
-            let count = min(wave, blocks - firstBlock)
-            let results = Slots(UnsafeMutableBufferPointer<FleetResult?>.allocate(capacity: count * policies))
-            results.buffer.initialize(repeating: nil)
-            let comparisons = Slots(UnsafeMutableBufferPointer<[PairedTally]?>.allocate(capacity: count))
-            comparisons.buffer.initialize(repeating: nil)
-            let jointBlocks = Slots(UnsafeMutableBufferPointer<JointMoments?>.allocate(capacity: count))
-            jointBlocks.buffer.initialize(repeating: nil)
-            let next = Atomic<Int>(0)
-            let base = firstBlock
-            DispatchQueue.concurrentPerform(iterations: min(threads, count)) { w in
-                let worker = FleetWorker(days: options.days, firstDay: options.warmupDays, keepsTallies: keeps)
-                defer { worker.storage.release() }
-                var tallies = [[DeviceTally]](repeating: [], count: keeps ? policies : 0)
-                while true {
-                    let slot = next.add(1, ordering: .relaxed).oldValue
-                    if slot >= count { break }
-                    let block = base + slot
-                    let end = min(devices, (block + 1) * blockSize)
-                    for p in 0..<policies {
-                        let start = DispatchTime.now().uptimeNanoseconds
-                        worker.tallies.removeAll(keepingCapacity: true)
-                        results.buffer[slot * policies + p] = runners[p].run(block, worker, loads[w][p])
-                        if keeps { tallies[p] = worker.tallies }
-                        busy.buffer[w * policies + p] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                        progress?((end - block * blockSize) * options.days)
-                    }
-                    if let baseline { comparisons.buffer[slot] = PairedTally.block(tallies, baseline: baseline) }
-                    if let joint { jointBlocks.buffer[slot] = JointMoments.block(tallies, quantities: joint) }
+        let partials = Slots(UnsafeMutableBufferPointer<WorkerTotals?>.allocate(capacity: workers))
+        partials.buffer.initialize(repeating: nil)
+        defer { partials.buffer.deinitialize(); partials.buffer.deallocate() }
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            let worker = FleetWorker(days: options.days, firstDay: options.warmupDays, keepsTallies: keeps)
+            defer { worker.storage.release() }
+            var totals = WorkerTotals(runners: runners, baseline: baseline, joint: joint)
+            var tallies = [[DeviceTally]](repeating: [], count: keeps ? policies : 0)
+            while true {
+                let claimed = next.add(1, ordering: .relaxed).oldValue
+                if claimed >= blocks.count { break }
+                let block = blocks.lowerBound + claimed
+                let size = min(options.devices, (block + 1) * blockSize) - block * blockSize
+                for p in 0..<policies {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    worker.tallies.removeAll(keepingCapacity: true)
+                    runners[p].run(block, worker, loads[w][p], &totals.results[p])
+                    if keeps { tallies[p] = worker.tallies }
+                    totals.busy[p] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                    progress?(size * options.days)
                 }
+                if let baseline { PairedTally.add(tallies, baseline: baseline, into: &totals.paired!) }
+                if joint != nil { for i in 0..<size { totals.joint!.add(tallies, device: i) } }
             }
-            for slot in 0..<count {
-                for p in 0..<policies { totals[p].merge(results.buffer[slot * policies + p]!) }
-                if let block = comparisons.buffer[slot] { for p in 0..<policies { paired![p].merge(block[p]) } }
-                if let block = jointBlocks.buffer[slot] { crossed!.merge(block) }
-            }
-            results.buffer.deinitialize()
-            results.buffer.deallocate()
-            comparisons.buffer.deinitialize()
-            comparisons.buffer.deallocate()
-            jointBlocks.buffer.deinitialize()
-            jointBlocks.buffer.deallocate()
-            firstBlock += count
+            partials.buffer[w] = totals
         }
+        var run = WorkerTotals(runners: runners, baseline: baseline, joint: joint)
+        for w in 0..<workers { run.merge(partials.buffer[w]!) }
         for p in 0..<policies {
-            totals[p].finish()
-            totals[p].serverLoad = ServerLoad(days: options.days, firstDay: options.warmupDays)
+            run.results[p].finish()
+            run.results[p].serverLoad = ServerLoad(days: options.days, firstDay: options.warmupDays)
             for counts in loads.map({ $0[p] }) {
-                totals[p].serverLoad.add(UnsafeBufferPointer(start: counts.counts, count: counts.minutes))
+                run.results[p].serverLoad.add(UnsafeBufferPointer(start: counts.counts, count: counts.minutes))
             }
         }
-        let seconds = (0..<policies).map { p in (0..<workers).reduce(0.0) { $0 + busy.buffer[$1 * policies + p] } }
-        return FleetRun(results: totals, paired: baseline.map { b in paired!.enumerated().map { $0.offset == b ? nil : $0.element } },
-                        busySeconds: seconds, workers: workers, joint: crossed)
+        return FleetRun(results: run.results,
+                        paired: baseline.map { b in run.paired!.enumerated().map { $0.offset == b ? nil : $0.element } },
+                        busySeconds: run.busy, workers: workers, joint: run.joint.map(JointMoments.init))
     }
 
-    /// One block of devices under policy P on platform F: its result (and each device's
-    /// tally in `worker.tallies` when the worker keeps them).
+    /// One block of devices under policy P on platform F, added to `result` (and each
+    /// device's tally to `worker.tallies` when the worker keeps them).
     static func runBlock<P: WakePolicy, F: PlatformRules>(
-        _: P.Type, _: F.Type, block: Int, context: DeviceRunContext, options: RunOptions, empty: FleetResult,
+        _: P.Type, _: F.Type, block: Int, context: DeviceRunContext, options: RunOptions, into result: inout FleetResult,
         worker: FleetWorker, load: ServerLoadCounts
-    ) -> FleetResult {
-        var result = empty
+    ) {
         let end = min(options.devices, (block + 1) * blockSize)
         var storage = worker.storage
         for device in (block * blockSize)..<end {
@@ -214,7 +195,6 @@ public enum Fleet {
             if worker.keepsTallies { worker.tallies.append(record.tally) }
         }
         worker.storage = storage
-        return result
     }
 
     /// One device, specialised for its policy and platform: its record.
@@ -262,11 +242,36 @@ final class FleetWorker {
     }
 }
 
+/// What one worker adds up: each policy's results and busy seconds, the paired
+/// comparisons and the joint sums.
+struct WorkerTotals {
+    var results: [FleetResult]
+    var busy: [Double]
+    var paired: [PairedTally]?
+    var joint: JointSums?
+
+    init(runners: [BlockRunner], baseline: Int?, joint quantities: [Quantity]?) {
+        results = runners.map(\.empty)
+        busy = Array(repeating: 0, count: runners.count)
+        paired = baseline.map { _ in Array(repeating: PairedTally(), count: runners.count) }
+        joint = quantities.map { JointSums(arms: runners.count, quantities: $0) }
+    }
+
+    mutating func merge(_ o: WorkerTotals) {
+        for p in results.indices {
+            results[p].merge(o.results[p])
+            busy[p] += o.busy[p]
+            if let other = o.paired { paired![p].merge(other[p]) }
+        }
+        if let other = o.joint { joint!.merge(other) }
+    }
+}
+
 /// One policy's block simulation, specialised for its policy and platform types.
 struct BlockRunner: Sendable {
     /// A block's result before any device is added.
     let empty: FleetResult
-    let run: @Sendable (_ block: Int, _ worker: FleetWorker, _ load: ServerLoadCounts) -> FleetResult
+    let run: @Sendable (_ block: Int, _ worker: FleetWorker, _ load: ServerLoadCounts, _ result: inout FleetResult) -> Void
 }
 
 /// One fleet simulation waiting for its policy and platform types.
@@ -283,15 +288,15 @@ struct PolicyBlocks<P: WakePolicy>: PlatformVisitor {
         let context = job.context, options = job.options
         let empty = FleetResult(scenario: context.scenario, days: options.days, keepDevices: options.keepDevices,
                                 replay: context.opensTrace != nil)
-        return BlockRunner(empty: empty) { block, worker, load in
-            Fleet.runBlock(P.self, F.self, block: block, context: context, options: options, empty: empty,
+        return BlockRunner(empty: empty) { block, worker, load, result in
+            Fleet.runBlock(P.self, F.self, block: block, context: context, options: options, into: &result,
                            worker: worker, load: load)
         }
     }
 }
 
-/// Per-block result slots: each worker writes only the slots of the blocks it claimed,
-/// and the merge reads them after all workers have finished.
+/// Per-worker result slots: each worker writes only its own, and the merge reads them
+/// after all workers have finished.
 struct Slots<T>: @unchecked Sendable {
     let buffer: UnsafeMutableBufferPointer<T>
     init(_ buffer: UnsafeMutableBufferPointer<T>) { self.buffer = buffer }

@@ -13,10 +13,14 @@ public struct RunRequest: Sendable {
     public var baselinePolicy: String?
     /// Independent replications: seeds `options.seed`, `options.seed + 1`, ...
     public var replications: Int
+    /// The replayed opens trace as run.json names it: `options.opensTrace`'s, or, for a
+    /// merge of shards (which has no trace to read), the shards'.
+    public var opensTraceIdentity: OpensTraceIdentity?
     public init(scenario: LoadedScenario, policies: [String], options: RunOptions, commandLine: [String] = [],
                 baselinePolicy: String? = nil, replications: Int = 1) {
         self.scenario = scenario; self.policies = policies; self.options = options; self.commandLine = commandLine
         self.baselinePolicy = baselinePolicy; self.replications = replications
+        opensTraceIdentity = options.opensTrace.map(OpensTraceIdentity.init)
     }
 
     /// The baseline of a run of `policies` when none is named: `fixed` when it runs, else
@@ -42,14 +46,21 @@ public struct RunReport: Sendable {
     public var results: [PolicyResult]
     public var wallSeconds: Double
     /// The worker threads the fleet runs started: the most any of them started (each
-    /// starts `Fleet.workers(threads:devices:)`, one per block of devices at most).
+    /// starts `Fleet.workers(threads:blocks:)`, one per block of devices at most).
     public var threads: Int
     public var events: Double { results.reduce(0) { $0 + $1.tally[.events] } }
     public var deviceDays: Int { request.options.deviceDays * results.count }
+    /// The device-days this process simulated: a shard's part of `deviceDays`.
+    public var simulatedDeviceDays: Int {
+        let o = request.options
+        return o.part.devices(of: o.devices).count * o.days * results.count
+    }
     /// Days that count toward metrics (the warm-up left out).
     public var countedDays: Int { request.options.days - request.options.warmupDays }
     /// The policy the others are compared with (paired.csv): `RunRequest.resolvedBaseline`.
     public var baselinePolicy: String? { request.resolvedBaseline }
+    /// The shards a merged report was made of (run.json's `execution.shards`); empty for a run.
+    public var mergedShards: [ShardHeader] = []
 }
 
 /// Runs every policy of a request over the same fleet: the same device seeds and the same

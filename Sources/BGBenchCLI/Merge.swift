@@ -1,0 +1,71 @@
+import BGBench
+import Foundation
+
+/// `bgbench merge --out DIR SHARD_DIR... | PARENT`: the shard folders of one run
+/// (`run --shard K/N`) added into the whole run's report folder, byte for byte the one a
+/// single process writes but for run.json's `execution`, which lists the shards
+/// (ShardMerge; README.md, "Beyond one machine").
+extension Command {
+    enum MergeOption: String, CommandOption {
+        case out, force, quiet
+        var isFlag: Bool { self == .force || self == .quiet }
+        var isRepeatable: Bool { false }
+    }
+
+    static func merge<Out: TextOutputStream>(_ tokens: [Token], arguments: [String], output: inout Out) throws {
+        let start = DispatchTime.now()
+        var out: String?, force = false
+        var inputs: [String] = []
+        var parser = OptionParser(tokens, command: "merge")
+        try parser.parse(
+            option: { (option: MergeOption, value) in
+                switch option {
+                case .out: out = try required(value, for: option.rawValue, expected: "a folder")
+                case .force: force = true
+                case .quiet: break
+                }
+            },
+            positional: { inputs.append($0) })
+        guard let out else { throw CLIError.usage("'merge' needs '--out DIR': the folder of the merged report") }
+        guard !inputs.isEmpty else { throw CLIError.usage("'merge' needs the shard folders (or one folder holding them)") }
+        let folders = try shardFolders(inputs)
+        let folder = try FolderTransaction(out: out, force: force)
+        let (report, shards): (RunReport, [ShardHeader])
+        do {
+            (report, shards) = try ShardMerge.merge(folders, started: start)
+        } catch let error as MergeError {
+            switch error {
+            case .usage(let message): throw CLIError.usage(message)
+            case .refused(let message): throw CLIError(message: message, code: 65, hint: false)
+            }
+        }
+        var merged = report
+        merged.mergedShards = shards
+        merged.request.commandLine = ["bgbench"] + arguments
+        try folder.write(ReportWriter.files(merged))
+        try folder.commit()
+        output.write(SummaryTable.render(merged))
+        output.write("merged \(shards.count) shards in \(SummaryTable.fixed(Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9, 2)) s\n")
+        output.write("reports: \(out)/ (\(ReportWriter.reportFiles(merged).map(\.0).joined(separator: ", ")), run.json)\n")
+    }
+
+    /// The shard folders named: each a folder with shard.state, or one parent whose
+    /// sub-folders are (hidden ones and others skipped), in name order.
+    static func shardFolders(_ inputs: [String]) throws -> [String] {
+        let fm = FileManager.default
+        func isShard(_ path: String) -> Bool { fm.fileExists(atPath: (path as NSString).appendingPathComponent(ShardState.fileName)) }
+        var isDirectory: ObjCBool = false
+        if inputs.count == 1, !isShard(inputs[0]), fm.fileExists(atPath: inputs[0], isDirectory: &isDirectory), isDirectory.boolValue {
+            let children = ((try? fm.contentsOfDirectory(atPath: inputs[0])) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+                .map { (inputs[0] as NSString).appendingPathComponent($0) }.filter(isShard)
+            guard !children.isEmpty else {
+                throw CLIError(message: "'\(inputs[0])' holds no shard folder (a folder with \(ShardState.fileName), made by 'run --shard K/N')", code: 66, hint: false)
+            }
+            return children
+        }
+        for input in inputs where !fm.fileExists(atPath: input, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            throw CLIError(message: "cannot read shard folder '\(input)': no such folder", code: 66, hint: false)
+        }
+        return inputs
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+@testable import BGBench
+@testable import BGBenchCLI
+
+/// Issue 14: a run split with `--shard K/N` and put back with `bgbench merge` is the run a
+/// single process makes, byte for byte, for any split; what cannot be merged is refused
+/// with the folder named.
+@Suite struct ShardTests {
+    static func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
+        var output = "", errors = ""
+        let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
+        return (code, output, errors)
+    }
+
+    static func temporary() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-shards-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// Runs `arguments` whole and as `shards` shards, merges them, and expects every file
+    /// of the single run in the merge, byte for byte (run.json without `execution`).
+    static func expectMergeEqualsSingle(_ arguments: [String], shards: Int) throws {
+        let dir = try temporary()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let single = bgbench(["run"] + arguments + ["--quiet", "--out", dir + "/single"])
+        try #require(single.code == 0, "\(single.errors)")
+        for k in 0..<shards {
+            let r = bgbench(["run"] + arguments + ["--quiet", "--shard", "\(k)/\(shards)", "--out", dir + "/shards/\(k)"])
+            try #require(r.code == 0, "\(r.errors)")
+            #expect(r.output.hasPrefix("shard \(k)/\(shards) (devices "))
+        }
+        let merged = bgbench(["merge", "--out", dir + "/merged", dir + "/shards"])
+        try #require(merged.code == 0, "\(merged.errors)")
+        #expect(merged.output.contains("merged \(shards) shards"))
+        let fm = FileManager.default
+        let names = try fm.contentsOfDirectory(atPath: dir + "/single").sorted()
+        #expect(try fm.contentsOfDirectory(atPath: dir + "/merged").sorted() == names)
+        for name in names where name != "run.json" {
+            #expect(fm.contents(atPath: dir + "/single/" + name) == fm.contents(atPath: dir + "/merged/" + name), "\(name), \(shards) shards")
+        }
+        func withoutExecution(_ path: String) throws -> NSDictionary {
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+            return object.filter { $0.key != "execution" && $0.key != "manifest" } as NSDictionary
+        }
+        #expect(try withoutExecution(dir + "/single/run.json") == withoutExecution(dir + "/merged/run.json"))
+        // The merged run.json lists the shards, in order.
+        let run = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/merged/run.json"))) as! [String: Any]
+        let listed = ((run["execution"] as! [String: Any])["shards"] as! [[String: Any]]).map { $0["shard"] as! String }
+        #expect(listed == (0..<shards).map { "\($0)/\(shards)" })
+        // `check --exact` agrees.
+        #expect(bgbench(["check", "--exact", "--baseline", dir + "/single", "--current", dir + "/merged"]).code == 0)
+    }
+
+    /// 300 devices are 5 blocks: 1, 2, 3 and 7 shards (two of them empty).
+    @Test(arguments: [1, 2, 3, 7])
+    func mergeEqualsTheSingleRun(shards: Int) throws {
+        try Self.expectMergeEqualsSingle(["--policy", "fixed,adaptive", "--days", "4", "--devices", "300"], shards: shards)
+    }
+
+    @Test func everyFileOfARichRunMerges() throws {
+        try Self.expectMergeEqualsSingle(["--policy", "fixed,usage,none", "--days", "4", "--devices", "200", "--per-device",
+                                          "--trace-devices", "3", "--replications", "2", "--warmup-days", "1",
+                                          "--baseline-policy", "usage"], shards: 3)
+    }
+
+    @Test func moreShardsThanDevices() throws {
+        try Self.expectMergeEqualsSingle(["--policy", "fixed", "--days", "3", "--devices", "20", "--per-device"], shards: 25)
+    }
+
+    @Test func anOpensTraceMerges() throws {
+        let trace = TestSupport.packageRoot.appendingPathComponent("Datasets/traces/sample.csv").path
+        try Self.expectMergeEqualsSingle(["--policy", "fixed,adaptive", "--opens-trace", trace, "--days", "20", "--per-device"], shards: 2)
+    }
+
+    /// Shards of another run, a missing, repeated or incomplete shard: exit 65, the folder named.
+    @Test func refusesWhatIsNotOneRun() throws {
+        let dir = try Self.temporary()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let base = ["run", "--policy", "fixed", "--days", "2", "--devices", "130", "--quiet"]
+        for k in 0..<3 { #expect(Self.bgbench(base + ["--shard", "\(k)/3", "--out", "\(dir)/a/\(k)"]).code == 0) }
+        #expect(Self.bgbench(base + ["--seed", "2", "--shard", "1/3", "--out", "\(dir)/seed2"]).code == 0)
+        #expect(Self.bgbench(base + ["--shard", "1/2", "--out", "\(dir)/half"]).code == 0)
+        #expect(Self.bgbench(base + ["--policy", "adaptive", "--shard", "2/3", "--out", "\(dir)/adaptive"]).code == 0)
+        func merge(_ folders: [String]) -> (Int32, String) {
+            let r = Self.bgbench(["merge", "--out", "\(dir)/out"] + folders.map { "\(dir)/\($0)" })
+            return (r.code, r.errors)
+        }
+        #expect(merge(["a/0", "seed2", "a/2"]) == (65, "error: shard folder '\(dir)/seed2' is of another run than '\(dir)/a/0': its seed is 2, expected 1\n"))
+        #expect(merge(["a/0", "a/1", "adaptive"]) == (65, "error: shard folder '\(dir)/adaptive' is of another run than '\(dir)/a/0': its policies is adaptive, expected fixed\n"))
+        #expect(merge(["a/0", "half"]) == (65, "error: shard folder '\(dir)/half' is shard 1/2 but '\(dir)/a/0' is 0/3: expected shards of one split\n"))
+        #expect(merge(["a/0", "a/2"]) == (65, "error: 1 of 3 shards missing: 1/3 (rerun them with '--shard K/3', then merge again)\n"))
+        #expect(merge(["a/0", "a/1", "a/1", "a/2"]) == (65, "error: shard 1/3 given twice: '\(dir)/a/1' and '\(dir)/a/1'\n"))
+        try FileManager.default.removeItem(atPath: "\(dir)/a/1/daily.csv")
+        #expect(merge(["a/0", "a/1", "a/2"]) == (65, "error: shard folder '\(dir)/a/1': '\(dir)/a/1/daily.csv' is missing, but run.json's manifest lists it: not a complete report folder\n"))
+        let whole = Self.bgbench(base + ["--out", "\(dir)/whole"])
+        #expect(whole.code == 0)
+        #expect(merge(["whole"]) == (65, "error: '\(dir)/whole' has no shard.state: not a shard folder (made by a run with '--shard K/N')\n"))
+        #expect(FileManager.default.fileExists(atPath: "\(dir)/out") == false, "nothing written")
+    }
+
+    @Test func shardOptionErrors() {
+        #expect(Self.bgbench(["run", "--shard", "4/4"]).errors.hasPrefix("error: invalid value '4/4' for '--shard': expected K/N with 0 <= K < N (e.g. 0/4), auto or auto/N\n"))
+        #expect(Self.bgbench(["run", "--shard", "auto/0"]).code == 64)
+        #expect(Self.bgbench(["merge", "--out", "/tmp/x"]).errors.hasPrefix("error: 'merge' needs the shard folders (or one folder holding them)\n"))
+        #expect(Self.bgbench(["sweep", "--set", "seed=1,2", "--shard", "0/2"]).code == 64, "sweep is not sharded")
+    }
+
+    /// `--shard auto`: a Slurm array task's position among the array's tasks, whatever the
+    /// range; a Kubernetes Indexed Job's index; disagreements and absences refused.
+    @Test func shardFromTheJobEngine() throws {
+        func slurm(_ id: Int, _ min: Int, _ max: Int, _ step: Int?, _ count: Int) -> [String: String] {
+            var env = ["SLURM_ARRAY_TASK_ID": "\(id)", "SLURM_ARRAY_TASK_MIN": "\(min)", "SLURM_ARRAY_TASK_MAX": "\(max)",
+                       "SLURM_ARRAY_TASK_COUNT": "\(count)"]
+            if let step { env["SLURM_ARRAY_TASK_STEP"] = "\(step)" }
+            return env
+        }
+        #expect(try Shard.fromEnvironment(slurm(3, 1, 4, nil, 4), count: nil) == Shard(index: 2, count: 4))
+        #expect(try Shard.fromEnvironment(slurm(8, 0, 15, 4, 4), count: nil) == Shard(index: 2, count: 4))
+        #expect(try Shard.fromEnvironment(slurm(0, 0, 0, 1, 1), count: 1) == Shard(index: 0, count: 1))
+        #expect(throws: ShardError.disagree("--shard auto/5 but the Slurm array has 4 tasks")) {
+            try Shard.fromEnvironment(slurm(3, 1, 4, nil, 4), count: 5)
+        }
+        #expect(throws: ShardError.disagree("SLURM_ARRAY_TASK_COUNT=3 but the array 1-8:1 has 8 tasks: expected an evenly stepped range (a list of task ids cannot be numbered)")) {
+            try Shard.fromEnvironment(slurm(3, 1, 8, 1, 3), count: nil)
+        }
+        #expect(try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "2"], count: 3) == Shard(index: 2, count: 3))
+        #expect(try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "2", "BGBENCH_SHARD_COUNT": "3"], count: nil) == Shard(index: 2, count: 3))
+        #expect(throws: ShardError.disagree("--shard auto/4 but BGBENCH_SHARD_COUNT=3")) {
+            try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "2", "BGBENCH_SHARD_COUNT": "3"], count: 4)
+        }
+        #expect(throws: ShardError.disagree("JOB_COMPLETION_INDEX=3 is not below the shard count 3")) {
+            try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "3"], count: 3)
+        }
+        #expect(throws: ShardError.self) { try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "1"], count: nil) }
+        #expect(throws: ShardError.badVariable("SLURM_ARRAY_TASK_ID", "x")) { try Shard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "x"], count: nil) }
+        let none = Self.bgbench(["run", "--shard", "auto", "--days", "1", "--devices", "1"])
+        #expect(none.code == 64)
+        #expect(none.errors.hasPrefix("error: '--shard auto': no job engine found: expected SLURM_ARRAY_TASK_ID (a Slurm array job) or JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)\n")
+                || ProcessInfo.processInfo.environment["SLURM_ARRAY_TASK_ID"] != nil)
+    }
+
+    /// Every block lands in exactly one shard, for any split.
+    @Test func shardsPartitionTheBlocks() {
+        for devices in [1, 64, 65, 300, 1000] {
+            for n in [1, 2, 3, 7, 40] {
+                let ranges = (0..<n).map { Shard(index: $0, count: n)!.devices(of: devices) }
+                #expect(ranges.first!.lowerBound == 0 && ranges.last!.upperBound == devices)
+                for (a, b) in zip(ranges, ranges.dropFirst()) { #expect(a.upperBound == b.lowerBound) }
+            }
+        }
+    }
+}
