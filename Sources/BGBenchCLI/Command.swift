@@ -41,11 +41,17 @@ enum Command {
         try folder.write(ReportWriter.files(report))
         try folder.commit()
         if let shard = options.shard {
-            let devices = shard.devices(of: options.devices)
-            output.write("shard \(shard) (devices \(devices.lowerBound)–\(max(devices.lowerBound, devices.upperBound - 1)) of \(options.devices)): \(SummaryTable.fixed(report.wallSeconds, 2)) s, \(Int(Double(report.simulatedDeviceDays) / max(report.wallSeconds, 1e-9))) device-days/s\n")
+            output.write(shardLine(shard, devices: options.devices, seconds: report.wallSeconds, deviceDays: report.simulatedDeviceDays))
         }
         output.write(SummaryTable.render(report))
         output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv\(options.keepDevices ? ", devices.csv" : "")\(options.traceDevices > 0 ? ", events.csv" : "")\(report.baselinePolicy != nil ? ", paired.csv" : "")\(replications > 1 ? ", replications.csv" : "")\(options.shard == nil ? "" : ", \(ShardState.fileName)"), scenario.json, run.json)\n")
+    }
+
+    /// A shard's first line (a cluster's task log keeps it): "shard K/N (devices A–B of D): S s, R device-days/s".
+    static func shardLine(_ shard: Shard, devices fleet: Int, seconds: Double, deviceDays: Int) -> String {
+        let devices = shard.devices(of: fleet)
+        let span = devices.isEmpty ? "no devices" : "devices \(devices.lowerBound)–\(devices.upperBound - 1)"
+        return "shard \(shard) (\(span) of \(fleet)): \(SummaryTable.fixed(seconds, 2)) s, \(Int(Double(deviceDays) / max(seconds, 1e-9))) device-days/s\n"
     }
 
     static func parsePolicies(_ text: String) throws -> [String] {

@@ -14,7 +14,7 @@ extension Command {
         case force
         case checkInvariants = "check-invariants"
         case baselinePolicy = "baseline-policy"
-        case replications, knob
+        case replications, knob, shard
         case energyLevels = "energy-levels"
         case energyRange = "energy-range"
 
@@ -70,13 +70,17 @@ extension Command {
         let arms: [FrontierArm]
         do { arms = try Frontier.arms(request) } catch let error as FrontierError { throw CLIError.usage(error.description) }
         let folder = try FolderTransaction(out: common.out, force: common.force)
-        let progress = ProgressLine.make(total: common.options.deviceDays * arms.count * replications, quiet: common.quiet)
+        let progress = ProgressLine.make(total: common.options.part.devices(of: common.options.devices).count * common.options.days * arms.count * replications, quiet: common.quiet)
         var advance: (@Sendable (Int) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let report = try Frontier.run(request, progress: advance)
         progress?.finish()
         try folder.write(FrontierFiles.files(report))
         try folder.commit()
+        if let shard = common.options.shard {
+            output.write(shardLine(shard, devices: common.options.devices, seconds: report.run.wallSeconds,
+                                   deviceDays: common.options.part.devices(of: common.options.devices).count * common.options.days * arms.count * replications))
+        }
         output.write(frontierTable(report))
         output.write("reports: \(common.out)/ (summary.csv, frontier.csv, frontier-matched.csv, paired.csv\(replications > 1 ? ", replications.csv" : ""), scenario.json, run.json)\n")
     }

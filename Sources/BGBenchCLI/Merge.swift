@@ -30,7 +30,7 @@ extension Command {
         guard !inputs.isEmpty else { throw CLIError.usage("'merge' needs the shard folders (or one folder holding them)") }
         let folders = try shardFolders(inputs)
         let folder = try FolderTransaction(out: out, force: force)
-        let (report, shards): (RunReport, [ShardHeader])
+        let (report, shards): (MergedReport, [ShardHeader])
         do {
             (report, shards) = try ShardMerge.merge(folders, started: start)
         } catch let error as MergeError {
@@ -39,14 +39,25 @@ extension Command {
             case .refused(let message): throw CLIError(message: message, code: 65, hint: false)
             }
         }
-        var merged = report
-        merged.mergedShards = shards
-        merged.request.commandLine = ["bgbench"] + arguments
-        try folder.write(ReportWriter.files(merged))
+        let files: [(String, String)], table: String
+        switch report {
+        case .run(var run):
+            run.request.commandLine = ["bgbench"] + arguments
+            files = ReportWriter.files(run)
+            table = SummaryTable.render(run)
+        case .sweep(let sweep, let points, let policies, let seeds):
+            files = sweep.files()
+            table = "\(points) points × \(policies) policies, "
+                + (seeds.count > 1 ? "seeds \(seeds.first!)–\(seeds.last!)" : "seed \(seeds.first ?? 0)") + "\n"
+        case .frontier(let frontier):
+            files = FrontierFiles.files(frontier)
+            table = frontierTable(frontier)
+        }
+        try folder.write(files)
         try folder.commit()
-        output.write(SummaryTable.render(merged))
+        output.write(table)
         output.write("merged \(shards.count) shards in \(SummaryTable.fixed(Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9, 2)) s\n")
-        output.write("reports: \(out)/ (\(ReportWriter.reportFiles(merged).map(\.0).joined(separator: ", ")), run.json)\n")
+        output.write("reports: \(out)/ (\(files.map(\.0).joined(separator: ", ")))\n")
     }
 
     /// The shard folders named: each a folder with shard.state, or one parent whose

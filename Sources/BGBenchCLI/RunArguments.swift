@@ -14,11 +14,12 @@ enum RunOption: String, CommandOption {
     case traceDevices = "trace-devices"
     case baselinePolicy = "baseline-policy"
     case replications
+    case shard
     // `run` only.
-    case version, shard
+    case version
 
     /// What to simulate, how big, where to write: the options `run` and `sweep` share.
-    static let shared: [RunOption] = allCases.filter { $0 != .version && $0 != .shard }
+    static let shared: [RunOption] = allCases.filter { $0 != .version }
 
     var isFlag: Bool { self == .quiet || self == .perDevice || self == .version || self == .force || self == .checkInvariants }
     var isRepeatable: Bool { self == .set }

@@ -20,7 +20,7 @@ extension Command {
                                          report file with a column per parameter, long.csv,
                                          a Pareto column within each world, run.json
             """, details: """
-            sweep takes every run option but --version and --shard (--out default: Reports/sweep); a --set
+            sweep takes every run option but --version (--out default: Reports/sweep); a --set
             with a comma-separated list of values is an axis of the grid. Parameters under
             'policies.' are design axes, the others environment axes: summary.csv's pareto
             column compares only rows of the same environment values and archetype
@@ -48,7 +48,7 @@ extension Command {
               --replications R         R seeds; the intervals are then across the seeds
               --out DIR                report folder (default: Reports/frontier)
             and the run options --days, --devices, --seed, --threads, --scenario, --set,
-            --opens-trace, --warmup-days, --force, --check-invariants and --quiet.
+            --opens-trace, --warmup-days, --force, --check-invariants, --shard and --quiet.
             """),
         "plot": Usage(synopsis: """
             bgbench plot DIR             draw a report folder as PNG files (python3,
@@ -162,9 +162,10 @@ extension Command {
           --replications R         run R independent seeds (S, S+1, ...) and write
                                    replications.csv: each metric across the seeds
           --quiet                  no progress line (it is drawn only on a terminal)
-          --shard K/N              run only shard K (0...N-1) of the fleet: its blocks of
-                                   64 devices; --out then also gets shard.state, which
-                                   'bgbench merge' adds up (run only; Scripts/cluster/)
+          --shard K/N              simulate only shard K (0...N-1) of the fleet: its blocks
+                                   of 64 devices (a sweep: of every point's fleet); --out
+                                   also gets shard.state, which 'bgbench merge' adds up
+                                   (run, sweep and frontier; Scripts/cluster/)
           --shard auto[/N]         K and N from a Slurm array task (SLURM_ARRAY_TASK_*) or
                                    a Kubernetes Indexed Job (JOB_COMPLETION_INDEX; N from
                                    /N or BGBENCH_SHARD_COUNT)

@@ -21,13 +21,13 @@ import Testing
 
     /// Runs `arguments` whole and as `shards` shards, merges them, and expects every file
     /// of the single run in the merge, byte for byte (run.json without `execution`).
-    static func expectMergeEqualsSingle(_ arguments: [String], shards: Int) throws {
+    static func expectMergeEqualsSingle(_ arguments: [String], shards: Int, command: String = "run") throws {
         let dir = try temporary()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let single = bgbench(["run"] + arguments + ["--quiet", "--out", dir + "/single"])
+        let single = bgbench([command] + arguments + ["--quiet", "--out", dir + "/single"])
         try #require(single.code == 0, "\(single.errors)")
         for k in 0..<shards {
-            let r = bgbench(["run"] + arguments + ["--quiet", "--shard", "\(k)/\(shards)", "--out", dir + "/shards/\(k)"])
+            let r = bgbench([command] + arguments + ["--quiet", "--shard", "\(k)/\(shards)", "--out", dir + "/shards/\(k)"])
             try #require(r.code == 0, "\(r.errors)")
             #expect(r.output.hasPrefix("shard \(k)/\(shards) (devices "))
         }
@@ -74,6 +74,19 @@ import Testing
         try Self.expectMergeEqualsSingle(["--policy", "fixed,adaptive", "--opens-trace", trace, "--days", "20", "--per-device"], shards: 2)
     }
 
+    /// A sweep's shards each run their share of every point's fleet.
+    @Test func aSweepMerges() throws {
+        try Self.expectMergeEqualsSingle(["--policy", "fixed,adaptive", "--days", "3", "--devices", "150", "--per-device",
+                                          "--set", "population.bar_off_share=0,0.5", "--replications", "2"],
+                                         shards: 3, command: "sweep")
+    }
+
+    /// A frontier's shards: every arm, the paired sums and the joint sums of the intervals.
+    @Test func aFrontierMerges() throws {
+        try Self.expectMergeEqualsSingle(["--policy", "fixed,usage", "--days", "3", "--devices", "150"], shards: 2,
+                                         command: "frontier")
+    }
+
     /// Shards of another run, a missing, repeated or incomplete shard: exit 65, the folder named.
     @Test func refusesWhatIsNotOneRun() throws {
         let dir = try Self.temporary()
@@ -96,7 +109,7 @@ import Testing
         #expect(merge(["a/0", "a/1", "a/2"]) == (65, "error: shard folder '\(dir)/a/1': '\(dir)/a/1/daily.csv' is missing, but run.json's manifest lists it: not a complete report folder\n"))
         let whole = Self.bgbench(base + ["--out", "\(dir)/whole"])
         #expect(whole.code == 0)
-        #expect(merge(["whole"]) == (65, "error: '\(dir)/whole' has no shard.state: not a shard folder (made by a run with '--shard K/N')\n"))
+        #expect(merge(["whole"]) == (65, "error: '\(dir)/whole' has no shard.state: not a shard folder (made with '--shard K/N')\n"))
         #expect(FileManager.default.fileExists(atPath: "\(dir)/out") == false, "nothing written")
     }
 
@@ -104,7 +117,6 @@ import Testing
         #expect(Self.bgbench(["run", "--shard", "4/4"]).errors.hasPrefix("error: invalid value '4/4' for '--shard': expected K/N with 0 <= K < N (e.g. 0/4), auto or auto/N\n"))
         #expect(Self.bgbench(["run", "--shard", "auto/0"]).code == 64)
         #expect(Self.bgbench(["merge", "--out", "/tmp/x"]).errors.hasPrefix("error: 'merge' needs the shard folders (or one folder holding them)\n"))
-        #expect(Self.bgbench(["sweep", "--set", "seed=1,2", "--shard", "0/2"]).code == 64, "sweep is not sharded")
     }
 
     /// `--shard auto`: a Slurm array task's position among the array's tasks, whatever the

@@ -127,7 +127,7 @@ public enum Frontier {
             return FleetArm(policy: entry, scenario: arm.scenario)
         }
         var results: [PolicyResult] = []
-        var joint: [JointMoments] = []
+        var joint: [JointSums] = []
         let scenario = request.scenario.scenario
         for seed in runRequest.seeds {
             options.seed = seed
@@ -139,11 +139,11 @@ public enum Frontier {
                 results.append(PolicyResult(policy: arm.label, seed: seed, result: run.results[i], wallSeconds: run.busySeconds[i],
                                             workers: run.workers, paired: run.paired?[i] ?? nil))
             }
-            joint.append(run.joint ?? JointMoments(arms: arms.count, quantities: jointQuantities))
+            joint.append(run.joint ?? JointSums(arms: arms.count, quantities: jointQuantities))
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let report = RunReport(request: runRequest, results: results, wallSeconds: seconds,
                                threads: results.map(\.workers).max() ?? 0)
-        return FrontierReport(request: request, arms: arms, run: report, joint: joint)
+        return FrontierReport(request: request, arms: arms, run: report, jointSums: joint)
     }
 }

@@ -29,6 +29,7 @@ public enum FrontierFiles {
         ]
         if run.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(run))) }
         files.append(("scenario.json", report.request.scenario.resolvedJSON(policies: uniquePolicies(report))))
+        if run.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
         let manifest = files.map { name, text in
             RunManifest.File(name: name, bytes: text.utf8.count, sha256: SHA256.hex(Array(text.utf8)))
         }

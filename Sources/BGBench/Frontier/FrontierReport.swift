@@ -7,8 +7,15 @@ public struct FrontierReport: Sendable {
     public var request: FrontierRequest
     public var arms: [FrontierArm]
     public var run: RunReport
-    /// Per seed, in seed order.
-    public var joint: [JointMoments]
+    /// Per seed, in seed order: the exact sums (what a shard keeps) and the moments.
+    public let jointSums: [JointSums]
+    public let joint: [JointMoments]
+
+    public init(request: FrontierRequest, arms: [FrontierArm], run: RunReport, jointSums: [JointSums]) {
+        self.request = request; self.arms = arms; self.run = run
+        self.jointSums = jointSums
+        joint = jointSums.map(JointMoments.init)
+    }
 
     public var seeds: [UInt64] { run.request.seeds }
 

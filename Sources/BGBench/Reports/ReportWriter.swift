@@ -15,6 +15,7 @@ public enum ReportWriter {
     /// last, with the manifest of the others (name, size, SHA-256).
     public static func files(_ report: RunReport) -> [(String, String)] {
         var files = reportFiles(report)
+        if report.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
         files.append(("run.json", runJSON(report, manifest: manifest(files))))
         return files
     }
@@ -32,7 +33,6 @@ public enum ReportWriter {
         if report.request.options.traceDevices > 0 { files.append(("events.csv", SeriesReports.eventsCSV(report))) }
         if let baseline = report.baselinePolicy { files.append(("paired.csv", SeriesReports.pairedCSV(report, baseline: baseline))) }
         if report.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(report))) }
-        if report.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
         return files
     }
 

@@ -59,8 +59,9 @@ public struct SweepReport {
         SHA256.hex(Array(hashes.map { $0 + "\n" }.joined().utf8))
     }
 
-    /// Every file of the sweep's folder as (name, text), run.json last with the manifest.
-    public func files() -> [(String, String)] {
+    /// Every file of the sweep's folder as (name, text), run.json last with the manifest;
+    /// `extra` files (a shard's shard.state) just before it.
+    public func files(extra: [(String, String)] = []) -> [(String, String)] {
         guard let first = points.first, var manifest = base else { return [] }
         var files: [(String, String)] = [("summary.csv", summaryCSV())]
         for (name, _) in first.files where name.hasSuffix(".csv") {
@@ -94,6 +95,7 @@ public struct SweepReport {
                 .init(index: k + 1, values: p.values, overrides: p.overrides, resolvedScenarioSha256: p.resolvedSha256,
                       scenarioFile: Self.scenarioFile(k + 1))
             })
+        files += extra
         manifest.manifest = ReportWriter.manifest(files)
         files.append(("run.json", ReportWriter.encode(manifest)))
         return files

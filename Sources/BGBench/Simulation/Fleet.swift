@@ -169,7 +169,7 @@ public enum Fleet {
         }
         return FleetRun(results: run.results,
                         paired: baseline.map { b in run.paired!.enumerated().map { $0.offset == b ? nil : $0.element } },
-                        busySeconds: run.busy, workers: workers, joint: run.joint.map(JointMoments.init))
+                        busySeconds: run.busy, workers: workers, joint: run.joint)
     }
 
     /// One block of devices under policy P on platform F, added to `result` (and each
@@ -217,8 +217,9 @@ public struct FleetRun: Sendable {
     public var busySeconds: [Double]
     /// The worker threads started.
     public var workers: Int
-    /// The arms' per-device cross moments, when asked for (`simulate(arms:joint:...)`).
-    public var joint: JointMoments? = nil
+    /// The exact sums behind the arms' per-device cross moments, when asked for
+    /// (`simulate(arms:joint:...)`).
+    public var joint: JointSums? = nil
 }
 
 /// One arm of a fleet run: a policy and the scenario it runs under (`Fleet.simulate(arms:...)`).

@@ -1,0 +1,164 @@
+import Foundation
+
+/// The first line of a shard's shard.state, as JSON: what the shard is a part of
+/// (everything that must be equal across the shards of one run, sweep or frontier) and how
+/// it ran (Reports/README.md, "Shards").
+public struct ShardHeader: Codable, Sendable, Equatable {
+    /// What made the shard.
+    public enum Kind: String, Codable, Sendable { case run, sweep, frontier }
+
+    /// One run (a sweep has one per point; a frontier's policies are its arms' labels).
+    public struct Identity: Codable, Sendable, Equatable {
+        public var scenarioFile: String?
+        public var scenarioSha256: String
+        public var scenarioOverrides: [String]
+        /// The complete resolved scenario (every registered component), from which the
+        /// merge rebuilds the run's scenario.
+        public var resolvedScenario: String
+        public var policies: [String]
+        public var baselinePolicy: String?
+        public var seed: UInt64
+        public var replications: Int
+        public var devices: Int
+        public var days: Int
+        public var warmupDays: Int
+        public var perDevice: Bool
+        public var traceDevices: Int
+        public var opensTrace: OpensTraceIdentity?
+    }
+
+    /// A sweep's axes (path and values), its `--set` options and each point's values.
+    public struct Sweep: Codable, Sendable, Equatable {
+        public var paths: [String]
+        public var values: [[String]]
+        public var specs: [String]
+        public var points: [[String]]
+    }
+
+    /// A frontier's request beyond its run: policies, baseline, knob values, energies.
+    public struct Frontier: Codable, Sendable, Equatable {
+        public var policies: [String]
+        public var baselinePolicy: String?
+        public var knobValues: [String: [String]]
+        public var energyLevels: [Double]
+        public var energyRange: [Double]?
+    }
+
+    public var bgbenchVersion: String
+    public var gitCommit: String
+    public var formatVersion: Int
+    public var kind: Kind
+    public var runs: [Identity]
+    public var sweep: Sweep?
+    public var frontier: Frontier?
+    public var shard: Int
+    public var shards: Int
+    /// How the shard ran (a merged run.json's `execution.shards` lists them).
+    public var host: String
+    public var wallSeconds: Double
+    public var threads: Int
+    public var commandLine: [String]
+
+    public static let formatVersion = 1
+
+    /// The header of a shard made of `requests` (a run's one, a sweep's points').
+    init(kind: Kind, requests: [RunRequest], wallSeconds: Double, threads: Int, commandLine: [String]) {
+        bgbenchVersion = BuildInfo.version
+        gitCommit = BuildInfo.gitCommit
+        formatVersion = Self.formatVersion
+        self.kind = kind
+        runs = requests.map(Self.identity)
+        let part = requests.first?.options.part ?? .whole
+        shard = part.index
+        shards = part.count
+        host = ProcessInfo.processInfo.hostName
+        self.wallSeconds = wallSeconds
+        self.threads = threads
+        self.commandLine = commandLine
+    }
+
+    static func identity(_ r: RunRequest) -> Identity {
+        Identity(scenarioFile: r.scenario.file, scenarioSha256: r.scenario.sha256, scenarioOverrides: r.scenario.overrides,
+                 resolvedScenario: r.scenario.resolvedJSON, policies: r.policies, baselinePolicy: r.baselinePolicy,
+                 seed: r.options.seed, replications: r.replications, devices: r.options.devices, days: r.options.days,
+                 warmupDays: r.options.warmupDays, perDevice: r.options.keepDevices, traceDevices: r.options.traceDevices,
+                 opensTrace: r.opensTraceIdentity)
+    }
+
+    /// The JSON line.
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+    }
+
+    static func parse(_ line: Substring) throws -> ShardHeader {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(ShardHeader.self, from: Data(line.utf8))
+    }
+
+    /// Run k of the header, rebuilt as the whole run (no shard): its scenario loaded from
+    /// the resolved JSON.
+    func request(_ k: Int) throws -> RunRequest {
+        let i = runs[k]
+        var loaded = try ScenarioLoader.load(json: i.resolvedScenario, file: i.scenarioFile ?? "(built-in default)", overrides: [])
+        loaded.file = i.scenarioFile
+        loaded.sha256 = i.scenarioSha256
+        loaded.overrides = i.scenarioOverrides
+        let options = RunOptions(devices: i.devices, days: i.days, seed: i.seed, threads: threads, warmupDays: i.warmupDays,
+                                 keepDevices: i.perDevice, traceDevices: i.traceDevices)
+        var request = RunRequest(scenario: loaded, policies: i.policies, options: options, commandLine: commandLine,
+                                 baselinePolicy: i.baselinePolicy, replications: i.replications)
+        request.opensTraceIdentity = i.opensTrace
+        return request
+    }
+
+    /// The first way in which another shard's header is of another run, as "its FIELD is
+    /// X, expected Y"; nil when both are parts of the same.
+    func difference(from other: ShardHeader) -> String? {
+        func text<T>(_ v: T?) -> String { v.map { "\($0)" } ?? "none" }
+        var fields: [(String, String, String)] = [
+            ("bgbench version", bgbenchVersion, other.bgbenchVersion), ("commit", gitCommit, other.gitCommit),
+            ("shard format", "\(formatVersion)", "\(other.formatVersion)"), ("command", kind.rawValue, other.kind.rawValue),
+            ("number of runs", "\(runs.count)", "\(other.runs.count)"),
+        ]
+        if kind == .sweep {
+            fields.append(("sweep", sweep == other.sweep ? "" : "grid \(text(sweep?.specs.joined(separator: " ")))",
+                           sweep == other.sweep ? "" : "\(text(other.sweep?.specs.joined(separator: " ")))"))
+        }
+        if kind == .frontier {
+            fields.append(("frontier", frontier == other.frontier ? "" : "knobs or energies differ",
+                           frontier == other.frontier ? "" : "those of the first"))
+        }
+        for (a, b) in zip(runs, other.runs) {
+            fields += [
+                ("scenario", a.resolvedScenario == b.resolvedScenario ? "" : "resolved scenario (\(text(a.scenarioFile)))",
+                 a.resolvedScenario == b.resolvedScenario ? "" : "that of \(text(b.scenarioFile))"),
+                ("scenario file", text(a.scenarioFile), text(b.scenarioFile)), ("scenario SHA-256", a.scenarioSha256, b.scenarioSha256),
+                ("overrides", a.scenarioOverrides.joined(separator: " "), b.scenarioOverrides.joined(separator: " ")),
+                ("policies", a.policies.joined(separator: ","), b.policies.joined(separator: ",")),
+                ("baseline policy", text(a.baselinePolicy), text(b.baselinePolicy)), ("seed", "\(a.seed)", "\(b.seed)"),
+                ("replications", "\(a.replications)", "\(b.replications)"), ("devices", "\(a.devices)", "\(b.devices)"),
+                ("days", "\(a.days)", "\(b.days)"), ("warm-up days", "\(a.warmupDays)", "\(b.warmupDays)"),
+                ("per-device rows", "\(a.perDevice)", "\(b.perDevice)"), ("traced devices", "\(a.traceDevices)", "\(b.traceDevices)"),
+                ("opens trace", text(a.opensTrace?.sha256), text(b.opensTrace?.sha256)),
+            ]
+        }
+        guard let (name, x, y) = fields.first(where: { $0.1 != $0.2 }) else { return nil }
+        return "its \(name) is \(x.isEmpty ? "''" : x), expected \(y.isEmpty ? "''" : y)"
+    }
+}
+
+/// The replayed opens trace, as run.json records it (the merge has no trace to read).
+public struct OpensTraceIdentity: Codable, Sendable, Equatable {
+    public var file: String
+    public var sha256: String
+    public var timestamps: String
+    public var devices: Int
+    public var opens: Int
+    public init(_ t: OpensTrace) {
+        file = t.file; sha256 = t.sha256; timestamps = t.form.rawValue; devices = t.deviceCount; opens = t.opens.count
+    }
+}
