@@ -220,6 +220,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/trace.csv"))
     }
 
+    /// A fuzzing finding (lsapp, after the span fix): an open in the year 18 was written
+    /// `18-03-03T07:45:10`, which the trace reader refuses; the year now has four digits.
+    @Test func convertLSAppWritesFourDigitYears() throws {
+        let tsv = """
+            user_id\tsession_id\ttimestamp\tapp_name\tevent_type
+            1\t8\t0018-03-03 07:45:10\tGmail\tOpened
+
+            """
+        let dir = try Self.folder([("log.tsv", Data(tsv.utf8))])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = Self.bgbench(["convert-lsapp", dir + "/log.tsv", "--app", "Gmail", "--out", dir + "/trace.csv"])
+        #expect(r.code == 0, "\(r.errors)")
+        let trace = try String(contentsOfFile: dir + "/trace.csv", encoding: .utf8)
+        #expect(trace.contains("0018-03-03T07:45:10"))
+        #expect(Self.bgbench(["validate", dir + "/trace.csv"]).code == 0)
+        #expect(LocalDateTime.format(0) == "1970-01-01T00:00:00")
+    }
+
     static func manifestBytes(_ folder: String, _ name: String) throws -> Int {
         let run = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/run.json"))) as! [String: Any]
         let entry = (run["manifest"] as! [[String: Any]]).first { $0["name"] as? String == name }!

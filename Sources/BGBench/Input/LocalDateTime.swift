@@ -76,7 +76,8 @@ enum LocalDateTime {
         return era * 146_097 + doe - 719_468
     }
 
-    /// `2018-01-16T06:01:05` (with `.ffffff` when there are microseconds).
+    /// `2018-01-16T06:01:05` (with `.ffffff` when there are microseconds); the year in
+    /// four digits (`0018-03-03T07:45:10`).
     static func format(_ t: SimTime) -> String {
         let days = Int(t.floorDiv(Clock.day))
         let rest = t - SimTime(days) * Clock.day
@@ -92,7 +93,9 @@ enum LocalDateTime {
         let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
         func two(_ v: SimTime) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let seconds = rest / Clock.second, micros = rest % Clock.second
-        var text = "\(y)-\(two(SimTime(m)))-\(two(SimTime(d)))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
+        // Four digits, as the reader expects (a year before 1000 is written 0018).
+        let year = String(repeating: "0", count: max(0, 4 - String(y).count)) + String(y)
+        var text = "\(year)-\(two(SimTime(m)))-\(two(SimTime(d)))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
         if micros > 0 { text += "." + String(String(micros + 1_000_000).dropFirst()) }
         return text
     }
