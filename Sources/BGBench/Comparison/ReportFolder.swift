@@ -98,7 +98,7 @@ public struct ReportFolder: Sendable {
     /// Checks that `path` is a whole report folder as its run wrote it: run.json parses and
     /// its manifest lists every report file present with its size and SHA-256 (so each is
     /// byte for byte what the run wrote). What `plot` asks of a run or sweep folder.
-    public static func verifyComplete(_ path: String) throws(ReportFolderError) {
+    public static func verifyComplete(_ path: String, hashing: (String) -> Bool = { _ in true }) throws(ReportFolderError) {
         let runPath = (path as NSString).appendingPathComponent("run.json")
         guard FileManager.default.fileExists(atPath: runPath) else {
             throw .missing("no run.json in '\(path)': not a complete report folder (bgbench writes it last)")
@@ -114,7 +114,7 @@ public struct ReportFolder: Sendable {
             throw .invalid("'\(runPath)': \(error)")
         }
         guard let object = document.root.object else { throw .invalid("'\(runPath)': expected a JSON object") }
-        try verifyManifest(object["manifest"], folder: path, runPath: runPath)
+        try verifyManifest(object["manifest"], folder: path, runPath: runPath, hashing: hashing)
     }
 
     /// One of the folder's CSV files, parsed; nil when the folder has none.
@@ -187,7 +187,8 @@ public struct ReportFolder: Sendable {
     /// every report file the folder holds is listed (a file of another run, or one added
     /// or changed by hand, is not). Files that are not report files (plot's PNG files, a
     /// JUnit file) may be there too.
-    static func verifyManifest(_ value: JSONValue?, folder: String, runPath: String) throws(ReportFolderError) {
+    static func verifyManifest(_ value: JSONValue?, folder: String, runPath: String,
+                               hashing: (String) -> Bool = { _ in true }) throws(ReportFolderError) {
         guard let entries = value?.array else {
             throw .invalid("'\(runPath)' has no manifest of the folder's files: not a complete report folder of this bgbench (schema_version \(ReportWriter.schemaVersion)); make it again")
         }
@@ -200,6 +201,17 @@ public struct ReportFolder: Sendable {
             }
             listed.insert(name)
             let file = (folder as NSString).appendingPathComponent(name)
+            if !hashing(name) {
+                // Present, with the size written: enough where only other files are read.
+                guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
+                      let size = attributes[.size] as? Int else {
+                    throw .invalid("'\(file)' is missing, but run.json's manifest lists it: not a complete report folder")
+                }
+                guard size == bytes else {
+                    throw .invalid("'\(file)' has \(size) bytes where run.json's manifest says \(bytes): not the file the run wrote")
+                }
+                continue
+            }
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw .invalid("'\(file)' is missing, but run.json's manifest lists it: not a complete report folder")
             }

@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 
 /// A shard's state (shard.state): the header line and the base64 of every accumulator of
 /// its runs, in order: per run, per seed and policy, the fleet result, busy seconds and
@@ -110,9 +112,11 @@ public enum ShardMerge {
         public var header: ShardHeader
     }
 
-    /// Reads a shard folder's header; checks the folder is complete (its run.json's manifest).
+    /// Reads a shard folder's header; checks the folder is complete: run.json there, every
+    /// file its manifest lists present with its size, and shard.state (the one file the
+    /// merge reads) with its SHA-256.
     public static func part(_ folder: String) throws -> Part {
-        do { try ReportFolder.verifyComplete(folder) } catch { throw MergeError.refused("shard folder '\(folder)': \(error)") }
+        do { try ReportFolder.verifyComplete(folder, hashing: { $0 == ShardState.fileName }) } catch { throw MergeError.refused("shard folder '\(folder)': \(error)") }
         let (header, _) = try state(folder, payload: false)
         return Part(folder: folder, header: header)
     }
@@ -129,7 +133,7 @@ public enum ShardMerge {
         }
         guard payload else { return (header, []) }
         guard newline < data.endIndex,
-              let bytes = Data(base64Encoded: data[data.index(after: newline)...].filter { $0 != 0x0A }) else {
+              let bytes = Data(base64Encoded: data[data.index(after: newline)...], options: .ignoreUnknownCharacters) else {
             throw MergeError.refused("'\(path)': malformed shard state: its second line is not base64")
         }
         return (header, [UInt8](bytes))
@@ -161,32 +165,33 @@ public enum ShardMerge {
         }
     }
 
-    /// The merged report of the shard folders, and their headers in shard order.
-    public static func merge(_ folders: [String], started: DispatchTime = .now()) throws -> (MergedReport, [ShardHeader]) {
-        let parts = try folders.map(part).sorted { $0.header.shard < $1.header.shard }
+    /// The merged report of the shard folders, and their headers in shard order. Folders
+    /// are checked (hashing their files is most of the work) and decoded `threads` at a
+    /// time; each decoded shard is added to the totals at once, so memory holds the totals
+    /// and `threads` shards whatever their number.
+    public static func merge(_ folders: [String], threads: Int = System.coreCount,
+                             started: DispatchTime = .now()) throws -> (MergedReport, [ShardHeader]) {
+        let parts = try concurrentMap(folders, threads: threads, part).sorted { $0.header.shard < $1.header.shard }
         try check(parts)
         let header = parts[0].header
         let requests = try header.runs.indices.map(header.request)
         let seeds = requests.first?.seeds.count ?? 0
         let joint = header.kind == .frontier ? (arms: requests[0].policies.count, seeds: seeds) : nil
         var runs: [[PolicyResult]]?, sums: [JointSums] = []
-        for part in parts {
-            let (_, payload) = try state(part.folder, payload: true)
-            let shard: (runs: [[PolicyResult]], joint: [JointSums])
-            do { shard = try ShardState.decode(payload, requests: requests, joint: joint) } catch {
-                throw MergeError.refused("'\(part.folder)/\(ShardState.fileName)': \(error)")
-            }
-            guard var total = runs else { runs = shard.runs; sums = shard.joint; continue }
-            for (k, results) in shard.runs.enumerated() {
-                for (i, r) in results.enumerated() {
-                    total[k][i].result.merge(r.result)
-                    total[k][i].result.serverLoad.add(r.result.serverLoad)
-                    total[k][i].wallSeconds += r.wallSeconds
-                    if let p = r.paired { total[k][i].paired!.merge(p) }
+        let batch = max(1, threads)
+        for first in stride(from: 0, to: parts.count, by: batch) {
+            let some = Array(parts[first..<min(parts.count, first + batch)])
+            let decoded = try concurrentMap(some, threads: batch) { part in
+                let (_, payload) = try state(part.folder, payload: true)
+                do { return try ShardState.decode(payload, requests: requests, joint: joint) } catch {
+                    throw MergeError.refused("'\(part.folder)/\(ShardState.fileName)': \(error)")
                 }
             }
-            runs = total
-            for s in sums.indices { sums[s].merge(shard.joint[s]) }
+            for shard in decoded {
+                if runs == nil { runs = shard.runs; sums = shard.joint; continue }
+                add(shard.runs, to: &runs!)
+                for s in sums.indices { sums[s].merge(shard.joint[s]) }
+            }
         }
         let headers = parts.map(\.header)
         let threads = headers.map(\.threads).max() ?? 1
@@ -220,6 +225,20 @@ public enum ShardMerge {
     }
 }
 
+extension ShardMerge {
+    /// Adds a shard's results into the totals, in place.
+    static func add(_ shard: [[PolicyResult]], to totals: inout [[PolicyResult]]) {
+        for (k, results) in shard.enumerated() {
+            for (i, r) in results.enumerated() {
+                totals[k][i].result.merge(r.result)
+                totals[k][i].result.serverLoad.add(r.result.serverLoad)
+                totals[k][i].wallSeconds += r.wallSeconds
+                if let p = r.paired { totals[k][i].paired!.merge(p) }
+            }
+        }
+    }
+}
+
 /// A merge that cannot go ahead: `usage` (exit 64) or `refused` (exit 65, bad data).
 public enum MergeError: Error, Equatable, CustomStringConvertible {
     case usage(String)
@@ -227,4 +246,21 @@ public enum MergeError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self { case .usage(let m), .refused(let m): m }
     }
+}
+
+/// `transform` of every element, `threads` at a time; the first error thrown (in element
+/// order) is rethrown.
+func concurrentMap<T: Sendable, R: Sendable>(_ items: [T], threads: Int, _ transform: @Sendable (T) throws -> R) throws -> [R] {
+    let results = Slots(UnsafeMutableBufferPointer<Result<R, any Error>?>.allocate(capacity: items.count))
+    results.buffer.initialize(repeating: nil)
+    defer { results.buffer.deinitialize(); results.buffer.deallocate() }
+    let next = Atomic<Int>(0)
+    DispatchQueue.concurrentPerform(iterations: max(1, min(threads, items.count))) { _ in
+        while true {
+            let i = next.add(1, ordering: .relaxed).oldValue
+            if i >= items.count { break }
+            results.buffer[i] = Result { try transform(items[i]) }
+        }
+    }
+    return try results.buffer.map { try $0!.get() }
 }
