@@ -65,8 +65,10 @@ extension Command {
     static func shardFolders(_ inputs: [String]) throws -> [String] {
         let fm = FileManager.default
         func isShard(_ path: String) -> Bool { fm.fileExists(atPath: (path as NSString).appendingPathComponent(ShardState.fileName)) }
+        // A report folder named alone is taken as a (would-be) shard, so the merge says what it lacks.
+        func isReport(_ path: String) -> Bool { isShard(path) || fm.fileExists(atPath: (path as NSString).appendingPathComponent("run.json")) }
         var isDirectory: ObjCBool = false
-        if inputs.count == 1, !isShard(inputs[0]), fm.fileExists(atPath: inputs[0], isDirectory: &isDirectory), isDirectory.boolValue {
+        if inputs.count == 1, !isReport(inputs[0]), fm.fileExists(atPath: inputs[0], isDirectory: &isDirectory), isDirectory.boolValue {
             let children = ((try? fm.contentsOfDirectory(atPath: inputs[0])) ?? []).filter { !$0.hasPrefix(".") }.sorted()
                 .map { (inputs[0] as NSString).appendingPathComponent($0) }.filter(isShard)
             guard !children.isEmpty else {

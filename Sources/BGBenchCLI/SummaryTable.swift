@@ -26,10 +26,12 @@ enum SummaryTable {
         lines += kindLines(report, pad: pad)
         lines += pairedLines(report, pad: pad)
         let o = report.request.options
-        let rate = Double(report.deviceDays) / max(report.wallSeconds, 1e-9)
+        let rate = Double(report.simulatedDeviceDays) / max(report.wallSeconds, 1e-9)
         let seeds = report.request.replications > 1 ? "seeds \(o.seed)–\(o.seed &+ UInt64(report.request.replications - 1))" : "seed \(o.seed)"
-        lines.append("\(o.devices) devices × \(o.days) days × \(report.request.policies.count) policies, \(seeds): "
-                     + "\(fixed(report.wallSeconds, 2)) s, \(fixed(rate, 0)) device-days/s on \(report.threads) threads")
+        let speed = report.mergedShards.isEmpty
+            ? "\(fixed(report.wallSeconds, 2)) s, \(fixed(rate, 0)) device-days/s on \(report.threads) thread\(report.threads == 1 ? "" : "s")"
+            : "merged from \(report.mergedShards.count) shards"
+        lines.append("\(o.devices) devices × \(o.days) days × \(report.request.policies.count) policies, \(seeds): " + speed)
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -76,7 +76,7 @@ private let errorCases: [ErrorCase] = [
               "unknown option '--exactly' for 'check' (did you mean '--exact'?)"),
     ErrorCase(["help", "--all"], "unknown option '--all' for 'help'"),
     ErrorCase(["help", "rn"],
-              "unknown command 'rn' for 'help': expected one of run, sweep, frontier, plot, list, scenario, validate, convert-lsapp, bench, check, help (did you mean 'run'?)"),
+              "unknown command 'rn' for 'help': expected one of run, sweep, frontier, merge, plot, list, scenario, validate, convert-lsapp, bench, check, help (did you mean 'run'?)"),
     ErrorCase(["help", "run", "check"], "unexpected argument 'check': 'help' takes one command name"),
     // --help is read with the other options: a bad one is still an error.
     ErrorCase(["bench", "--help", "--quik"], "unknown option '--quik' for 'bench' (did you mean '--quick'?)"),
@@ -84,9 +84,9 @@ private let errorCases: [ErrorCase] = [
     ErrorCase(["validate", "-h", "-h"], "'-h' given twice"),
     // Unknown commands.
     ErrorCase(["rn", "--out", "OUT"],
-              "unknown command 'rn': expected one of run, sweep, frontier, plot, list, scenario, validate, convert-lsapp, bench, check, help (did you mean 'run'?)"),
-    ErrorCase(["lst"], "unknown command 'lst': expected one of run, sweep, frontier, plot, list, scenario, validate, convert-lsapp, bench, check, help (did you mean 'list'?)"),
-    ErrorCase(["simulate", "--out", "OUT"], "unknown command 'simulate': expected one of run, sweep, frontier, plot, list, scenario, validate, convert-lsapp, bench, check, help"),
+              "unknown command 'rn': expected one of run, sweep, frontier, merge, plot, list, scenario, validate, convert-lsapp, bench, check, help (did you mean 'run'?)"),
+    ErrorCase(["lst"], "unknown command 'lst': expected one of run, sweep, frontier, merge, plot, list, scenario, validate, convert-lsapp, bench, check, help (did you mean 'list'?)"),
+    ErrorCase(["simulate", "--out", "OUT"], "unknown command 'simulate': expected one of run, sweep, frontier, merge, plot, list, scenario, validate, convert-lsapp, bench, check, help"),
     // An option given twice (`--set` may repeat).
     ErrorCase(["--out", "OUT", "--days", "3", "--days", "4"], "'--days' given twice"),
     ErrorCase(["--out", "OUT", "--out", "OUT"], "'--out' given twice"),
