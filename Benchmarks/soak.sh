@@ -3,7 +3,7 @@
 # devices × 365 days, and `adaptive` alone at 100,000 × 365, both in checking mode
 # (--check-invariants: every device's identities, or the process stops). Then every CSV
 # of both folders is read: no NaN, no infinity, no negative count. Prints wall time and
-# peak memory of each run (GNU time), and writes them to Benchmarks/soak-results.md.
+# peak memory of each run (GNU time) as a Markdown table (README.md, "Soak and invariants").
 #
 #   Benchmarks/soak.sh [--binary PATH] [--small]
 #

@@ -46,7 +46,7 @@ for target in "${targets[@]}"; do
     echo "== $target: $seconds s"
     if ! BGBENCH_FUZZ_TARGET=$target "$binary" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="Fuzz/findings/$target/" 2>&1 | tee "$work/$target.log" \
-        | grep -E "^#[0-9]+ +(INITED|DONE)|stat::|ERROR|SUMMARY"; then
+        | grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|stat::|ERROR|SUMMARY"; then
         :
     fi
     if grep -q "ERROR: \|SUMMARY: " "$work/$target.log"; then status=1; fi
