@@ -16,18 +16,7 @@
 # passes, 1 on a failure, 2 on misuse.
 set -euo pipefail
 
-binary=.build/release/bgbench keep=''
-while [ $# -gt 0 ]; do
-    case $1 in
-        --binary) binary=${2:?--binary needs a path}; shift 2 ;;
-        --keep) keep=${2:?--keep needs a folder}; shift 2 ;;
-        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-        *) echo "error: unknown option '$1' for Benchmarks/k8s-test.sh" >&2; exit 2 ;;
-    esac
-done
-case $binary in /*) ;; *) binary=$PWD/$binary ;; esac
-[ -x "$binary" ] || { echo "error: no bgbench executable at '$binary': build it (swift build -c release) or give --binary PATH" >&2; exit 2; }
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/recipe-options.sh"
 jobs=$top/Scripts/cluster/bgbench-indexed-job.yaml merge=$top/Scripts/cluster/bgbench-merge-job.yaml
 if ! python3 -c 'import kubernetes_validate' 2>/dev/null; then
     python3 -m pip install -q kubernetes-validate 2>/dev/null \

@@ -11,18 +11,7 @@
 # folder equals the single run, 1 when it differs or a shard fails, 2 on misuse.
 set -euo pipefail
 
-binary=.build/release/bgbench keep=''
-while [ $# -gt 0 ]; do
-    case $1 in
-        --binary) binary=${2:?--binary needs a path}; shift 2 ;;
-        --keep) keep=${2:?--keep needs a folder}; shift 2 ;;
-        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-        *) echo "error: unknown option '$1' for Benchmarks/parallel-test.sh" >&2; exit 2 ;;
-    esac
-done
-case $binary in /*) ;; *) binary=$PWD/$binary ;; esac
-[ -x "$binary" ] || { echo "error: no bgbench executable at '$binary': build it (swift build -c release) or give --binary PATH" >&2; exit 2; }
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/recipe-options.sh"
 if ! command -v parallel >/dev/null; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq parallel >/dev/null

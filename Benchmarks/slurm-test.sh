@@ -17,23 +17,9 @@
 # folder equals the single run, 1 when it differs or a job fails, 2 on misuse.
 set -euo pipefail
 
-binary=.build/release/bgbench smoke=0 keep=
-while [ $# -gt 0 ]; do
-    case $1 in
-        --binary) binary=${2:?--binary needs a path}; shift 2 ;;
-        --smoke) smoke=1; shift ;;
-        --keep) keep=${2:?--keep needs a folder}; shift 2 ;;
-        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-        *) echo "error: unknown option '$1' for Benchmarks/slurm-test.sh" >&2; exit 2 ;;
-    esac
-done
-case $binary in /*) ;; *) binary=$PWD/$binary ;; esac
-top=$(cd "$(dirname "$0")/.." && pwd)
+allow_smoke=1
+. "$(dirname "$0")/recipe-options.sh"
 [ "$(id -u)" = 0 ] || { echo "error: Benchmarks/slurm-test.sh starts Slurm's daemons and must run as root" >&2; exit 2; }
-if [ "$smoke" = 0 ] && [ ! -x "$binary" ]; then
-    echo "error: no bgbench executable at '$binary': build it (swift build -c release) or give --binary PATH" >&2
-    exit 2
-fi
 
 started=$(date +%s.%N)
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
