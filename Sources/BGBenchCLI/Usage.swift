@@ -111,9 +111,10 @@ extension Command {
             """, details: checkOptions),
         "merge": Usage(synopsis: """
             bgbench merge --out DIR SHARD_DIR... | PARENT
-                                         add the shard folders of a run made with
-                                         --shard K/N into the report of the whole run,
-                                         byte for byte the one a single process writes
+                                         add the shard folders of a run, sweep or
+                                         frontier made with --shard K/N into the whole
+                                         one's report, byte for byte what a single
+                                         process writes
             """, details: """
             merge options (README.md, "Beyond one machine"):
               SHARD_DIR...             the shard folders, every shard 0...N-1 once; or one
@@ -121,6 +122,7 @@ extension Command {
               --out DIR                report folder (required), replaced whole when done
               --force                  replace --out even if it holds files that are not
                                        a bgbench report
+              --quiet                  accepted, as by run (merge draws no progress line)
             A shard of another run (scenario, seed, policies, fleet, days, version...), a
             missing, repeated or incomplete shard is refused (exit 65) with the folder named.
             """),
