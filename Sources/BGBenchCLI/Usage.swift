@@ -214,9 +214,10 @@ extension Command {
         }
         text += """
 
-            exit codes: 0 done, 64 usage error, 65 bad scenario, trace or LSApp data, 66 cannot
-            read an input file or report folder, 69 plot's Python packages missing, 73 cannot
-            write reports.
+            exit codes: 0 done, 64 usage error, 65 bad scenario, trace or LSApp data (merge: shard
+            folders it refuses), 66 cannot read an input file, report folder or shard folder,
+            69 plot's Python packages missing, 73 cannot write reports, 75 another bgbench is
+            writing the same folder, 130 and 143 interrupted (every output as before).
             check and bench --baseline: 1 a regression, a difference (--exact) or a slowdown; 65 a
             baseline that does not match or parse; 66 a missing report folder or file.
 
