@@ -914,12 +914,7 @@ def differences(table, x, column, baseline, scale=1):
     rows = []
     for policy, part in table[table["policy"] != baseline].groupby("policy", sort=False):
         d = ((part.set_index(["seed", x])[column] - base) * scale).reset_index()
-        g = d.groupby(x)[column]
-        stats = pd.DataFrame({"mean": g.mean(), "sd": g.std(), "n": g.count()}).reset_index()
-        half = stats.apply(lambda r: t975(int(r["n"]) - 1) * r["sd"] / math.sqrt(r["n"]) if r["n"] > 1 else float("nan"),
-                           axis=1)
-        stats["low"], stats["high"], stats["policy"] = stats["mean"] - half, stats["mean"] + half, policy
-        rows.append(stats)
+        rows.append(across_seeds(d.groupby(x)[column], policy))
     return pd.concat(rows) if rows else pd.DataFrame(columns=[x, "mean", "low", "high", "policy"])
 
 
@@ -927,13 +922,18 @@ def levels(table, x, column):
     """Per policy and x: the mean over the seeds and its 95 % interval across them (one policy run)."""
     rows = []
     for policy, part in table.groupby("policy", sort=False):
-        g = part.groupby(x)[column]
-        stats = pd.DataFrame({"mean": g.mean(), "sd": g.std(), "n": g.count()}).reset_index()
-        half = stats.apply(lambda r: t975(int(r["n"]) - 1) * r["sd"] / math.sqrt(r["n"]) if r["n"] > 1 else float("nan"),
-                           axis=1)
-        stats["low"], stats["high"], stats["policy"] = stats["mean"] - half, stats["mean"] + half, policy
-        rows.append(stats)
+        rows.append(across_seeds(part.groupby(x)[column], policy))
     return pd.concat(rows)
+
+
+def across_seeds(groups, policy):
+    """Per group (an x value): the mean over the seeds and its 95 % interval mean ± t·sd/√R (none
+    with one seed), labelled with the policy."""
+    stats = pd.DataFrame({"mean": groups.mean(), "sd": groups.std(), "n": groups.count()}).reset_index()
+    half = stats.apply(lambda r: t975(int(r["n"]) - 1) * r["sd"] / math.sqrt(r["n"]) if r["n"] > 1 else float("nan"),
+                       axis=1)
+    stats["low"], stats["high"], stats["policy"] = stats["mean"] - half, stats["mean"] + half, policy
+    return stats
 
 
 def draw_lines(ax, stats, x, styles, every):
