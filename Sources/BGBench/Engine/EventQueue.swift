@@ -96,6 +96,14 @@ public final class EventQueue<Kind: EventKind> {
         size == 0 ? nil : Self.decode(keys[size - 1])
     }
 
+    /// Whether the earliest event comes before an event at `time` with `priority` that
+    /// is kept outside the queue (an event kept aside, of a priority no queued event has,
+    /// ordered as if it were queued): false when the queue is empty.
+    /// - Complexity: O(1).
+    @inlinable @inline(__always) public func firstPrecedes(time: SimTime, priority: UInt8) -> Bool {
+        size > 0 && keys[size - 1] < (UInt128(UInt64(time)) << 64 | UInt128(UInt64(priority) << 56))
+    }
+
     /// Removes and returns the earliest event.
     /// - Complexity: O(1).
     @inlinable @inline(__always) public func pop() -> Event<Kind>? {

@@ -7,6 +7,7 @@ extension DeviceSimulation {
     @inline(__always)
     mutating func request(at t: SimTime) {
         requestPending = false
+        nextRequest = Clock.never
         if counting(t) { rec.tally[.requested] += 1 }
         if inFlight {
             deny(.busy, retryAt: nil, at: t)
@@ -109,7 +110,7 @@ extension DeviceSimulation {
                     log("withdrawn", "policy", at: t)
                 }
                 requestPending = false
-                requestGeneration &+= 1
+                nextRequest = Clock.never
                 if counting(t) { rec.tally[.replaced] += 1; rec.tally[.requested] += 1 }
             }
         case .request(let when):
@@ -123,9 +124,16 @@ extension DeviceSimulation {
                 log("requested", "policy", Clock.seconds(max(when, t)), at: t)
             }
             requestPending = true
-            requestGeneration &+= 1
             requestTime = max(when, t)
-            schedule(.request, at: requestTime, payload: requestGeneration)
+            // The slot the loop reads in place of a queued event. Each request before the
+            // horizon counts as one event, as it did when it was queued (a replaced
+            // one was popped and dropped): devices.csv's `events` is unchanged.
+            if requestTime < ctx.horizon {
+                nextRequest = requestTime
+                rec.tally[.events] += 1
+            } else {
+                nextRequest = Clock.never
+            }
         }
     }
 }

@@ -60,10 +60,12 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     var nextForceQuit = false
     // The request life cycle.
     var requestPending = false
-    var requestGeneration: UInt16 = 0
-    /// When the pending request falls due: with the generation, this tells a live
-    /// request's event from stale ones (a 16-bit generation alone could wrap).
+    /// When the pending request falls due. The request is no event in the queue: the
+    /// loop compares this slot with the queue's earliest event (rule 1: at most one
+    /// request is pending), so a replaced request leaves nothing behind to pop.
     var requestTime: SimTime = 0
+    /// `requestTime` while a pending request falls before the horizon, else `Clock.never`.
+    var nextRequest = Clock.never
     var inFlight = false
     var inFlightStart: SimTime = 0
     var inFlightStatus = RunStatus.noData
@@ -188,7 +190,12 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             noteBattery(at: 0)
         }
 
-        while let event = queue.pop() {
+        while true {
+            // The next event: the queue's earliest or the pending request, in the queue's
+            // order (time, then priority; no queued event has a request's priority).
+            let requestFirst = nextRequest != Clock.never
+                && !queue.firstPrecedes(time: nextRequest, priority: SimEvent.request.priority)
+            guard let event = requestFirst ? Event(time: nextRequest, kind: .request) : queue.pop() else { break }
             let t = event.time
             if t >= lowCrossing {
                 if !crossingExact {
@@ -196,12 +203,13 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                     crossingExact = true
                 }
                 if t >= lowCrossing {
-                    queue.unpop()
+                    if !requestFirst { queue.unpop() }
                     batteryChanged()
                     continue
                 }
             }
-            rec.tally[.events] += 1
+            // A request was counted when it was made (`apply`).
+            if !requestFirst { rec.tally[.events] += 1 }
             switch event.kind {
             case .midnight: midnight(at: t)
             case .chargeOn: setCharging(delta: 1, at: t)
@@ -219,8 +227,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             case .runEnd: runEnded(at: t)
             case .sessionEnd: endSession(at: t, forceQuit: event.payload == 1)
             case .open: open(at: t)
-            case .request:
-                if requestPending && event.payload == requestGeneration && t == requestTime { request(at: t) }
+            case .request: request(at: t)
             case .publish:
                 apply(policy.published(view(at: t)), at: t)
                 scheduleNextPublication()
