@@ -67,6 +67,28 @@ import Testing
         #expect(Self.sum([0x1p178, 0x1p178]).value == 0x1p179, "within it")
     }
 
+    /// Integer addends below 2³¹ (counts) are summed apart in 64 bits; readers and merges
+    /// see one sum, the same as the fixed point alone would hold.
+    @Test func smallIntegersSumApartAndFoldExactly() {
+        #expect(Self.sum([5, -5]).isZero && Self.sum([5, -5]) == ExactSum())
+        #expect(Self.sum([5, 0.25, -5]).value == 0.25)
+        #expect(Self.sum([2_147_483_647, 1, 0x1p31, -0x1p32]).isZero, "either side of 2³¹: the two paths meet")
+        let mixed = Self.sum([3, 0x1p-100, 1e30, -1e30]).doubleDouble
+        #expect(mixed.hi == 3 && mixed.lo == 0x1p-100)
+        // Folding before an overflow: (2⁶³ − 2) + 5 = 2⁶³ + 3.
+        var s = ExactSum()
+        s.small = .max - 1
+        s.add(5)
+        #expect(s == Self.sum([0x1p63, 3]) && s.doubleDouble.hi == 0x1p63 && s.doubleDouble.lo == 3)
+        // Merging two near-full integer parts: 2·(2⁶³ − 1) = 2⁶⁴ − 2.
+        var a = ExactSum(), b = ExactSum()
+        a.small = .max; b.small = .max
+        a.add(b)
+        #expect(a == Self.sum([0x1p64, -2]) && a.doubleDouble.hi == 0x1p64 && a.doubleDouble.lo == -2)
+        // The shard codec writes the folded sum.
+        #expect(a.normalized.small == 0 && a.normalized == a)
+    }
+
     @Test func doubleDoubleKeepsTheRest() {
         let s = Self.sum([1, 0x1p-80])
         #expect(s.doubleDouble.hi == 1 && s.doubleDouble.lo == 0x1p-80)

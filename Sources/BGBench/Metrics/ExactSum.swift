@@ -13,6 +13,11 @@ public struct ExactSum: Sendable, Equatable {
     var limbs = InlineArray<5, UInt64>(repeating: 0)
     /// The IEEE sum of the addends that are not finite or out of range (0 when none).
     var special = 0.0
+    /// The sum of the addends that are integers of magnitude below 2³¹ (counts: most of
+    /// what is summed), kept apart because one integer addition is several times cheaper
+    /// than a fixed-point one. Exact: it is folded into `limbs` before it could overflow,
+    /// and by every reader (`normalized`), so it never changes a result.
+    var small: Int64 = 0
 
     static let fractionBits = 128
     static let limbCount = 5
@@ -24,7 +29,13 @@ public struct ExactSum: Sendable, Equatable {
     /// Adds x exactly.
     @inline(__always)
     public mutating func add(_ x: Double) {
-        if x == 0 { return }
+        // Two compares, a truncation and a compare (NaN fails the first two).
+        if x > -0x1p31 && x < 0x1p31, case let n = Int64(x), Double(n) == x {
+            let (sum, overflow) = small.addingReportingOverflow(n)
+            if overflow { foldSmall() }
+            small = overflow ? n : sum
+            return
+        }
         let bits = x.bitPattern
         let field = Int((bits >> 52) & 0x7FF)
         // x = m · 2^(field − 1075); the bit of m's lowest digit in the fixed point:
@@ -40,6 +51,21 @@ public struct ExactSum: Sendable, Equatable {
         let k = position >> 6, offset = UInt64(position & 63)
         let low = m &<< offset, high = (m &>> 1) &>> (63 &- offset)
         if bits >> 63 == 0 { addShifted(low, high, at: k) } else { subtractShifted(low, high, at: k) }
+    }
+
+    /// Moves `small` into the fixed point (its units are bit 128 on, limb 2).
+    mutating func foldSmall() {
+        if small == 0 { return }
+        let magnitude = small.magnitude
+        if small > 0 { addShifted(magnitude, 0, at: 2) } else { subtractShifted(magnitude, 0, at: 2) }
+        small = 0
+    }
+
+    /// The same sum with `small` folded in: what readers and the shard codec see.
+    var normalized: ExactSum {
+        var n = self
+        n.foldSmall()
+        return n
     }
 
     /// A tiny addend's digits with the lowest `drop` bits rounded off (to nearest, ties to even).
@@ -84,6 +110,8 @@ public struct ExactSum: Sendable, Equatable {
 
     /// Adds another sum (of other devices, threads or shards).
     public mutating func add(_ other: ExactSum) {
+        let (sum, overflow) = small.addingReportingOverflow(other.small)
+        if overflow { foldSmall(); small = other.small; foldSmall() } else { small = sum }
         var carry = false
         for i in 0..<Self.limbCount {
             let (a, c1) = limbs[i].addingReportingOverflow(other.limbs[i])
@@ -96,17 +124,22 @@ public struct ExactSum: Sendable, Equatable {
 
     /// The same exact sum (and the same non-finite part, NaN equal to NaN).
     public static func == (a: ExactSum, b: ExactSum) -> Bool {
-        a.special.bitPattern == b.special.bitPattern && (0..<limbCount).allSatisfy { a.limbs[$0] == b.limbs[$0] }
+        let a = a.normalized, b = b.normalized
+        return a.special.bitPattern == b.special.bitPattern && (0..<limbCount).allSatisfy { a.limbs[$0] == b.limbs[$0] }
     }
 
     public static func += (a: inout ExactSum, b: Double) { a.add(b) }
     public static func += (a: inout ExactSum, b: ExactSum) { a.add(b) }
 
-    public var isZero: Bool { special == 0 && (0..<Self.limbCount).allSatisfy { limbs[$0] == 0 } }
+    public var isZero: Bool {
+        let n = normalized
+        return n.special == 0 && (0..<Self.limbCount).allSatisfy { n.limbs[$0] == 0 }
+    }
 
     /// The sum, correctly rounded to a double.
     public var value: Double {
         if special != 0 { return special }
+        let limbs = normalized.limbs
         let negative = limbs[Self.limbCount - 1] >> 63 == 1
         var magnitude = limbs
         if negative {

@@ -25,6 +25,7 @@ struct StateWriter {
         bytes.append(contentsOf: utf8)
     }
     mutating func exact(_ s: ExactSum) {
+        let s = s.normalized
         for i in 0..<ExactSum.limbCount { unsigned(s.limbs[i]) }
         double(s.special)
     }
