@@ -91,6 +91,12 @@ public protocol PlatformRules: SendableMetatype {
     mutating func runEnded(at t: SimTime, status: RunStatus, broughtContent: Bool)
     /// Midnight at t; `opens` is the number of opens of the day that just ended.
     mutating func midnight(at t: SimTime, opens: Int)
+    /// Until when a denial at t for `reason` stands: every request before the returned
+    /// time would be denied for the same reason with the same retry time whatever happens
+    /// meanwhile (no run can start, so nothing but time can change it), and asking would
+    /// change nothing; the simulation then need not ask (`unrestricted`'s daily cap: until
+    /// midnight). At most t, the default: not known.
+    func deniesUntil(_ reason: DenialReason, at t: SimTime) -> SimTime
     /// Times the platform cut the app's budget because of how a run ended.
     var throttleEvents: Int { get }
 
@@ -128,6 +134,7 @@ public extension PlatformRules {
     static var initiatesWakes: Bool { false }
     mutating func systemWake(after t: SimTime) -> SimTime? { nil }
     mutating func runLimit(at t: SimTime) -> SimTime { runtimeLimit }
+    func deniesUntil(_ reason: DenialReason, at t: SimTime) -> SimTime { t }
     mutating func opened(at t: SimTime) {}
     mutating func deviceChanged(screenOn: Bool, charging: Bool, at t: SimTime) {}
 }

@@ -23,6 +23,12 @@ public struct Unrestricted: PlatformRules {
         return .run
     }
 
+    /// The cap's denial stands until midnight: only a run's start or midnight changes the
+    /// count, and no run starts while it holds (a push's run takes nothing from it).
+    public func deniesUntil(_ reason: DenialReason, at t: SimTime) -> SimTime {
+        reason == .budget ? (SimTime(day) + 1) * Clock.day : t
+    }
+
     public mutating func runStarted(at t: SimTime) { startedToday += 1 }
     public mutating func runEnded(at t: SimTime, status: RunStatus, broughtContent: Bool) {}
 

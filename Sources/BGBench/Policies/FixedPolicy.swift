@@ -25,6 +25,12 @@ public struct FixedPolicy: WakePolicy {
         advance(view)
     }
 
+    /// Its answer to a denial is the next point of its grid, whatever the denial.
+    public mutating func deniedAhead(at t: SimTime) -> SimTime? {
+        while next <= t { next += interval }
+        return next
+    }
+
     public mutating func runStarted(_ view: DeviceView) -> WakeDecision { advance(view) }
 }
 

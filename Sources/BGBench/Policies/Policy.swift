@@ -100,6 +100,13 @@ public protocol WakePolicy: SendableMetatype {
     mutating func runStarted(_ view: DeviceView) -> WakeDecision
     /// A run ended with `status`.
     mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision
+    /// A denial the platform decided ahead (``PlatformRules/deniesUntil(_:at:)``), told by
+    /// its time alone: the policy's next attempt, which must be what `denied` would answer
+    /// at t, or nil (the default) when its answer needs the reason, the retry time or the
+    /// view: then `denied` is told, as for any denial. A policy that answers lets the
+    /// device handle a run of such denials at once, without building a view for each
+    /// (`fixed`: the next point of its grid).
+    mutating func deniedAhead(at t: SimTime) -> SimTime?
     /// Charging, Low Power Mode or the low-battery state changed.
     mutating func stateChanged(_ view: DeviceView) -> WakeDecision
     /// Midnight.
@@ -118,6 +125,7 @@ public extension WakePolicy {
     mutating func start(_ view: DeviceView) -> WakeDecision { .keep }
     mutating func opened(_ view: DeviceView) -> WakeDecision { .keep }
     mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision { .keep }
+    mutating func deniedAhead(at t: SimTime) -> SimTime? { nil }
     mutating func runStarted(_ view: DeviceView) -> WakeDecision { .keep }
     mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision { .keep }
     mutating func stateChanged(_ view: DeviceView) -> WakeDecision { .keep }

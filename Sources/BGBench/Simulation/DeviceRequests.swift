@@ -6,6 +6,10 @@ extension DeviceSimulation {
     /// A pending request falls due: the platform admits or denies it (rule 2).
     @inline(__always)
     mutating func request(at t: SimTime) {
+        if t < decidedUntil && !inFlight && !tracing, let answer = policy.deniedAhead(at: t) {
+            decidedDenials(from: t, answer: answer)
+            return
+        }
         requestPending = false
         nextRequest = Clock.never
         if counting(t) { rec.tally[.requested] += 1 }
@@ -15,8 +19,45 @@ extension DeviceSimulation {
         }
         if hasBattery { battery.advance(to: t) }
         switch platform.admit(at: t, gates: gates()) {
-        case .deny(let reason, let retryAt): deny(reason, retryAt: retryAt, at: t)
+        case .deny(let reason, let retryAt):
+            deny(reason, retryAt: retryAt, at: t)
+            decidedUntil = platform.deniesUntil(reason, at: t)
+            decidedReason = reason
         case .run: startRun(at: t)
+        }
+    }
+
+    /// Denials the platform has decided ahead, of a policy that answers them by their time
+    /// alone (`WakePolicy.deniedAhead`): from the pending request at t, whose answer the
+    /// policy gave, each is counted and answered as `request`, `deny` and `apply` would
+    /// (MODEL.md §10 rules 1-2), without asking the platform or building a view; the next
+    /// one is handled here too while it comes before every queued event, the battery's
+    /// next change and the end of the decision. Untraced devices only (a traced one logs
+    /// each step).
+    mutating func decidedDenials(from first: SimTime, answer firstAnswer: SimTime) {
+        var t = first, answer = firstAnswer
+        while true {
+            if hasBattery { battery.advance(to: t) }
+            if counting(t) {
+                rec.tally[.requested] += 1
+                rec.tally.countDenial(decidedReason)
+                rec.record(.denied, 1, at: t)
+            }
+            // The answer becomes the pending request; a retry at t waits a tick (`deny`).
+            let when = max(answer, t + 1)
+            requestPending = true
+            requestTime = when
+            guard when < ctx.horizon else {
+                nextRequest = Clock.never
+                return
+            }
+            nextRequest = when
+            rec.tally[.events] += 1
+            guard when < decidedUntil, when < lowCrossing,
+                  !queue.firstPrecedes(time: when, priority: SimEvent.request.priority),
+                  let next = policy.deniedAhead(at: when) else { return }
+            t = when
+            answer = next
         }
     }
 

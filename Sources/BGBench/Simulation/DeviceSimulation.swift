@@ -66,6 +66,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     var requestTime: SimTime = 0
     /// `requestTime` while a pending request falls before the horizon, else `Clock.never`.
     var nextRequest = Clock.never
+    /// Requests before this time are denied for `decidedReason`: the platform decided so
+    /// at the last denial (`PlatformRules.deniesUntil`).
+    var decidedUntil: SimTime = 0
+    var decidedReason = DenialReason.budget
     var inFlight = false
     var inFlightStart: SimTime = 0
     var inFlightStatus = RunStatus.noData
