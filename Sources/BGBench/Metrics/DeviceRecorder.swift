@@ -69,11 +69,15 @@ struct DeviceRecorder {
 
     /// The device's totals so far of the series fields (a day's row is what they gained
     /// that day): each field's tally slot, converted as its quantity is stored.
+    ///
+    /// The slots are read through a span: subscripting the inline array here copied all
+    /// of it (408 bytes) for every field read, nine times a day.
     @inline(__always)
     private func seriesTotals() -> SeriesRow {
         var row = SeriesRow(repeating: 0)
+        let slots = tally.slots.span
         for f in 0..<SeriesField.count {
-            let v = tally.slots[SeriesField.slots[f]]
+            let v = slots[SeriesField.slots[f]]
             row[f] = switch SeriesField.storages[f] {
             case .count: Double(v)
             case .ticks: Clock.seconds(v)
@@ -117,6 +121,8 @@ struct DeviceRecord {
     /// The series row of hour h.
     func hour(_ h: Int) -> SeriesRow {
         var row = SeriesRow(repeating: 0)
+        // Through a span: subscripting the inline array copied all of it per element.
+        let byHour = byHour.span
         for f in 0..<SeriesField.count { row[f] = byHour[h * SeriesField.count + f] }
         return row
     }
