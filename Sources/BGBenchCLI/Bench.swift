@@ -1,105 +1,125 @@
 import BGBench
 import Foundation
 
-/// `bgbench bench`: fixed workloads, each run several times; prints medians of
-/// device-days/s, events/s and ns/event, and the process's peak memory. Speed lives here,
-/// never in tests: shared machines are noisy, so compare medians and ratios.
+/// `bgbench bench`: fixed workloads (BenchTable), each on one thread and on every core,
+/// each in a child process of its own (BenchProcess) that runs the repeats; prints, per
+/// workload and thread count, the medians of device-days/s, events/s and ns/event and the
+/// child's peak memory, then the speedups, each default-scenario policy's time over
+/// `fixed`'s and a line per target of issue 15. Speed lives here, never in tests: shared
+/// machines are noisy, so compare medians and ratios.
 extension Command {
-    struct Workload {
-        var name: String
-        /// A preset's name (EmbeddedFiles), nil for the built-in default.
-        var scenarioFile: String?
-        var policy: String
-        var devices: Int
-        var days: Int
-    }
-
     enum BenchOption: String, CommandOption {
-        case quick, memory, repeats, threads, baseline, csv
+        case quick, memory, workloads, repeats, threads, baseline, csv
+        /// Internal (Benchmarks/README.md): the child process's subcommand, and the device
+        /// count of every workload (the tests' tiny workloads).
+        case runWorkload = "run-workload", devices
         var isFlag: Bool { self == .quick || self == .memory }
+        static let hidden: [BenchOption] = [.runWorkload, .devices]
+        /// The options `bgbench bench --help` lists.
+        static var documented: [BenchOption] { allCases.filter { !hidden.contains($0) } }
     }
 
     static func bench<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
         var quick = false, memory = false
         var repeats = 3
-        var threads = 0
-        var baselineFile: String?, csvFile: String?
+        var threads: Int?, devices: Int?
+        var baselineFile: String?, csvFile: String?, child: String?
+        var selected: [BenchTable.Workload]?
+        var given: [BenchOption] = []
         var parser = OptionParser(tokens, command: "bench")
         try parser.parse(
             option: { (option: BenchOption, value) in
                 let name = option.rawValue
+                given.append(option)
                 switch option {
                 case .quick: quick = true
                 case .memory: memory = true
+                case .workloads: selected = try benchWorkloads(named: required(value, for: name, expected: "workload names separated by commas"))
                 case .baseline: baselineFile = try required(value, for: name, expected: "a bench CSV file")
                 case .csv: csvFile = try required(value, for: name, expected: "a file")
+                case .runWorkload: child = try required(value, for: name, expected: "a workload name")
                 case .repeats:
                     repeats = try integer(required(value, for: name, expected: "a positive integer"),
                                           for: name, in: 1...100, expected: "an integer from 1 to 100")
                 case .threads:
                     threads = try integer(required(value, for: name, expected: "a non-negative integer"),
                                           for: name, in: 0...1024, expected: "an integer from 0 to 1024")
+                case .devices:
+                    devices = try integer(required(value, for: name, expected: "a positive integer"),
+                                          for: name, in: 1...10_000_000, expected: "an integer from 1 to 10000000")
                 }
             },
             positional: { throw CLIError.unexpected($0, command: "bench") })
+        let resolved = threads.map { $0 == 0 ? System.coreCount : $0 }
+
+        if let child {
+            for option in given where ![.runWorkload, .devices, .threads, .repeats].contains(option) {
+                throw CLIError.usage("'--run-workload' cannot be combined with '--\(option.rawValue)'")
+            }
+            guard var workload = (BenchTable.workloads + [BenchTable.memory]).first(where: { $0.name == child }) else {
+                throw CLIError.usage("unknown workload '\(child)' for '--run-workload': expected one of "
+                                     + (BenchTable.workloads + [BenchTable.memory]).map(\.name).joined(separator: ", "))
+            }
+            workload.devices = devices ?? workload.devices
+            output.write(try BenchProcess.runChild(workload, threads: resolved ?? System.coreCount, repeats: repeats))
+            return
+        }
+        if memory, selected != nil { throw CLIError.usage("'--memory' cannot be combined with '--workloads'") }
         if let csvFile { try checkWritable(csvFile, option: "--csv") }
         let baseline = try baselineFile.map(BenchBaseline.load)
-        let r1 = "r1"  // the built-in preset (EmbeddedFiles): bench runs from anywhere
-        let scale = quick ? 10 : 1
-        var workloads = [
-            Workload(name: "r1/fixed", scenarioFile: r1, policy: "fixed", devices: 20_000 / scale, days: 365),
-            Workload(name: "default/fixed", scenarioFile: nil, policy: "fixed", devices: 4_000 / scale, days: 365),
-            Workload(name: "default/adaptive", scenarioFile: nil, policy: "adaptive", devices: 4_000 / scale, days: 365),
-        ]
-        // The statistical policy, where this build has it.
-        if PolicyRegistry.named("nhpp") != nil {
-            workloads.append(Workload(name: "default/nhpp", scenarioFile: nil, policy: "nhpp", devices: 4_000 / scale, days: 365))
+
+        // What runs: each workload (a tenth of its devices with --quick) on one thread and
+        // on every core, or on --threads alone; --memory: R1 × 100,000 devices, once.
+        var workloads = (selected ?? BenchTable.workloads).map { w in
+            var w = w
+            w.devices = devices ?? max(1, w.devices / (quick ? 10 : 1))
+            return w
         }
+        var threadCounts = resolved.map { [$0] } ?? Array(Set([1, System.coreCount])).sorted()
         if memory {
-            workloads = [Workload(name: "r1/fixed memory", scenarioFile: r1, policy: "fixed", devices: 100_000, days: 365)]
+            workloads = [BenchTable.memory]
+            workloads[0].devices = devices ?? BenchTable.memory.devices
+            threadCounts = [resolved ?? System.coreCount]
             repeats = 1
         }
-        output.write("workload             device-days  median s   device-days/s      events/s  ns/event  peak MB\n")
-        var csv = CSVWriter("")
-        csv.row(["workload", "device_days", "median_s", "device_days_per_s", "events_per_s", "ns_per_event", "peak_mb", "threads"])
-        for w in workloads {
-            let loaded = try w.scenarioFile.map { name in
-                try readingInput { try ScenarioLoader.load(json: EmbeddedFiles.preset(named: name)!, file: "preset:\(name)") }
-            } ?? ScenarioLoader.builtInDefault()
-            let request = RunRequest(scenario: loaded, policies: [w.policy],
-                                     options: RunOptions(devices: w.devices, days: w.days, seed: 1, threads: threads))
-            var times: [Double] = []
-            var events = 0.0, usedThreads = 0
-            for _ in 0..<repeats {
-                let report = try Runner.run(request)
-                times.append(report.wallSeconds)
-                events = report.events
-                usedThreads = report.threads
+
+        output.write(BenchTable.header)
+        var measurements: [BenchTable.Measurement] = []
+        for workload in workloads {
+            for count in threadCounts {
+                let m = try BenchProcess.measure(workload, threads: count, repeats: repeats)
+                measurements.append(m)
+                output.write(BenchTable.line(m))
             }
-            let median = times.sorted()[times.count / 2]
-            let deviceDays = Double(w.devices * w.days)
-            let peak = peakMemoryMB()
-            let fields = [w.name, String(Int(deviceDays)), SummaryTable.fixed(median, 3),
-                          SummaryTable.fixed(deviceDays / median, 0), SummaryTable.fixed(events / median, 0),
-                          SummaryTable.fixed(median * 1e9 / events * Double(usedThreads), 1), SummaryTable.fixed(peak, 1)]
-            output.write(fields[0].padding(toLength: 20, withPad: " ", startingAt: 0) + " "
-                         + zip(fields.dropFirst(), [11, 9, 15, 13, 9, 8]).map {
-                             String(repeating: " ", count: max(0, $1 - $0.count)) + $0 }.joined(separator: " ") + "\n")
-            csv.row(fields + [String(usedThreads)])
         }
-        output.write("\n" + csv.output)
-        if let csvFile { try write(csv.output, to: csvFile) }
+        let rows = BenchTable.rows(measurements)
+        let csv = BenchTable.csv(rows)
+        output.write(BenchTable.summary(rows))
+        output.write("\n" + csv)
+        if let csvFile { try write(csv, to: csvFile) }
         if let baseline, let baselineFile {
-            let lines = BenchBaseline.compare(baseline: baseline, current: try BenchBaseline.parse(csv.output, path: "(this run)"))
+            let lines = BenchBaseline.compare(baseline: baseline, current: try BenchBaseline.parse(csv, path: "(this run)"))
             output.write(BenchBaseline.render(lines, path: baselineFile))
             try BenchBaseline.verdict(lines, path: baselineFile)
         }
     }
 
-    /// The process's peak resident memory so far, in MB (getrusage's ru_maxrss is in KiB).
-    static func peakMemoryMB() -> Double {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return Double(usage.ru_maxrss) / 1024
+    /// `--workloads NAME,NAME`: those workloads, in bench's own order.
+    static func benchWorkloads(named list: String) throws -> [BenchTable.Workload] {
+        let valid = BenchTable.workloads.map(\.name)
+        var names: [String] = []
+        for name in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            guard !name.isEmpty else {
+                throw CLIError.usage("invalid value '\(list)' for '--workloads': expected workload names separated by commas")
+            }
+            guard valid.contains(name) else {
+                var message = "unknown workload '\(name)' for '--workloads': expected one of \(valid.joined(separator: ", "))"
+                if let close = closest(to: name, in: valid) { message += " (did you mean '\(close)'?)" }
+                throw CLIError.usage(message)
+            }
+            guard !names.contains(name) else { throw CLIError.usage("workload '\(name)' given twice in '--workloads'") }
+            names.append(name)
+        }
+        return BenchTable.workloads.filter { names.contains($0.name) }
     }
 }

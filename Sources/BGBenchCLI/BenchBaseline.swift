@@ -2,8 +2,11 @@ import BGBench
 import Foundation
 
 /// `bgbench bench --baseline FILE`: the slowdown rule. A workload is slower when its median
-/// device-days/s falls below `threshold` × the baseline's median for the same workload
-/// (same name, device-days and threads). Benchmarks/README.md says why 15 %.
+/// device-days/s falls below `threshold` × the baseline's median for the same workload on
+/// the same thread count (rows matched by workload and threads; the device-days must agree).
+/// Reads both bench CSV formats: today's (BenchTable.columns) and the one before issue 15
+/// (workload, device_days, median_s, device_days_per_s, events_per_s, ns_per_event,
+/// peak_mb, threads), by the columns they share. Benchmarks/README.md says why 15 %.
 enum BenchBaseline {
     /// The current median rate must be at least this fraction of the baseline's.
     static let threshold = 0.85
@@ -21,6 +24,7 @@ enum BenchBaseline {
 
     struct Line: Equatable {
         var workload: String
+        var threads: Int
         var baseline: Row?
         var current: Row?
         var verdict: Verdict
@@ -56,39 +60,41 @@ enum BenchBaseline {
         }
     }
 
-    /// One line per current workload, then the baseline's workloads that did not run.
+    /// One line per current row, then the baseline's rows that did not run now. A current row
+    /// whose workload the baseline has on other threads only is set against that row (not compared).
     static func compare(baseline: [Row], current: [Row]) -> [Line] {
         var lines = current.map { c -> Line in
-            guard let b = baseline.first(where: { $0.workload == c.workload }) else {
-                return Line(workload: c.workload, baseline: nil, current: c, verdict: .notCompared, note: "not in the baseline")
+            func line(_ b: Row?, _ verdict: Verdict, _ note: String) -> Line {
+                Line(workload: c.workload, threads: c.threads, baseline: b, current: c, verdict: verdict, note: note)
+            }
+            guard let b = baseline.first(where: { $0.workload == c.workload && $0.threads == c.threads }) else {
+                if let other = baseline.first(where: { $0.workload == c.workload }) {
+                    return line(other, .notCompared, "threads \(other.threads) vs \(c.threads)")
+                }
+                return line(nil, .notCompared, "not in the baseline")
             }
             if b.deviceDays != c.deviceDays {
-                return Line(workload: c.workload, baseline: b, current: c, verdict: .notCompared,
-                            note: "device-days \(b.deviceDays) vs \(c.deviceDays)")
-            }
-            if b.threads != c.threads {
-                return Line(workload: c.workload, baseline: b, current: c, verdict: .notCompared,
-                            note: "threads \(b.threads) vs \(c.threads)")
+                return line(b, .notCompared, "device-days \(b.deviceDays) vs \(c.deviceDays)")
             }
             let ratio = b.rate > 0 ? c.rate / b.rate : .infinity
-            let verdict: Verdict = ratio < threshold ? .slower : ratio > 1 / threshold ? .faster : .same
-            return Line(workload: c.workload, baseline: b, current: c, verdict: verdict, note: "")
+            return line(b, ratio < threshold ? .slower : ratio > 1 / threshold ? .faster : .same, "")
         }
-        for b in baseline where !current.contains(where: { $0.workload == b.workload }) {
-            lines.append(Line(workload: b.workload, baseline: b, current: nil, verdict: .notCompared, note: "not run now"))
+        // A baseline row no current row was matched or set against.
+        for b in baseline where !lines.contains(where: { $0.baseline == b }) {
+            lines.append(Line(workload: b.workload, threads: b.threads, baseline: b, current: nil, verdict: .notCompared, note: "not run now"))
         }
         return lines
     }
 
     static func render(_ lines: [Line], path: String) -> String {
         var out = "\nagainst '\(path)' (slower: below \(Int((threshold * 100).rounded())) % of the baseline's device-days/s):\n"
-        out += "workload             baseline/s    current/s  ratio  base MB   now MB  verdict\n"
+        out += "workload           threads   baseline/s    current/s  ratio  base MB   now MB  verdict\n"
         for l in lines {
             func rate(_ r: Row?) -> String { r.map { SummaryTable.fixed($0.rate, 0) } ?? "-" }
             func mb(_ r: Row?) -> String { r.map { SummaryTable.fixed($0.peakMB, 1) } ?? "-" }
             let fields = [rate(l.baseline), rate(l.current), (l.verdict == .notCompared ? nil : l.ratio).map { SummaryTable.fixed($0, 3) } ?? "-", mb(l.baseline), mb(l.current)]
-            out += l.workload.padding(toLength: 20, withPad: " ", startingAt: 0) + " "
-                + zip(fields, [11, 12, 6, 8, 8]).map { String(repeating: " ", count: max(0, $1 - $0.count)) + $0 }.joined(separator: " ")
+            out += l.workload.padding(toLength: 18, withPad: " ", startingAt: 0) + " "
+                + zip([String(l.threads)] + fields, [7, 12, 12, 6, 8, 8]).map { String(repeating: " ", count: max(0, $1 - $0.count)) + $0 }.joined(separator: " ")
                 + "  " + l.verdict.rawValue + (l.note.isEmpty ? "" : " (\(l.note))") + "\n"
         }
         return out
@@ -113,11 +119,11 @@ enum BenchBaseline {
         let slower = lines.filter { $0.verdict == .slower }
         if !slower.isEmpty {
             throw CLIError(message: "slower than the baseline: " + slower.map {
-                "\($0.workload) at \(SummaryTable.fixed($0.ratio ?? 0, 3)) × its device-days/s"
+                "\($0.workload) on \($0.threads) thread\($0.threads == 1 ? "" : "s") at \(SummaryTable.fixed($0.ratio ?? 0, 3)) × its device-days/s"
             }.joined(separator: ", ") + " (threshold \(SummaryTable.fixed(threshold, 2)))", code: 1, hint: false)
         }
         guard lines.contains(where: { $0.verdict != .notCompared }) else {
-            throw CLIError(message: "no workload of bench baseline '\(path)' matches this run (same workload, device-days and threads)",
+            throw CLIError(message: "no workload of bench baseline '\(path)' matches this run (same workload, threads and device-days)",
                            code: 65, hint: false)
         }
     }

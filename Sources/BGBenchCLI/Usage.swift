@@ -88,16 +88,21 @@ extension Command {
               --out FILE               the trace CSV to write (required)
             """),
         "bench": Usage(synopsis: """
-            bgbench bench [--quick] [--memory] [--repeats N] [--threads T] [--csv FILE]
-                          [--baseline FILE]
-                                         the speed benchmark (device-days/s, events/s, memory);
+            bgbench bench [--quick] [--workloads NAME,...] [--memory] [--repeats N] [--threads T]
+                          [--csv FILE] [--baseline FILE]
+                                         the speed benchmark: device-days/s, events/s, ns/event
+                                         and peak memory per workload, on 1 thread and on all;
                                          exit 1 below 85 % of a --baseline CSV's device-days/s
             """, details: """
             bench options (Benchmarks/README.md):
               --quick                  a tenth of the devices of each workload
+              --workloads NAME,...     only these workloads (default: all): r1/fixed,
+                                       default/fixed, default/adaptive, default/usage,
+                                       default/histogram, default/nhpp, default/bayes,
+                                       default/kde, default/logistic
               --memory                 R1 with 100,000 devices × 365 days, once
               --repeats N              runs of each workload, 1...100 (default: 3)
-              --threads T              worker threads, 0 = all cores (default: 0)
+              --threads T              only this thread count, 0 = all cores (default: 1 and all)
               --csv FILE               also write the results as CSV
               --baseline FILE          compare with a bench CSV made on this machine
             """),

@@ -186,6 +186,18 @@ private let errorCases: [ErrorCase] = [
     ErrorCase(["bench", "--repeats", "0"], "invalid value '0' for '--repeats': expected an integer from 1 to 100"),
     ErrorCase(["bench", "--repeats"], "missing value for '--repeats': expected a positive integer"),
     ErrorCase(["bench", "--threads", "-1"], "invalid value '-1' for '--threads': expected an integer from 0 to 1024"),
+    ErrorCase(["bench", "--workloads", "r1/fixed,nope"],
+              "unknown workload 'nope' for '--workloads': expected one of r1/fixed, default/fixed, default/adaptive, default/usage, default/histogram, default/nhpp, default/bayes, default/kde, default/logistic"),
+    ErrorCase(["bench", "--workloads", "default/nhp"],
+              "unknown workload 'default/nhp' for '--workloads': expected one of r1/fixed, default/fixed, default/adaptive, default/usage, default/histogram, default/nhpp, default/bayes, default/kde, default/logistic (did you mean 'default/nhpp'?)"),
+    ErrorCase(["bench", "--workloads", "r1/fixed,"], "invalid value 'r1/fixed,' for '--workloads': expected workload names separated by commas"),
+    ErrorCase(["bench", "--workloads"], "missing value for '--workloads': expected workload names separated by commas"),
+    ErrorCase(["bench", "--workloads", "r1/fixed,r1/fixed"], "workload 'r1/fixed' given twice in '--workloads'"),
+    ErrorCase(["bench", "--memory", "--workloads", "r1/fixed"], "'--memory' cannot be combined with '--workloads'"),
+    ErrorCase(["bench", "--devices", "0"], "invalid value '0' for '--devices': expected an integer from 1 to 10000000"),
+    ErrorCase(["bench", "--run-workload", "r1"],
+              "unknown workload 'r1' for '--run-workload': expected one of r1/fixed, default/fixed, default/adaptive, default/usage, default/histogram, default/nhpp, default/bayes, default/kde, default/logistic, r1/memory"),
+    ErrorCase(["bench", "--run-workload", "r1/fixed", "--csv", "x.csv"], "'--run-workload' cannot be combined with '--csv'"),
     ErrorCase(["scenario", "default"], "unexpected argument 'default': 'scenario' takes only options"),
     ErrorCase(["scenario", "--days", "3"], "unknown option '--days' for 'scenario'"),
     ErrorCase(["scenario", "--sett", "name=x"], "unknown option '--sett' for 'scenario' (did you mean '--set'?)"),
@@ -282,7 +294,7 @@ private let errorCases: [ErrorCase] = [
         case "run": RunOption.allCases.filter { $0 != .version }.map(\.rawValue)
         case "sweep": RunOption.shared.map(\.rawValue)
         case "frontier": Command.FrontierOption.allCases.map(\.rawValue)
-        case "bench": Command.BenchOption.allCases.map(\.rawValue)
+        case "bench": Command.BenchOption.documented.map(\.rawValue)
         case "check": Command.CheckOption.allCases.map(\.rawValue)
         case "scenario": Command.ScenarioOption.allCases.map(\.rawValue)
         case "convert-lsapp": Command.ConvertOption.allCases.map(\.rawValue)
@@ -322,16 +334,21 @@ private let errorCases: [ErrorCase] = [
 
             """),
         (["bench", "--quick", "--help"], """
-            usage: bgbench bench [--quick] [--memory] [--repeats N] [--threads T] [--csv FILE]
-                                 [--baseline FILE]
-                                                the speed benchmark (device-days/s, events/s, memory);
+            usage: bgbench bench [--quick] [--workloads NAME,...] [--memory] [--repeats N] [--threads T]
+                                 [--csv FILE] [--baseline FILE]
+                                                the speed benchmark: device-days/s, events/s, ns/event
+                                                and peak memory per workload, on 1 thread and on all;
                                                 exit 1 below 85 % of a --baseline CSV's device-days/s
 
             bench options (Benchmarks/README.md):
               --quick                  a tenth of the devices of each workload
+              --workloads NAME,...     only these workloads (default: all): r1/fixed,
+                                       default/fixed, default/adaptive, default/usage,
+                                       default/histogram, default/nhpp, default/bayes,
+                                       default/kde, default/logistic
               --memory                 R1 with 100,000 devices × 365 days, once
               --repeats N              runs of each workload, 1...100 (default: 3)
-              --threads T              worker threads, 0 = all cores (default: 0)
+              --threads T              only this thread count, 0 = all cores (default: 1 and all)
               --csv FILE               also write the results as CSV
               --baseline FILE          compare with a bench CSV made on this machine
 

@@ -800,7 +800,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
     }
 
     /// Slower means below 85 % of the baseline's median rate; 85 % itself is not slower.
-    /// Workloads of another size or thread count are not compared.
+    /// Rows are matched by workload and threads; another size or thread count is not compared.
     @Test func benchSlowdownRule() throws {
         let baseline = try BenchBaseline.parse(Self.benchCSV([
             ("a", 100, 1000, 2), ("b", 100, 1000, 2), ("c", 100, 1000, 2), ("d", 100, 1000, 2), ("e", 100, 1000, 2),
@@ -813,11 +813,11 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(lines.map(\.workload) == ["a", "b", "c", "d", "e", "new", "gone"])
         #expect(lines.map(\.verdict) == [.slower, .same, .faster, .notCompared, .notCompared, .notCompared, .notCompared])
         #expect(lines.map(\.note) == ["", "", "", "threads 2 vs 1", "device-days 100 vs 10", "not in the baseline", "not run now"])
-        #expect(throws: CLIError(message: "slower than the baseline: a at 0.849 × its device-days/s (threshold 0.85)", code: 1, hint: false)) {
+        #expect(throws: CLIError(message: "slower than the baseline: a on 2 threads at 0.849 × its device-days/s (threshold 0.85)", code: 1, hint: false)) {
             try BenchBaseline.verdict(lines, path: "base.csv")
         }
         #expect(throws: Never.self) { try BenchBaseline.verdict(Array(lines.dropFirst()), path: "base.csv") }
-        #expect(throws: CLIError(message: "no workload of bench baseline 'base.csv' matches this run (same workload, device-days and threads)",
+        #expect(throws: CLIError(message: "no workload of bench baseline 'base.csv' matches this run (same workload, threads and device-days)",
                                  code: 65, hint: false)) {
             try BenchBaseline.verdict(Array(lines.dropFirst(3)), path: "base.csv")
         }

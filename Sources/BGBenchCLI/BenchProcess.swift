@@ -1,0 +1,127 @@
+import BGBench
+import Foundation
+
+/// `bgbench bench` runs each (workload, thread count) in a child process of its own, so the
+/// peak memory it reports is that workload's alone: the parent re-executes its own binary
+/// as `bgbench bench --run-workload NAME --devices D --threads N --repeats R`; the child
+/// runs the repeats and prints one result line; the parent reads it and takes the child's
+/// peak resident memory from `wait4`'s rusage. Benchmarks/README.md documents the line.
+enum BenchProcess {
+    /// The start of the child's result line.
+    static let marker = "bgbench-bench-result"
+
+    /// The child: runs `workload` `repeats` times on `threads` threads and returns its
+    /// result line, e.g. `bgbench-bench-result workload=r1/fixed devices=20000 days=365
+    /// threads=1 repeats=3 median_s=14.812345678 events=525600000`.
+    static func runChild(_ workload: BenchTable.Workload, threads: Int, repeats: Int) throws -> String {
+        let loaded = workload.scenario == "default" ? ScenarioLoader.builtInDefault() : try readingInput {
+            try ScenarioLoader.load(json: EmbeddedFiles.preset(named: workload.scenario)!, file: "preset:\(workload.scenario)")
+        }
+        let request = RunRequest(scenario: loaded, policies: [workload.policy],
+                                 options: RunOptions(devices: workload.devices, days: workload.days, seed: 1, threads: threads))
+        var times: [Double] = [], events = 0.0
+        for _ in 0..<repeats {
+            let report = try Runner.run(request)
+            times.append(report.wallSeconds)
+            events = report.events
+        }
+        let median = times.sorted()[times.count / 2]
+        return "\(marker) workload=\(workload.name) devices=\(workload.devices) days=\(workload.days) threads=\(threads) "
+            + "repeats=\(repeats) median_s=\(median) events=\(Int(events))\n"
+    }
+
+    /// Parses the result line among a child's output (nil when there is none or it does not
+    /// match the workload asked for).
+    static func parseResult(_ output: String, workload: BenchTable.Workload, threads: Int, peakMB: Double) -> BenchTable.Measurement? {
+        guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix(marker + " ") }) else { return nil }
+        var fields: [String: String] = [:]
+        for pair in line.split(separator: " ").dropFirst() {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+        }
+        guard fields["workload"] == workload.name, fields["devices"] == String(workload.devices),
+              fields["days"] == String(workload.days), fields["threads"] == String(threads),
+              let repeats = fields["repeats"].flatMap(Int.init), let median = fields["median_s"].flatMap(Double.init),
+              let events = fields["events"].flatMap(Double.init), median > 0, events > 0 else { return nil }
+        return BenchTable.Measurement(workload: workload, threads: threads, repeats: repeats, medianSeconds: median,
+                                      events: events, peakMB: peakMB)
+    }
+
+    /// This process's own executable (/proc/self/exe: right whether bgbench was installed,
+    /// called through a link or from another folder).
+    static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 { return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return Bundle.main.executablePath
+    }
+
+    /// Runs one workload in a child process and returns what it measured. A child that
+    /// fails: one error naming the workload, with the child's exit code (128 + the signal
+    /// that ended it; 70 when it exited 0 without a result line).
+    static func measure(_ workload: BenchTable.Workload, threads: Int, repeats: Int) throws -> BenchTable.Measurement {
+        guard let executable = executablePath() else {
+            throw CLIError(message: "bench: cannot find this program's own executable to run workload \(workload.name)", code: 70, hint: false)
+        }
+        let arguments = ["bgbench", "bench", "--run-workload", workload.name, "--devices", String(workload.devices),
+                         "--threads", String(threads), "--repeats", String(repeats)]
+        let (status, output, maxRSS) = try spawn(executable, arguments)
+        let what = "workload \(workload.name) on \(threads) thread\(threads == 1 ? "" : "s")"
+        let message = output.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { ": " + $0.dropFirst(7) } ?? ""
+        if status.signal != 0 {
+            throw CLIError(message: "bench: \(what) was ended by signal \(status.signal)\(message)", code: 128 + status.signal, hint: false)
+        }
+        if status.code != 0 {
+            throw CLIError(message: "bench: \(what) failed with exit code \(status.code)\(message)", code: status.code, hint: false)
+        }
+        guard let m = parseResult(output, workload: workload, threads: threads, peakMB: Double(maxRSS) / 1024) else {
+            throw CLIError(message: "bench: \(what) printed no result line", code: 70, hint: false)
+        }
+        return m
+    }
+
+    /// Starts `path` with `arguments` (standard output and error into one pipe, the
+    /// signal mask cleared), reads everything it writes, and waits for it: its exit code
+    /// or signal, its output, and its peak resident memory in KiB (ru_maxrss).
+    static func spawn(_ path: String, _ arguments: [String]) throws -> (status: (code: Int32, signal: Int32), output: String, maxRSS: Int) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw CLIError(message: "bench: cannot create a pipe", code: 71, hint: false) }
+        // Neither end leaks into the child beyond its standard output and error.
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let started = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        close(fds[1])
+        guard started == 0 else {
+            close(fds[0])
+            throw CLIError(message: "bench: cannot start '\(path)': \(String(cString: strerror(started)))", code: 71, hint: false)
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = read(fds[0], &buffer, buffer.count)
+            if n > 0 { data.append(contentsOf: buffer[..<n]) } else if n == 0 || errno != EINTR { break }
+        }
+        close(fds[0])
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        // The wait status: the low 7 bits are the signal that ended the child (0: it exited),
+        // the next byte its exit code.
+        let signal = status & 0x7F, code = (status >> 8) & 0xFF
+        return ((code, signal), String(decoding: data, as: UTF8.self), Int(usage.ru_maxrss))
+    }
+}

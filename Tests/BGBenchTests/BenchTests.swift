@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+@testable import BGBench
+@testable import BGBenchCLI
+
+/// `bgbench bench` (issue 15, points 4 and 6): the ratios it derives, the CSV it writes, and
+/// one run of the real executable through its child processes. Speed itself is never asserted.
+@Suite struct BenchTests {
+    typealias Workload = BenchTable.Workload
+
+    static func workload(_ name: String, devices: Int = 1000, days: Int = 10) -> Workload {
+        let parts = name.split(separator: "/").map(String.init)
+        return Workload(name: name, scenario: parts[0], policy: parts[1], devices: devices, days: days)
+    }
+
+    static func measurement(_ name: String, threads: Int, seconds: Double, events: Double = 1_000_000,
+                            devices: Int = 1000) -> BenchTable.Measurement {
+        BenchTable.Measurement(workload: workload(name, devices: devices), threads: threads, repeats: 3,
+                               medianSeconds: seconds, events: events, peakMB: 30)
+    }
+
+    /// Speedup: the row's rate over the 1-thread row's (blank on the 1-thread row); × fixed:
+    /// the row's time over default/fixed's at the same thread count (default scenario only).
+    @Test func ratiosOnHandBuiltRows() {
+        let rows = BenchTable.rows([
+            Self.measurement("r1/fixed", threads: 1, seconds: 4),
+            Self.measurement("r1/fixed", threads: 2, seconds: 2.5),
+            Self.measurement("default/fixed", threads: 1, seconds: 2),
+            Self.measurement("default/fixed", threads: 2, seconds: 1),
+            Self.measurement("default/nhpp", threads: 1, seconds: 4.2),
+            Self.measurement("default/nhpp", threads: 2, seconds: 2),
+            Self.measurement("default/usage", threads: 2, seconds: 1.5),
+        ])
+        func rounded(_ x: Double?) -> Double? { x.map { ($0 * 1e9).rounded() / 1e9 } }
+        #expect(rows.map { rounded($0.speedup) } == [nil, 1.6, nil, 2, nil, 2.1, nil])
+        #expect(rows.map { rounded($0.vsFixed) } == [nil, nil, 1, 1, 2.1, 2, 1.5])
+        // 1000 devices × 10 days = 10,000 device-days in 4 s; 10^6 events.
+        #expect(rows[0].deviceDaysPerSecond == 2500)
+        #expect(rows[0].eventsPerSecond == 250_000)
+        #expect(rows[0].eventsPerDeviceDay == 100)
+        #expect(rows[1].nsPerEvent == 5000)  // 2.5 s × 2 threads / 10^6 events
+        // Without default/fixed there is no × fixed; without 1 thread no speedup.
+        let alone = BenchTable.rows([Self.measurement("default/kde", threads: 2, seconds: 1)])
+        #expect(alone[0].speedup == nil && alone[0].vsFixed == nil)
+    }
+
+    /// The verdict lines: target 3 on the fewest threads measured, target 4 only on runs of
+    /// 10^6 device-days and more.
+    @Test func verdictLines() {
+        let small = BenchTable.rows([
+            Self.measurement("default/fixed", threads: 1, seconds: 2),
+            Self.measurement("default/fixed", threads: 2, seconds: 1.1),
+            Self.measurement("default/nhpp", threads: 1, seconds: 4.2),
+            Self.measurement("default/logistic", threads: 1, seconds: 3),
+            Self.measurement("default/adaptive", threads: 1, seconds: 1),
+        ])
+        #expect(BenchTable.learningVerdict(small)
+                == "target: learning policies at most 1.5 × fixed's time: 1 of 2 within on 1 thread (nhpp 2.10, logistic 1.50)")
+        #expect(BenchTable.scalingVerdict(small)
+                == "target: speedup at least 0.95 × threads (1.9 on 2) for runs of 10^6 device-days or more: not judged (every run is below 10^6 device-days)")
+        let big = BenchTable.rows([
+            Self.measurement("r1/fixed", threads: 1, seconds: 10, devices: 1000),
+            Self.measurement("r1/fixed", threads: 2, seconds: 5.2, devices: 1000),
+            Self.measurement("default/fixed", threads: 1, seconds: 10, devices: 100_000),
+            Self.measurement("default/fixed", threads: 2, seconds: 5.2, devices: 100_000),
+        ])
+        #expect(BenchTable.scalingVerdict(big)
+                == "target: speedup at least 0.95 × threads (1.9 on 2) for runs of 10^6 device-days or more: 1 of 1 within (default/fixed 1.92 on 2)")
+        #expect(BenchTable.learningVerdict(big)
+                == "target: learning policies at most 1.5 × fixed's time: not measured (needs default/fixed and a learning policy)")
+    }
+
+    /// The CSV bench writes, exactly, and read back by `--baseline`.
+    @Test func csvText() throws {
+        let rows = BenchTable.rows([
+            Self.measurement("default/fixed", threads: 1, seconds: 2),
+            Self.measurement("default/fixed", threads: 2, seconds: 1.25),
+        ])
+        let csv = BenchTable.csv(rows)
+        #expect(csv == """
+            workload,scenario,policy,devices,days,device_days,threads,repeats,median_s,device_days_per_s,events_per_s,events_per_device_day,ns_per_event,peak_mb,speedup,vs_fixed
+            default/fixed,default,fixed,1000,10,10000,1,3,2.000,5000,500000,100.0,2000.0,30.0,,1.000
+            default/fixed,default,fixed,1000,10,10000,2,3,1.250,8000,800000,100.0,2500.0,30.0,1.600,1.000
+
+            """)
+        let parsed = try BenchBaseline.parse(csv, path: "new.csv")
+        #expect(parsed == [
+            BenchBaseline.Row(workload: "default/fixed", deviceDays: 10000, rate: 5000, threads: 1, peakMB: 30),
+            BenchBaseline.Row(workload: "default/fixed", deviceDays: 10000, rate: 8000, threads: 2, peakMB: 30),
+        ])
+    }
+
+    /// Today's CSV against the format before issue 15 (Benchmarks/results-2026-11-29.csv,
+    /// 2 threads): rows matched by workload and threads.
+    @Test func newCSVAgainstOldBaseline() throws {
+        let old = try BenchBaseline.load(TestSupport.packageRoot.path + "/Benchmarks/results-2026-11-29.csv")
+        #expect(old.map(\.threads) == [2, 2, 2, 2])
+        let current = try BenchBaseline.parse(BenchTable.csv(BenchTable.rows([
+            BenchTable.Measurement(workload: BenchTable.workloads[0], threads: 1, repeats: 3, medianSeconds: 14.6, events: 5e8, peakMB: 30),
+            BenchTable.Measurement(workload: BenchTable.workloads[0], threads: 2, repeats: 3, medianSeconds: 7.3, events: 5e8, peakMB: 30),
+            BenchTable.Measurement(workload: BenchTable.workloads[1], threads: 2, repeats: 3, medianSeconds: 5.84, events: 3e8, peakMB: 30),
+        ])), path: "now.csv")
+        let lines = BenchBaseline.compare(baseline: old, current: current)
+        #expect(lines.map(\.workload) == ["r1/fixed", "r1/fixed", "default/fixed", "default/adaptive", "default/nhpp"])
+        #expect(lines.map(\.threads) == [1, 2, 2, 2, 2])
+        #expect(lines.map(\.verdict) == [.notCompared, .same, .slower, .notCompared, .notCompared])
+        #expect(lines.map(\.note) == ["threads 2 vs 1", "", "", "not run now", "not run now"])
+        #expect(throws: CLIError(message: "slower than the baseline: default/fixed on 2 threads at 0.790 × its device-days/s (threshold 0.85)",
+                                 code: 1, hint: false)) {
+            try BenchBaseline.verdict(lines, path: "old.csv")
+        }
+    }
+
+    /// The child's subcommand, in-process: one result line, its fields as asked.
+    @Test func childResultLine() {
+        var output = "", errors = ""
+        let code = CommandLineTool.run(arguments: ["bench", "--run-workload", "default/fixed", "--devices", "2", "--threads", "1",
+                                                   "--repeats", "1"], output: &output, errors: &errors)
+        #expect(code == 0 && errors == "")
+        #expect(output.hasPrefix("bgbench-bench-result workload=default/fixed devices=2 days=365 threads=1 repeats=1 median_s="))
+        let m = BenchProcess.parseResult(output, workload: Self.workload("default/fixed", devices: 2, days: 365), threads: 1, peakMB: 1)
+        #expect(m != nil && m!.events > 2 * 365 * 50)  // the default scenario has about 217 events per device-day
+        #expect(BenchProcess.parseResult(output, workload: Self.workload("default/fixed", devices: 3, days: 365), threads: 1, peakMB: 1) == nil)
+    }
+
+    /// The real executable, run as `bgbench` through PATH from a folder outside the
+    /// checkout: each workload and thread count in its own child process (found through
+    /// /proc/self/exe), the CSV written and readable as a baseline.
+    @Test func endToEndThroughChildProcesses() throws {
+        let binary = try ResourcesTests.builtBinary()
+        let folder = try ResourcesTests.temporaryFolder("bench")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try ResourcesTests.run(["bgbench", "bench", "--workloads", "default/nhpp,default/fixed", "--devices", "2",
+                                             "--repeats", "1", "--csv", "b.csv"],
+                                            in: folder, path: URL(fileURLWithPath: binary).deletingLastPathComponent().path)
+        #expect(result.code == 0, "\(result.errors)")
+        #expect(result.errors == "")
+        let threads = Array(Set([1, System.coreCount])).sorted()
+        let csv = try String(contentsOfFile: folder + "/b.csv", encoding: .utf8)
+        #expect(result.output.hasSuffix("\n" + csv))
+        let table = try CSVTable(parsing: csv)
+        #expect(table.header == BenchTable.columns)
+        let column = { (name: String) in table.rows.map { $0[table.index(of: name)!] } }
+        #expect(column("workload") == threads.map { _ in "default/fixed" } + threads.map { _ in "default/nhpp" })
+        #expect(column("threads") == (threads + threads).map(String.init))
+        #expect(column("device_days") == Array(repeating: "730", count: 2 * threads.count))
+        // Each child's own peak: a few tens of MB, not zero and not the test process's.
+        for peak in column("peak_mb").compactMap(Double.init) { #expect(peak > 5 && peak < 500) }
+        #expect(column("peak_mb").count == 2 * threads.count)
+        #expect(column("vs_fixed")[0] == "1.000")
+        #expect(result.output.contains("target: learning policies at most 1.5 × fixed's time: "))
+        #expect(try BenchBaseline.parse(csv, path: "b.csv").count == 2 * threads.count)
+    }
+}
