@@ -80,10 +80,13 @@ public enum WeightedLeastSquares {
             m.withUnsafeMutableBufferPointer { m in
                 c.withUnsafeMutableBufferPointer { c in
                     d.withUnsafeMutableBufferPointer { d in
+                        // A zero term adds nothing (m never holds −0), so it is skipped:
+                        // the ridge's pseudo-rows and 0/1 covariates are mostly zeros.
                         for i in 0..<rows where w[i] != 0 {
                             let row = i * p, wi = w[i], yi = y[i]
                             for a in 0..<p {
                                 let wa = wi * x[row + a]
+                                if wa == 0 { continue }
                                 c[a] += wa * yi
                                 for b in a..<p { m[a * p + b] += wa * x[row + b] }
                             }

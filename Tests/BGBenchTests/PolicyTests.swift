@@ -581,6 +581,24 @@ extension PolicyTests {
 
     /// Sixty days of a routine user fill the reservoir to its size and no further; its
     /// rows are each class's recent observations.
+    /// `features` reads the harmonics of a window's centre from the table built once: the
+    /// same numbers as `writeHarmonics` at that centre, for every harmonics count and every
+    /// quarter-hour, with the other features as packed.
+    @Test func logisticCachedHarmonicsEqualTheDirectOnes() {
+        for K in 1...LogisticPolicy.maxHarmonics {
+            let p = 2 * K + 5
+            var cached = [Double](repeating: 0, count: p), direct = [Double](repeating: 0, count: p)
+            for c in 0..<96 {
+                let row = UInt32(c) | (c % 2 == 0 ? 1 << 10 : 0) | UInt32(c) << 11 | (c % 3 == 0 ? 1 << 19 : 0)
+                LogisticPolicy.features(row, harmonics: K, into: &cached)
+                writeHarmonics(step: 2 * c, harmonics: K, into: &direct, at: 1)
+                #expect(cached[0] == 1 && Array(cached[1...(2 * K)]) == Array(direct[1...(2 * K)]), "K \(K) centre \(c)")
+                #expect(cached[2 * K + 1] == (c % 2 == 0 ? 1 : 0) && cached[2 * K + 3] == (c % 3 == 0 ? 1 : 0))
+                #expect(cached[2 * K + 2] == Double(LogisticPolicy.sinceTable[c]) && cached[2 * K + 4] == 0)
+            }
+        }
+    }
+
     @Test func logisticReservoirIsBounded() {
         var policy = LogisticPolicy(Self.context())
         Self.drive(&policy, opens: Self.routineOpens(hours: [7.5, 12.5, 21], jitterMinutes: 10, days: 60), days: 60)

@@ -4,7 +4,7 @@ import Foundation
 /// `nhpp` (MODEL.md §7): opens as a non-homogeneous Poisson process whose log intensity is
 /// linear in `harmonics` Fourier pairs of the time of day and a weekend indicator,
 ///   log λ(t) = β₀ + Σₖ (aₖ cos 2πk·h/24 + bₖ sin 2πk·h/24) + γ·weekend,
-/// fitted by Poisson IRLS (each step one `gsl_multifit_wlinear` solve) from binned
+/// fitted by Poisson IRLS (each step one solve of the normal equations, ``IRLS``) from binned
 /// sufficient statistics: the decayed opens per hour of the week and the decayed exposure
 /// of each weekday, pooled into 48 rows (hour of day × weekday/weekend; rows with the same
 /// covariates pool exactly in a Poisson likelihood). Refits come every `refit_days` (and
@@ -211,8 +211,10 @@ public struct NHPPPolicy: GuardedPolicy {
         while k < end {
             let joules = joules(hour: (k % Self.slotsPerDay) / 4)
             let chance = freshChance(slot: k)
-            let saving = Double(chance) * staleness(age: Clock.seconds(SimTime(k) * Self.slot - lead - lastFetch))
-            if saving >= p.minSavingPerJoule * joules {
+            let age = Clock.seconds(SimTime(k) * Self.slot - lead - lastFetch), needed = p.minSavingPerJoule * joules
+            // S(a) ≤ max(a, 0) (also as rounded), so where F·max(a, 0) falls short, F·S(a)
+            // does too: the expm1 of S is computed only where it can decide.
+            if Double(chance) * max(age, 0) >= needed, Double(chance) * staleness(age: age) >= needed {
                 // Then, among the slots up to the open this one aims at (while F rises),
                 // the one with the most F per joule. Stopping at the first dip of F per
                 // joule woke hours early wherever E steps up (an hour the policy has not
