@@ -20,9 +20,11 @@ public protocol IRLSLink {
 /// Iteratively reweighted least squares with a ridge on every coefficient but the
 /// intercept (column 0): the fit of the `nhpp` and `logistic` policies.
 ///
-/// Each step solves, by `gsl_multifit_wlinear` (``WeightedLeastSquares``), the weighted
-/// least squares of the link's working response with its weights, plus one ridge
-/// pseudo-observation √ridge·βⱼ = 0 (weight 1) per coefficient j ≥ 1. A step that does
+/// Each step solves the weighted least squares of the link's working response with its
+/// weights, plus one ridge pseudo-observation √ridge·βⱼ = 0 (weight 1) per coefficient
+/// j ≥ 1, by its normal equations and a Cholesky factorisation
+/// (``WeightedLeastSquares/fitNormalEquations(X:rows:columns:y:w:)``; GSL's SVD,
+/// `gsl_multifit_wlinear`, when they are nearly singular). A step that does
 /// not lower the penalised deviance D(β) + ridge·Σⱼ≥₁ βⱼ² is halved towards the previous
 /// coefficients, at most 8 times (near separation a full Newton step can overshoot).
 public enum IRLS {
@@ -63,7 +65,8 @@ public enum IRLS {
                 (z[i], w[i]) = link.working(row: i, eta: linearPredictor(i, beta))
             }
             // A GSL failure (or non-finite coefficients) ends the fit with what it has.
-            guard var next = try? WeightedLeastSquares.fit(X: design, rows: n + p - 1, columns: p, y: z, w: w) else { break }
+            guard var next = try? WeightedLeastSquares.fitNormalEquations(X: design, rows: n + p - 1, columns: p, y: z, w: w)
+            else { break }
             var nextDeviance = penalisedDeviance(next)
             var halvings = 0
             while !(nextDeviance <= deviance) && halvings < 8 {

@@ -56,6 +56,34 @@ import Testing
         }
     }
 
+    /// The normal equations' Cholesky solve agrees with GSL's SVD to rounding on a
+    /// well-conditioned weighted fit (6 rows, 3 columns, one row without weight), and gives
+    /// the hand-solved answer of `leastSquaresMatchesNormalEquations`.
+    @Test func normalEquationsAgreeWithTheSVD() throws {
+        let X: [Double] = [1, 0, 0.5, 1, 1, -0.2, 1, 2, 0.9, 1, 3, -1, 1, 4, 0.3, 1, 5, 2]
+        let y: [Double] = [0.7, 2.1, 3.3, 3.9, 6.2, 8]
+        let w: [Double] = [1, 0.5, 2, 3, 0, 1.5]
+        let svd = try WeightedLeastSquares.fit(X: X, rows: 6, columns: 3, y: y, w: w)
+        let cholesky = try WeightedLeastSquares.fitNormalEquations(X: X, rows: 6, columns: 3, y: y, w: w)
+        for (a, b) in zip(cholesky, svd) { #expect(Self.close(a, b), "\(cholesky) against \(svd)") }
+        let c = try WeightedLeastSquares.fitNormalEquations(X: [1, 0, 1, 1, 1, 2], rows: 3, columns: 2, y: [1, 2, 4], w: [1, 1, 2])
+        #expect(Self.close(c[0], 9.0 / 11) && Self.close(c[1], 17.0 / 11), "\(c)")
+    }
+
+    /// Two equal columns make XᵀWX singular (its second pivot is 0): the solve hands the
+    /// system to the SVD, whose minimum-norm answer splits the weighted mean 15/4 between
+    /// the two; the same numbers as `fit` to the bit. Bad shapes throw as `fit` does.
+    @Test func normalEquationsFallBackToTheSVDWhenSingular() throws {
+        let X: [Double] = [1, 1, 1, 1, 1, 1, 1, 1]
+        let y: [Double] = [1, 2, 6, 100], w: [Double] = [1, 1, 2, 0]
+        let c = try WeightedLeastSquares.fitNormalEquations(X: X, rows: 4, columns: 2, y: y, w: w)
+        #expect(c == (try WeightedLeastSquares.fit(X: X, rows: 4, columns: 2, y: y, w: w)))
+        #expect(Self.close(c[0], 15.0 / 8) && Self.close(c[1], 15.0 / 8), "\(c)")
+        #expect(throws: GSLError.self) {
+            try WeightedLeastSquares.fitNormalEquations(X: [1, 2, 3], rows: 2, columns: 2, y: [1, 2], w: [1, 1])
+        }
+    }
+
     // MARK: IRLS
 
     /// Intercept-only models have closed-form optima: Poisson with exposure, log(Σy / Σt);

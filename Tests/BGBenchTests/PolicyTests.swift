@@ -363,6 +363,53 @@ extension PolicyTests {
         for (a, b) in zip(step, beta) { #expect(abs(a - b) < 0.05) }
     }
 
+    /// The tables `nhpp` builds once hold the covariates `covariates(step:weekend:harmonics:into:)`
+    /// writes row by row, for every harmonics count: the fit's 48 rows (hour centres, weekdays
+    /// then weekends) and F's 192 quarter-hour centres; λ from a table row summed in
+    /// `intensity`'s order is `intensity(_:step:…)` to the bit.
+    @Test func nhppCachedCovariatesEqualTheDirectOnes() {
+        for K in 1...NHPPPolicy.maxHarmonics {
+            let p = 2 * K + 2
+            var x = [Double](repeating: 0, count: p)
+            let design = NHPPPolicy.designs[K - 1], slots = NHPPPolicy.slotCovariates[K - 1]
+            #expect(design.count == 48 * p && slots.count == 192 * p)
+            for r in 0..<48 {
+                NHPPPolicy.covariates(step: 8 * (r % 24) + 4, weekend: r >= 24, harmonics: K, into: &x)
+                #expect(Array(design[(r * p)..<(r * p + p)]) == x, "K \(K) row \(r)")
+            }
+            let beta = (0..<p).map { Double($0 % 3) * 0.4 - 0.3 }
+            for r in 0..<192 {
+                let direct = NHPPPolicy.intensity(beta, step: 2 * (r % 96) + 1, weekend: r >= 96, harmonics: K, scratch: &x)
+                #expect(Array(slots[(r * p)..<(r * p + p)]) == x, "K \(K) slot \(r)")
+                var eta = 0.0
+                for c in 0..<p { eta += beta[c] * slots[r * p + c] }
+                #expect(exp(min(eta, 30)) == direct)
+            }
+        }
+    }
+
+    /// `freshChances` keeps q_j from its first pass around the day: the same numbers, to
+    /// the bit, as computing q_j again on the second pass (written out here), on a day with
+    /// a morning and an evening peak and empty hours.
+    @Test func freshChancesReusesItsFirstPass() {
+        var values = InlineArray<96, Float>(repeating: 0)
+        for j in 0..<96 { values[j] = j >= 28 && j < 36 ? 0.4 : j >= 76 && j < 88 ? 0.25 : j % 7 == 0 ? 0.01 : 0 }
+        var again = values
+        let mu = 0.5
+        let s = Float(exp(-mu)), half = Float(exp(-mu / 2))
+        var next: Float = 0
+        for pass in 0..<2 {
+            for j in stride(from: 95, through: 0, by: -1) {
+                let q = 1 - expf(-again[j])
+                next = q * half + (1 - q) * s * next
+                if pass == 1 { again[j] = next }
+            }
+        }
+        freshChances(&values, itemsPerSlot: mu)
+        for j in 0..<96 { #expect(values[j] == again[j], "slot \(j)") }
+        #expect(values[27] > values[60])
+    }
+
     /// No exposure at all: no fit (nil), so the policy keeps what it had; it never crashes.
     @Test func nhppFitWithoutDataFails() {
         #expect(NHPPPolicy.fit(counts: [Double](repeating: 0, count: 48), exposure: [Double](repeating: 0, count: 48),
@@ -534,6 +581,24 @@ extension PolicyTests {
 
     /// Sixty days of a routine user fill the reservoir to its size and no further; its
     /// rows are each class's recent observations.
+    /// `features` reads the harmonics of a window's centre from the table built once: the
+    /// same numbers as `writeHarmonics` at that centre, for every harmonics count and every
+    /// quarter-hour, with the other features as packed.
+    @Test func logisticCachedHarmonicsEqualTheDirectOnes() {
+        for K in 1...LogisticPolicy.maxHarmonics {
+            let p = 2 * K + 5
+            var cached = [Double](repeating: 0, count: p), direct = [Double](repeating: 0, count: p)
+            for c in 0..<96 {
+                let row = UInt32(c) | (c % 2 == 0 ? 1 << 10 : 0) | UInt32(c) << 11 | (c % 3 == 0 ? 1 << 19 : 0)
+                LogisticPolicy.features(row, harmonics: K, into: &cached)
+                writeHarmonics(step: 2 * c, harmonics: K, into: &direct, at: 1)
+                #expect(cached[0] == 1 && Array(cached[1...(2 * K)]) == Array(direct[1...(2 * K)]), "K \(K) centre \(c)")
+                #expect(cached[2 * K + 1] == (c % 2 == 0 ? 1 : 0) && cached[2 * K + 3] == (c % 3 == 0 ? 1 : 0))
+                #expect(cached[2 * K + 2] == Double(LogisticPolicy.sinceTable[c]) && cached[2 * K + 4] == 0)
+            }
+        }
+    }
+
     @Test func logisticReservoirIsBounded() {
         var policy = LogisticPolicy(Self.context())
         Self.drive(&policy, opens: Self.routineOpens(hours: [7.5, 12.5, 21], jitterMinutes: 10, days: 60), days: 60)

@@ -4,7 +4,7 @@ import Foundation
 /// `logistic` (MODEL.md §7): logistic regression of "an open within the next window" on
 ///   1, `harmonics` Fourier pairs of the window's time of day, weekend,
 ///   s = log(1 + hours since the last open) / log(49) (at most 1), charging, Wi-Fi,
-/// fitted by IRLS (each step one `gsl_multifit_wlinear` solve). The day is tiled by
+/// fitted by IRLS (each step one solve of the normal equations, ``IRLS``). The day is tiled by
 /// windows of `window`; each window that ends becomes one observation: its label (an open
 /// in it or not) and the features at its start (charging and Wi-Fi as last seen: the
 /// policy sees the device only at its callbacks, and every change of charging is one).
@@ -111,10 +111,29 @@ public struct LogisticPolicy: GuardedPolicy {
         UInt32(c) | (weekend ? 1 << 10 : 0) | UInt32(min(q, 192)) << 11 | (charging ? 1 << 19 : 0) | (wifi ? 1 << 20 : 0)
     }
 
+    /// cos and sin of k·2π·c/96, k = 1...K, at each quarter-hour of day c (a window's
+    /// centre), as `writeHarmonics` writes them (2K values a centre), for K =
+    /// 1...maxHarmonics: built once, read by `features` at every refit.
+    static let centreHarmonics: [[Double]] = (1...maxHarmonics).map { K in
+        var table = [Double](repeating: 0, count: 96 * 2 * K)
+        var x = [Double](repeating: 0, count: 2 * K)
+        for c in 0..<96 {
+            writeHarmonics(step: 2 * c, harmonics: K, into: &x, at: 0)
+            for j in 0..<(2 * K) { table[c * 2 * K + j] = x[j] }
+        }
+        return table
+    }
+
     /// The features of a packed row, written into x.
     static func features(_ row: UInt32, harmonics K: Int, into x: inout [Double]) {
         x[0] = 1
-        writeHarmonics(step: 2 * Int(row & 1023), harmonics: K, into: &x, at: 1)
+        let c = Int(row & 1023)
+        if c < 96 && (1...maxHarmonics).contains(K) {
+            let table = centreHarmonics[K - 1]
+            for j in 0..<(2 * K) { x[1 + j] = table[c * 2 * K + j] }
+        } else {
+            writeHarmonics(step: 2 * c, harmonics: K, into: &x, at: 1)
+        }
         x[2 * K + 1] = row & (1 << 10) != 0 ? 1 : 0
         x[2 * K + 2] = Double(sinceTable[Int((row >> 11) & 255)])
         x[2 * K + 3] = row & (1 << 19) != 0 ? 1 : 0

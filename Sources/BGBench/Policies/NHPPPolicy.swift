@@ -4,7 +4,7 @@ import Foundation
 /// `nhpp` (MODEL.md §7): opens as a non-homogeneous Poisson process whose log intensity is
 /// linear in `harmonics` Fourier pairs of the time of day and a weekend indicator,
 ///   log λ(t) = β₀ + Σₖ (aₖ cos 2πk·h/24 + bₖ sin 2πk·h/24) + γ·weekend,
-/// fitted by Poisson IRLS (each step one `gsl_multifit_wlinear` solve) from binned
+/// fitted by Poisson IRLS (each step one solve of the normal equations, ``IRLS``) from binned
 /// sufficient statistics: the decayed opens per hour of the week and the decayed exposure
 /// of each weekday, pooled into 48 rows (hour of day × weekday/weekend; rows with the same
 /// covariates pool exactly in a Poisson likelihood). Refits come every `refit_days` (and
@@ -97,6 +97,37 @@ public struct NHPPPolicy: GuardedPolicy {
         return exp(min(eta, 30))
     }
 
+    /// The fit's 48 rows of covariates (row-major, 2K + 2 columns): the centres of the hours
+    /// of weekdays, then of weekends. They never change, so `fit` reads them from `designs`.
+    static func design(harmonics K: Int) -> [Double] {
+        let p = 2 * K + 2
+        var design = [Double](repeating: 0, count: 48 * p)
+        var x = [Double](repeating: 0, count: p)
+        for r in 0..<48 {
+            covariates(step: 8 * (r % 24) + 4, weekend: r >= 24, harmonics: K, into: &x)
+            for j in 0..<p { design[r * p + j] = x[j] }
+        }
+        return design
+    }
+
+    /// `design(harmonics:)` for K = 1...maxHarmonics, built once.
+    static let designs: [[Double]] = (1...maxHarmonics).map { design(harmonics: $0) }
+
+    /// The covariates at the centre of each quarter-hour (step 2j + 1), 96 weekday rows then
+    /// 96 weekend rows (row-major, 2K + 2 columns), for K = 1...maxHarmonics, built once:
+    /// F's λ per slot is the dot product of a row with β, summed in the order `intensity`
+    /// sums it.
+    static let slotCovariates: [[Double]] = (1...maxHarmonics).map { K in
+        let p = 2 * K + 2
+        var table = [Double](repeating: 0, count: 2 * slotsPerDay * p)
+        var x = [Double](repeating: 0, count: p)
+        for r in 0..<(2 * slotsPerDay) {
+            covariates(step: 2 * (r % slotsPerDay) + 1, weekend: r >= slotsPerDay, harmonics: K, into: &x)
+            for j in 0..<p { table[r * p + j] = x[j] }
+        }
+        return table
+    }
+
     /// Poisson IRLS on binned data (``IRLS`` with a ``PoissonLogLink``): `counts[r]` opens
     /// over `exposure[r]` hours in row r, rows 0..<24 the hours of weekdays and 24..<48
     /// those of weekends (the hour's centre is its covariate). Starts from `start` (or a
@@ -107,12 +138,7 @@ public struct NHPPPolicy: GuardedPolicy {
     static func fit(counts: [Double], exposure: [Double], harmonics K: Int, ridge: Double,
                     start: [Double]?, steps: Int, tolerance: Double = 1e-4) -> [Double]? {
         let p = 2 * K + 2, rows = 48
-        var design = [Double](repeating: 0, count: rows * p)
-        var x = [Double](repeating: 0, count: p)
-        for r in 0..<rows {
-            covariates(step: 8 * (r % 24) + 4, weekend: r >= 24, harmonics: K, into: &x)
-            for j in 0..<p { design[r * p + j] = x[j] }
-        }
+        let design = (1...maxHarmonics).contains(K) ? designs[K - 1] : Self.design(harmonics: K)
         var beta: [Double]
         if let start, start.count == p {
             beta = start
@@ -144,15 +170,17 @@ public struct NHPPPolicy: GuardedPolicy {
                                   start: start, steps: fitted ? 1 : Self.firstFitSteps) else { return }
         for j in 0..<pCount { beta[j] = next[j] }
         fitted = true
-        // F per slot from λ at each slot's centre.
-        var x = [Double](repeating: 0, count: pCount)
+        // F per slot from λ at each slot's centre (step 2j + 1 of quarter-hour j): the
+        // covariates come from `slotCovariates`, λ as `intensity(_:step:…)` computes it.
+        let table = Self.slotCovariates[K - 1]
         let muPerSlot = itemRate * Clock.seconds(Self.slot)
         for pass in 0..<2 {
             var values = InlineArray<96, Float>(repeating: 0)
             for j in 0..<Self.slotsPerDay {
-                // The centre of quarter-hour j is step 2j + 1.
-                values[j] = Float(Self.intensity(next, step: 2 * j + 1, weekend: pass == 1, harmonics: K, scratch: &x)
-                                  * 24 / Double(Self.slotsPerDay))
+                let row = (pass * Self.slotsPerDay + j) * pCount
+                var eta = 0.0
+                for c in 0..<pCount { eta += next[c] * table[row + c] }
+                values[j] = Float(exp(min(eta, 30)) * 24 / Double(Self.slotsPerDay))
             }
             freshChances(&values, itemsPerSlot: muPerSlot)
             for j in 0..<Self.slotsPerDay { fresh[pass * Self.slotsPerDay + j] = values[j] }
@@ -183,8 +211,10 @@ public struct NHPPPolicy: GuardedPolicy {
         while k < end {
             let joules = joules(hour: (k % Self.slotsPerDay) / 4)
             let chance = freshChance(slot: k)
-            let saving = Double(chance) * staleness(age: Clock.seconds(SimTime(k) * Self.slot - lead - lastFetch))
-            if saving >= p.minSavingPerJoule * joules {
+            let age = Clock.seconds(SimTime(k) * Self.slot - lead - lastFetch), needed = p.minSavingPerJoule * joules
+            // S(a) ≤ max(a, 0) (also as rounded), so where F·max(a, 0) falls short, F·S(a)
+            // does too: the expm1 of S is computed only where it can decide.
+            if Double(chance) * max(age, 0) >= needed, Double(chance) * staleness(age: age) >= needed {
                 // Then, among the slots up to the open this one aims at (while F rises),
                 // the one with the most F per joule. Stopping at the first dip of F per
                 // joule woke hours early wherever E steps up (an hour the policy has not

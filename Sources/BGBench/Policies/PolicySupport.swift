@@ -312,12 +312,15 @@ struct RunEnergyEstimate {
 func freshChances(_ values: inout InlineArray<96, Float>, itemsPerSlot mu: Double) {
     let s = Float(exp(-mu)), half = Float(exp(-mu / 2))
     var next: Float = 0
-    for pass in 0..<2 {
-        for j in stride(from: 95, through: 0, by: -1) {
-            let q = 1 - expf(-values[j])
-            next = q * half + (1 - q) * s * next
-            if pass == 1 { values[j] = next }
-        }
+    // q_j, computed on the first pass and read on the second.
+    var q = InlineArray<96, Float>(repeating: 0)
+    for j in stride(from: 95, through: 0, by: -1) {
+        q[j] = 1 - expf(-values[j])
+        next = q[j] * half + (1 - q[j]) * s * next
+    }
+    for j in stride(from: 95, through: 0, by: -1) {
+        next = q[j] * half + (1 - q[j]) * s * next
+        values[j] = next
     }
 }
 
