@@ -92,22 +92,33 @@ public struct NHPPPolicy: GuardedPolicy {
     static func intensity(_ beta: [Double], step: Int, weekend: Bool, harmonics K: Int,
                           scratch x: inout [Double]) -> Double {
         covariates(step: step, weekend: weekend, harmonics: K, into: &x)
+        return intensity(beta, covariates: x, at: 0)
+    }
+
+    /// λ for the covariates `x[offset..<offset + β.count]` (a row of a table of them).
+    static func intensity(_ beta: [Double], covariates x: [Double], at offset: Int) -> Double {
         var eta = 0.0
-        for j in 0..<x.count { eta += beta[j] * x[j] }
+        for j in 0..<beta.count { eta += beta[j] * x[offset + j] }
         return exp(min(eta, 30))
     }
 
-    /// The fit's 48 rows of covariates (row-major, 2K + 2 columns): the centres of the hours
-    /// of weekdays, then of weekends. They never change, so `fit` reads them from `designs`.
-    static func design(harmonics K: Int) -> [Double] {
+    /// `count` rows of covariates (row-major, 2K + 2 columns), row r at `at(r)`.
+    static func covariateRows(_ count: Int, harmonics K: Int, _ at: (Int) -> (step: Int, weekend: Bool)) -> [Double] {
         let p = 2 * K + 2
-        var design = [Double](repeating: 0, count: 48 * p)
+        var table = [Double](repeating: 0, count: count * p)
         var x = [Double](repeating: 0, count: p)
-        for r in 0..<48 {
-            covariates(step: 8 * (r % 24) + 4, weekend: r >= 24, harmonics: K, into: &x)
-            for j in 0..<p { design[r * p + j] = x[j] }
+        for r in 0..<count {
+            let (step, weekend) = at(r)
+            covariates(step: step, weekend: weekend, harmonics: K, into: &x)
+            for j in 0..<p { table[r * p + j] = x[j] }
         }
-        return design
+        return table
+    }
+
+    /// The fit's 48 rows of covariates: the centres of the hours of weekdays, then of
+    /// weekends. They never change, so `fit` reads them from `designs`.
+    static func design(harmonics K: Int) -> [Double] {
+        covariateRows(48, harmonics: K) { r in (8 * (r % 24) + 4, r >= 24) }
     }
 
     /// `design(harmonics:)` for K = 1...maxHarmonics, built once.
@@ -118,14 +129,7 @@ public struct NHPPPolicy: GuardedPolicy {
     /// F's λ per slot is the dot product of a row with β, summed in the order `intensity`
     /// sums it.
     static let slotCovariates: [[Double]] = (1...maxHarmonics).map { K in
-        let p = 2 * K + 2
-        var table = [Double](repeating: 0, count: 2 * slotsPerDay * p)
-        var x = [Double](repeating: 0, count: p)
-        for r in 0..<(2 * slotsPerDay) {
-            covariates(step: 2 * (r % slotsPerDay) + 1, weekend: r >= slotsPerDay, harmonics: K, into: &x)
-            for j in 0..<p { table[r * p + j] = x[j] }
-        }
-        return table
+        covariateRows(2 * slotsPerDay, harmonics: K) { r in (2 * (r % slotsPerDay) + 1, r >= slotsPerDay) }
     }
 
     /// Poisson IRLS on binned data (``IRLS`` with a ``PoissonLogLink``): `counts[r]` opens
@@ -171,16 +175,14 @@ public struct NHPPPolicy: GuardedPolicy {
         for j in 0..<pCount { beta[j] = next[j] }
         fitted = true
         // F per slot from λ at each slot's centre (step 2j + 1 of quarter-hour j): the
-        // covariates come from `slotCovariates`, λ as `intensity(_:step:…)` computes it.
+        // covariates come from `slotCovariates`, λ from `intensity(_:covariates:at:)`.
         let table = Self.slotCovariates[K - 1]
         let muPerSlot = itemRate * Clock.seconds(Self.slot)
         for pass in 0..<2 {
             var values = InlineArray<96, Float>(repeating: 0)
             for j in 0..<Self.slotsPerDay {
                 let row = (pass * Self.slotsPerDay + j) * pCount
-                var eta = 0.0
-                for c in 0..<pCount { eta += next[c] * table[row + c] }
-                values[j] = Float(exp(min(eta, 30)) * 24 / Double(Self.slotsPerDay))
+                values[j] = Float(Self.intensity(next, covariates: table, at: row) * 24 / Double(Self.slotsPerDay))
             }
             freshChances(&values, itemsPerSlot: muPerSlot)
             for j in 0..<Self.slotsPerDay { fresh[pass * Self.slotsPerDay + j] = values[j] }

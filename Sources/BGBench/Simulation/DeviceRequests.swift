@@ -45,15 +45,8 @@ extension DeviceSimulation {
             }
             // The answer becomes the pending request; a retry at t waits a tick (`deny`).
             let when = max(answer, t + 1)
-            requestPending = true
-            requestTime = when
-            guard when < ctx.horizon else {
-                nextRequest = Clock.never
-                return
-            }
-            nextRequest = when
-            rec.tally[.events] += 1
-            guard when < decidedUntil, when < lowCrossing,
+            makePending(at: when)
+            guard when < ctx.horizon, when < decidedUntil, when < lowCrossing,
                   !queue.firstPrecedes(time: when, priority: SimEvent.request.priority),
                   let next = policy.deniedAhead(at: when) else { return }
             t = when
@@ -164,17 +157,23 @@ extension DeviceSimulation {
             if tracing {
                 log("requested", "policy", Clock.seconds(max(when, t)), at: t)
             }
-            requestPending = true
-            requestTime = max(when, t)
-            // The slot the loop reads in place of a queued event. Each request before the
-            // horizon counts as one event, as it did when it was queued (a replaced
-            // one was popped and dropped): devices.csv's `events` is unchanged.
-            if requestTime < ctx.horizon {
-                nextRequest = requestTime
-                rec.tally[.events] += 1
-            } else {
-                nextRequest = Clock.never
-            }
+            makePending(at: max(when, t))
+        }
+    }
+
+    /// The request at t becomes the pending one, in the slot the loop reads in place of a
+    /// queued event. Each request before the horizon counts as one event, as it did when
+    /// it was queued (a replaced one was popped and dropped): devices.csv's `events` is
+    /// unchanged.
+    @inline(__always)
+    mutating func makePending(at t: SimTime) {
+        requestPending = true
+        requestTime = t
+        if t < ctx.horizon {
+            nextRequest = t
+            rec.tally[.events] += 1
+        } else {
+            nextRequest = Clock.never
         }
     }
 }
