@@ -104,7 +104,12 @@ public enum NetworkKind: UInt8, Sendable, CaseIterable {
         case .nr5g: "5g"
         }
     }
-    @inlinable public var isCellular: Bool { self == .lte || self == .nr5g }
+    @inlinable @inline(__always) public var isCellular: Bool {
+        switch self {
+        case .lte, .nr5g: true
+        default: false
+        }
+    }
 }
 
 /// Where the device is connected at a time (MODEL.md §4): Wi-Fi at home in the evening

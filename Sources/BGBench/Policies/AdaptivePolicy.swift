@@ -40,8 +40,10 @@ public struct AdaptivePolicy: WakePolicy {
     /// `max_interval` ahead; without habits (or none in reach), t + interval.
     ///
     /// The habit slots are read through a span: subscripting the inline array here copied
-    /// all 96 slots at every plan (3 % of the default scenario's time).
-    func plan(from t: SimTime) -> WakeDecision {
+    /// all 96 slots at every plan (3 % of the default scenario's time). Mutating, though
+    /// it changes nothing: a span needs its storage in memory, and a non-mutating method
+    /// copied the whole policy (536 bytes) to the stack to have it there.
+    mutating func plan(from t: SimTime) -> WakeDecision {
         if habitTotal >= 1 {
             let habit = habit.span
             let threshold = Float(p.habitLift) * habitTotal / Float(Self.slots)
