@@ -6,8 +6,19 @@
 public final class NewsFeed: Sendable {
     /// Publication times, ascending.
     public let times: [SimTime]
-    /// `cumulativeBytes[i]` = total size of items 0..<i (so a range's bytes is O(1)).
-    let cumulativeBytes: [Double]
+    /// Item i's time and the total size of items 0..<i (so a range's bytes is O(1)), side
+    /// by side: a device reads both at once, in one cache line (they were two arrays, and
+    /// the sizes missed the cache at every open). One more entry closes it: the time
+    /// `Clock.never` and the total size of all, so a scan needs no bounds check.
+    let items: [Item]
+
+    struct Item {
+        let time: SimTime
+        let bytesBefore: Double
+    }
+
+    /// The total size of all items.
+    var totalBytes: Double { items[items.count - 1].bytesBefore }
 
     public convenience init(content: ContentModel, days: Int, seed: UInt64) {
         self.init(content: content, days: days, rng: RandomStream(seed: seed, device: 0, purpose: .feed))
@@ -83,7 +94,9 @@ public final class NewsFeed: Sendable {
 
     private init(times: [SimTime], cumulativeBytes: [Double]) {
         self.times = times
-        self.cumulativeBytes = cumulativeBytes
+        items = cumulativeBytes.indices.map {
+            Item(time: $0 < times.count ? times[$0] : Clock.never, bytesBefore: cumulativeBytes[$0])
+        }
     }
 
     /// A feed with the given item times (ascending) and sizes, for tests and trace replay.
@@ -104,28 +117,28 @@ struct FeedCursor {
 
     init(feed: NewsFeed) { self.feed = feed }
 
-    /// Moves the cache time to c (items published at or before c are held).
+    /// Moves the cache time to c (items published at or before c are held; c is before
+    /// `Clock.never`, the closing entry's time).
     @inline(__always)
     mutating func cache(upTo c: SimTime) {
-        feed.times.withUnsafeBufferPointer { t in
-            while firstMissing < t.count && t[firstMissing] <= c { firstMissing += 1 }
+        feed.items.withUnsafeBufferPointer { items in
+            while items[firstMissing].time <= c { firstMissing += 1 }
         }
     }
 
     /// The publication time of the first item the cache misses, or `Clock.never`.
     @inline(__always)
     var firstMissingTime: SimTime {
-        firstMissing < feed.times.count ? feed.times[firstMissing] : Clock.never
+        feed.items.withUnsafeBufferPointer { $0[firstMissing].time }
     }
 
-    /// Number and total bytes of items published in (c, t].
+    /// Number and total bytes of items published in (c, t] (t before `Clock.never`).
     @inline(__always)
     mutating func missing(upTo t: SimTime) -> (count: Int, bytes: Double) {
         if firstFuture < firstMissing { firstFuture = firstMissing }
-        feed.times.withUnsafeBufferPointer { times in
-            while firstFuture < times.count && times[firstFuture] <= t { firstFuture += 1 }
+        return feed.items.withUnsafeBufferPointer { items in
+            while items[firstFuture].time <= t { firstFuture += 1 }
+            return (firstFuture - firstMissing, items[firstFuture].bytesBefore - items[firstMissing].bytesBefore)
         }
-        return (firstFuture - firstMissing,
-                feed.cumulativeBytes[firstFuture] - feed.cumulativeBytes[firstMissing])
     }
 }

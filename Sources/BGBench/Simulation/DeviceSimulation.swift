@@ -160,7 +160,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             : NewsFeed(content: s.content, days: Clock.dayIndex(ctx.horizon - 1) + 1, seed: ctx.seed, device: index)
         cursor = FeedCursor(feed: feed)
         push = PushChannel(s.push, rng: stream(.push))
-        averageItemBytes = feed.times.isEmpty ? 0 : feed.cumulativeBytes[feed.times.count] / Double(feed.times.count)
+        averageItemBytes = feed.times.isEmpty ? 0 : feed.totalBytes / Double(feed.times.count)
         policy = Policy(PolicyContext(
             scenario: s, deviceIndex: index, horizon: ctx.horizon, random: stream(.policy),
             clairvoyance: Policy.isClairvoyant ? Clairvoyance(opens: opens, feed: feed) : .none,
