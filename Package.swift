@@ -20,7 +20,7 @@ let package = Package(
         ),
         // The second door to C: renameat2(RENAME_EXCHANGE), which swaps a finished report
         // folder into place (Glibc does not expose it). A header only, nothing to link.
-        .systemLibrary(name: "CRename"),
+        .systemLibrary(name: "CSyscalls"),
         // The only Swift module that imports CGSL: distributions, quantiles, statistics.
         .target(name: "BGNumerics", dependencies: ["CGSL"]),
         // The simulator: engine, model, platforms, policies, metrics, report writers.
@@ -30,7 +30,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         // The command line: argument parsing, commands, error messages and exit codes.
-        .target(name: "BGBenchCLI", dependencies: ["BGBench", "CRename"]),
+        .target(name: "BGBenchCLI", dependencies: ["BGBench", "CSyscalls"]),
         .executableTarget(name: "bgbench", dependencies: ["BGBenchCLI"]),
         .testTarget(name: "BGBenchTests", dependencies: ["BGBench", "BGBenchCLI", "BGNumerics"]),
         // Only the public API (no @testable import): a researcher's own policy, registered

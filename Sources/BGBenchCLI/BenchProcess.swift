@@ -1,4 +1,5 @@
 import BGBench
+import CSyscalls
 import Foundation
 
 /// `bgbench bench` runs each (workload, thread count) in a child process of its own, so the
@@ -6,14 +7,30 @@ import Foundation
 /// as `bgbench bench --run-workload NAME --devices D --threads N --repeats R`; the child
 /// runs the repeats and prints one result line; the parent reads it and takes the child's
 /// peak resident memory from `wait4`'s rusage. Benchmarks/README.md documents the line.
+///
+/// A child never outlives its parent: the parent names itself in the child's environment
+/// (`parentVariable`) and the child asks the kernel for SIGTERM when that parent ends
+/// (`endWithParent`), so a parent stopped by SIGTERM, SIGINT or even SIGKILL leaves no
+/// workload running on.
 enum BenchProcess {
     /// The start of the child's result line.
     static let marker = "bgbench-bench-result"
+    /// The environment variable that gives a child its parent's process id.
+    static let parentVariable = "BGBENCH_BENCH_PARENT"
+
+    /// In a child started by `spawn`: SIGTERM when the parent ends (the child's own
+    /// handler then exits 143, as `run` does), and exit 143 at once if it already has.
+    /// Nothing when the variable is absent (the subcommand run by hand or in a test).
+    static func endWithParent() {
+        guard let value = ProcessInfo.processInfo.environment[parentVariable], let parent = pid_t(value) else { return }
+        if bgbench_end_with_parent(parent) == 1 { exit(128 + SIGTERM) }
+    }
 
     /// The child: runs `workload` `repeats` times on `threads` threads and returns its
     /// result line, e.g. `bgbench-bench-result workload=r1/fixed devices=20000 days=365
     /// threads=1 repeats=3 median_s=14.812345678 events=525600000`.
     static func runChild(_ workload: BenchTable.Workload, threads: Int, repeats: Int) throws -> String {
+        endWithParent()
         let loaded = workload.scenario == "default" ? ScenarioLoader.builtInDefault() : try readingInput {
             try ScenarioLoader.load(json: EmbeddedFiles.preset(named: workload.scenario)!, file: "preset:\(workload.scenario)")
         }
@@ -66,6 +83,12 @@ enum BenchProcess {
         let arguments = ["bgbench", "bench", "--run-workload", workload.name, "--devices", String(workload.devices),
                          "--threads", String(threads), "--repeats", String(repeats)]
         let (status, output, maxRSS) = try spawn(executable, arguments)
+        return try measurement(status: status, output: output, workload: workload, threads: threads, maxRSS: maxRSS)
+    }
+
+    /// What a finished child measured, or the error that says how it failed (see `measure`).
+    static func measurement(status: (code: Int32, signal: Int32), output: String, workload: BenchTable.Workload,
+                            threads: Int, maxRSS: Int) throws -> BenchTable.Measurement {
         let what = "workload \(workload.name) on \(threads) thread\(threads == 1 ? "" : "s")"
         let message = output.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { ": " + $0.dropFirst(7) } ?? ""
         if status.signal != 0 {
@@ -81,8 +104,10 @@ enum BenchProcess {
     }
 
     /// Starts `path` with `arguments` (standard output and error into one pipe, the
-    /// signal mask cleared), reads everything it writes, and waits for it: its exit code
-    /// or signal, its output, and its peak resident memory in KiB (ru_maxrss).
+    /// signal mask cleared, this process named as its parent in its environment), reads
+    /// everything it writes, and waits for it: its exit code or signal, its output, and
+    /// its peak resident memory in KiB (ru_maxrss). Call it from the main thread: the
+    /// kernel's parent-death signal follows the thread that started the child.
     static func spawn(_ path: String, _ arguments: [String]) throws -> (status: (code: Int32, signal: Int32), output: String, maxRSS: Int) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw CLIError(message: "bench: cannot create a pipe", code: 71, hint: false) }
@@ -101,9 +126,12 @@ enum BenchProcess {
         posix_spawnattr_setsigmask(&attributes, &mask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
+        var environment = ProcessInfo.processInfo.environment
+        environment[parentVariable] = String(getpid())
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
         var pid: pid_t = 0
-        let started = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        let started = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         close(fds[1])
         guard started == 0 else {
             close(fds[0])

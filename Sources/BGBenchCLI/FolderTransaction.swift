@@ -1,5 +1,5 @@
 import BGBench
-import CRename
+import CSyscalls
 import Foundation
 
 /// One report folder written as a unit (Reports/README.md, "How a folder is written"):

@@ -151,4 +151,87 @@ import Testing
         #expect(result.output.contains("target: learning policies at most 1.5 × fixed's time: "))
         #expect(try BenchBaseline.parse(csv, path: "b.csv").count == 2 * threads.count)
     }
+
+    /// A child that fails is named with its workload and thread count, its exit code or
+    /// signal, and its own error line; one that exits 0 without a result line is a failure
+    /// too. Real child processes (a shell), the bench's own spawn and wait.
+    @Test func failingChildrenAreNamed() throws {
+        let w = Self.workload("r1/fixed", devices: 5)
+        func outcome(_ script: String, threads: Int = 1) throws -> CLIError? {
+            let (status, output, rss) = try BenchProcess.spawn("/bin/sh", ["sh", "-c", script])
+            do {
+                _ = try BenchProcess.measurement(status: status, output: output, workload: w, threads: threads, maxRSS: rss)
+                return nil
+            } catch let error as CLIError { return error }
+        }
+        #expect(try outcome("echo 'error: the scenario is broken' >&2; exit 3")
+                == CLIError(message: "bench: workload r1/fixed on 1 thread failed with exit code 3: the scenario is broken",
+                            code: 3, hint: false))
+        #expect(try outcome("kill -KILL $$", threads: 2)
+                == CLIError(message: "bench: workload r1/fixed on 2 threads was ended by signal 9", code: 137, hint: false))
+        #expect(try outcome("echo all good")
+                == CLIError(message: "bench: workload r1/fixed on 1 thread printed no result line", code: 70, hint: false))
+        // A result line for another workload is no result.
+        #expect(try outcome("echo 'bgbench-bench-result workload=r1/fixed devices=6 days=10 threads=1 repeats=1 median_s=1 events=9'")
+                == CLIError(message: "bench: workload r1/fixed on 1 thread printed no result line", code: 70, hint: false))
+        #expect(try outcome("echo 'bgbench-bench-result workload=r1/fixed devices=5 days=10 threads=1 repeats=1 median_s=1 events=9'") == nil)
+    }
+
+    /// A workload's child never outlives bench: stopped by SIGTERM, bench exits 143 and its
+    /// child ends with it; killed outright (SIGKILL, no handler runs), its child still ends.
+    @Test(arguments: [SIGTERM, SIGKILL])
+    func childEndsWithItsParent(_ signal: Int32) throws {
+        let binary = try ResourcesTests.builtBinary()
+        let folder = try ResourcesTests.temporaryFolder("bench-signal")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let parent = Process()
+        parent.executableURL = URL(fileURLWithPath: binary)
+        // Minutes of work: it is stopped long before.
+        parent.arguments = ["bench", "--workloads", "r1/fixed", "--devices", "1000000", "--repeats", "1", "--threads", "1"]
+        parent.currentDirectoryURL = URL(fileURLWithPath: folder)
+        parent.standardOutput = FileHandle.nullDevice
+        parent.standardError = FileHandle.nullDevice
+        try parent.run()
+        var child: pid_t?
+        let deadline = Date().addingTimeInterval(20)
+        while child == nil && Date() < deadline {
+            child = Self.children(of: parent.processIdentifier).first
+            if child == nil { usleep(20_000) }
+        }
+        let running = try #require(child, "bench started no child process within 20 s")
+        kill(parent.processIdentifier, signal)
+        parent.waitUntilExit()
+        if signal == SIGTERM {
+            #expect(parent.terminationReason == .exit && parent.terminationStatus == 143)
+        } else {
+            #expect(parent.terminationReason == .uncaughtSignal && parent.terminationStatus == SIGKILL)
+        }
+        let gone = Date().addingTimeInterval(10)
+        while Self.isRunning(running) && Date() < gone { usleep(20_000) }
+        #expect(!Self.isRunning(running), "the workload's child \(running) still runs after its parent ended")
+        if Self.isRunning(running) { kill(running, SIGKILL) }
+    }
+
+    /// The processes whose parent is `parent` (from /proc/PID/stat: the field after the
+    /// command's closing parenthesis is the state, the next the parent's id).
+    static func children(of parent: pid_t) -> [pid_t] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap { name in
+            guard let pid = pid_t(name), let fields = statFields(pid), fields.count > 1 else { return nil }
+            return pid_t(fields[1]) == parent ? pid : nil
+        }
+    }
+
+    /// Whether `pid` is alive: it exists and is no zombie (a process adopted by a PID 1 that
+    /// does not reap stays a zombie after it ends).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard let state = statFields(pid)?.first else { return false }
+        return state != "Z" && state != "X"
+    }
+
+    static func statFields(_ pid: pid_t) -> [Substring]? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
+    }
 }
