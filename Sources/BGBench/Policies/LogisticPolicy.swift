@@ -28,7 +28,7 @@ import Foundation
 /// the routine-change profile, a few scalars: 2,132 bytes.
 public struct LogisticPolicy: GuardedPolicy {
     public static let name = "logistic"
-    public static let summary = "statistical: logistic regression of an open in the next window on time, weekday, time since last open, charging, network (IRLS, GSL)"
+    public static let summary = "statistical: logistic regression of an open in the next window on time, weekday, time since last open, charging, network (IRLS)"
 
     static let maxHarmonics = 6
     /// IRLS steps of the first fit: from a flat start, 4 to 6 steps come within 1e-4 of the

@@ -27,7 +27,7 @@ import Foundation
 /// and the routine-change profile (2,168 bytes in all).
 public struct NHPPPolicy: GuardedPolicy {
     public static let name = "nhpp"
-    public static let summary = "statistical: Poisson regression of opens on time-of-day harmonics and weekend (IRLS, GSL); wake where staleness saved per joule peaks"
+    public static let summary = "statistical: Poisson regression of opens on time-of-day harmonics and weekend (IRLS); wake where staleness saved per joule peaks"
 
     static let slot = Clock.minute * 15
     static let slotsPerDay = 96
