@@ -83,7 +83,7 @@ public struct RandomStream: RandomNumberGenerator, @unchecked Sendable {
     public mutating func bernoulli(_ p: Double) -> Bool { uniform() < p }
 
     /// A lognormal draw with the given median and log-scale standard deviation.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func lognormal(median: Double, sigma: Double) -> Double {
         median * exp(sigma * standardNormal())
     }

@@ -95,6 +95,7 @@ struct ProfiledPoisson {
     }
 
     /// The next event time, or `Clock.never` when none falls before the horizon.
+    @inline(__always)
     mutating func next(_ rng: inout RandomStream) -> SimTime {
         var e = rng.standardExponential()
         while tau < horizon {
