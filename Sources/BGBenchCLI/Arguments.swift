@@ -116,13 +116,26 @@ struct OptionParser {
     mutating func parse<Option: CommandOption>(_ accepted: [Option] = Array(Option.allCases),
                                                option: (Option, String?) throws -> Void,
                                                positional: (String) throws -> Void) throws {
-        var byName: [String: Option] = [:]
-        for o in accepted { byName[o.rawValue] = o }
+        try parse(accepted, [NoOption](), option: option, own: { _, _ in }, positional: positional)
+    }
+
+    /// The same for a command that takes options of two kinds: options shared with other
+    /// commands (`shared`, e.g. ``RunOption``'s) and its own (`own`), each kind to its own
+    /// closure, in one pass, so each is declared once.
+    mutating func parse<Shared: CommandOption, Own: CommandOption>(
+        _ shared: [Shared], _ own: [Own], option: (Shared, String?) throws -> Void,
+        own ownOption: (Own, String?) throws -> Void, positional: (String) throws -> Void) throws {
+        var sharedByName: [String: Shared] = [:], ownByName: [String: Own] = [:]
+        for o in shared { sharedByName[o.rawValue] = o }
+        for o in own { ownByName[o.rawValue] = o }
         var help = false
-        try parse(known: accepted.map(\.rawValue) + ["help"], isFlag: { byName[$0]?.isFlag ?? true },
-                  isRepeatable: { byName[$0]?.isRepeatable ?? false },
+        try parse(known: shared.map(\.rawValue) + own.map(\.rawValue) + ["help"],
+                  isFlag: { sharedByName[$0]?.isFlag ?? ownByName[$0]?.isFlag ?? true },
+                  isRepeatable: { sharedByName[$0]?.isRepeatable ?? ownByName[$0]?.isRepeatable ?? false },
                   option: { name, value in
-                      if let o = byName[name] { try option(o, value) } else { help = true }
+                      if let o = sharedByName[name] { try option(o, value) }
+                      else if let o = ownByName[name] { try ownOption(o, value) }
+                      else { help = true }
                   }, positional: positional)
         if help { throw HelpRequested() }
     }

@@ -6,20 +6,16 @@ import Foundation
 /// seed); frontier.csv, frontier-matched.csv and a table of each policy's fresh-open
 /// difference at the baseline's energy (docs/policies.md, "The frontier").
 extension Command {
+    /// The options only `frontier` takes; it takes the run options too (`runOptions`).
     enum FrontierOption: String, CommandOption {
-        case policy, days, devices, seed, threads, scenario, set
-        case warmupDays = "warmup-days"
-        case out, quiet
-        case opensTrace = "opens-trace"
-        case force
-        case checkInvariants = "check-invariants"
-        case baselinePolicy = "baseline-policy"
-        case replications, knob, shard
+        case knob
         case energyLevels = "energy-levels"
         case energyRange = "energy-range"
 
-        var isFlag: Bool { self == .quiet || self == .force || self == .checkInvariants }
-        var isRepeatable: Bool { self == .set || self == .knob }
+        var isFlag: Bool { false }
+        var isRepeatable: Bool { self == .knob }
+        /// The run options a frontier takes: those of `sweep` but the per-device files.
+        static let runOptions = RunOption.shared.filter { $0 != .perDevice && $0 != .traceDevices }
     }
 
     static func frontier<Out: TextOutputStream>(_ tokens: [Token], arguments: [String], output: inout Out) throws {
@@ -31,11 +27,9 @@ extension Command {
         var range: ClosedRange<Double>?
         var parser = OptionParser(tokens, command: "frontier")
         try parser.parse(
-            option: { (option: FrontierOption, value) in
-                if let shared = RunOption(rawValue: option.rawValue), RunOption.shared.contains(shared) {
-                    _ = try common.take(shared, value)
-                    return
-                }
+            FrontierOption.runOptions, FrontierOption.allCases,
+            option: { option, value in _ = try common.take(option, value) },
+            own: { option, value in
                 let name = option.rawValue
                 switch option {
                 case .knob: knobs.append(try parseKnob(required(value, for: name, expected: "POLICY=V1,V2,...")))
@@ -47,7 +41,6 @@ extension Command {
                         throw CLIError.usage("invalid value '\(value!)' for '--energy-range': expected LOW,HIGH in J/day with LOW < HIGH")
                     }
                     range = pair[0]...pair[1]
-                default: break  // the shared options (--replications, --baseline-policy too), taken above
                 }
             },
             positional: { throw CLIError.unexpected($0, command: "frontier") })

@@ -293,7 +293,7 @@ private let errorCases: [ErrorCase] = [
         let options: [String] = switch command {
         case "run": RunOption.allCases.filter { $0 != .version }.map(\.rawValue)
         case "sweep": RunOption.shared.map(\.rawValue)
-        case "frontier": Command.FrontierOption.allCases.map(\.rawValue)
+        case "frontier": Command.FrontierOption.runOptions.map(\.rawValue) + Command.FrontierOption.allCases.map(\.rawValue)
         case "bench": Command.BenchOption.documented.map(\.rawValue)
         case "check": Command.CheckOption.allCases.map(\.rawValue)
         case "scenario": Command.ScenarioOption.allCases.map(\.rawValue)
