@@ -19,11 +19,16 @@ enum BenchProcess {
     static let parentVariable = "BGBENCH_BENCH_PARENT"
 
     /// In a child started by `spawn`: SIGTERM when the parent ends (the child's own
-    /// handler then exits 143, as `run` does), and exit 143 at once if it already has.
-    /// Nothing when the variable is absent (the subcommand run by hand or in a test).
+    /// handler then exits 143, as `run` does), and exit 143 at once, with one line saying
+    /// why, if it already has. Nothing when the variable is absent or not a process id
+    /// (the subcommand run by hand or in a test).
     static func endWithParent() {
         guard let value = ProcessInfo.processInfo.environment[parentVariable], let parent = pid_t(value) else { return }
-        if bgbench_end_with_parent(parent) == 1 { exit(128 + SIGTERM) }
+        if bgbench_end_with_parent(parent) == 1 {
+            let line = "error: bench: the bench process that started this workload (\(parentVariable)=\(parent)) has ended\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+            exit(128 + SIGTERM)
+        }
     }
 
     /// The child: runs `workload` `repeats` times on `threads` threads and returns its

@@ -212,6 +212,28 @@ import Testing
         if Self.isRunning(running) { kill(running, SIGKILL) }
     }
 
+    /// A child whose named parent is not its parent (that bench has ended) stops at once:
+    /// exit 143 and one line saying why, no workload run.
+    @Test func childOfAnEndedBenchStops() throws {
+        let binary = try ResourcesTests.builtBinary()
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: binary)
+        child.arguments = ["bench", "--run-workload", "r1/fixed", "--devices", "2", "--repeats", "1"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[BenchProcess.parentVariable] = "1"  // init: never this test's child's parent
+        child.environment = environment
+        let out = Pipe(), err = Pipe()
+        child.standardOutput = out
+        child.standardError = err
+        try child.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        #expect(child.terminationStatus == 143)
+        #expect(output == "")
+        #expect(errors == "error: bench: the bench process that started this workload (BGBENCH_BENCH_PARENT=1) has ended\n")
+    }
+
     /// The processes whose parent is `parent` (from /proc/PID/stat: the field after the
     /// command's closing parenthesis is the state, the next the parent's id).
     static func children(of parent: pid_t) -> [pid_t] {
