@@ -80,7 +80,7 @@ enum Command {
             if let file { return try EmbeddedFiles.loadScenario(file, overrides: overrides) }
             if overrides.isEmpty { return ScenarioLoader.builtInDefault() }
             // The built-in defaults with overrides: hashed like the defaults alone.
-            return try ScenarioLoader.load(json: ScenarioLoader.builtInDefault().resolvedJSON,
+            return try ScenarioLoader.load(json: ScenarioLoader.builtInDefaultText(),
                                            file: "(built-in default)", overrides: overrides)
         }
     }

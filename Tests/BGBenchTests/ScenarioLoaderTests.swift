@@ -221,7 +221,12 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         #expect(loaded.file == nil)
         #expect(loaded.scenario == Scenario())
         #expect(loaded.resolvedJSON.hasPrefix("{\n  \"app\" : {"))
-        #expect(loaded.sha256 == SHA256.hex(loaded.resolvedJSON.utf8))
+        // Hashed as Datasets/scenarios/default.json, whatever other tests of this process
+        // registered (resolvedJSON holds their parameters too).
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Datasets/scenarios/default.json")
+        #expect(loaded.sha256 == SHA256.hex([UInt8]((try? Data(contentsOf: file)) ?? Data())))
+        #expect(loaded.sha256 == SHA256.hex(ScenarioLoader.builtInDefaultText().utf8))
         #expect(Scenario().validate().isEmpty)
     }
 
@@ -238,6 +243,29 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         #expect(Set(paths) == Set(Schema.shared.leafTypes.keys))
         #expect(paths.contains("population.archetypes.*.weekend_shift"))
         #expect(paths.contains("population.routine.opens[].jitter_sd"))
+    }
+
+    /// Schema.snakeCase spells names as JSONEncoder's `.convertToSnakeCase` does: every
+    /// Swift name of the defaults, and names that exercise each of its rules.
+    @Test func snakeCaseAgreesWithTheEncoder() throws {
+        struct Field: Encodable {
+            let name: String
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: AnyKey.self)
+                try container.encodeNil(forKey: AnyKey(stringValue: name))
+            }
+        }
+        func encoded(_ name: String) throws -> String {
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            return try JSONParser.parse(String(decoding: try encoder.encode(Field(name: name)), as: UTF8.self)).root.object!.keys[0]
+        }
+        let names = Array(Schema.shared.swiftNames.values)
+            + ["myURLValue", "URLValue", "ABc", "fooBAR", "nr5G", "aBc1D", "latencyMedianNr5g", "x", "", "already_snake", "ÉtéÀ"]
+        #expect(names.count > 200)
+        for name in names { #expect(Schema.snakeCase(name) == (try encoded(name)), "\(name)") }
+        #expect(Schema.snakeCase("latencyMedianNr5g") == "latency_median_nr5g")
+        #expect(Schema.snakeCase("myURLValue") == "my_url_value")
     }
 
     /// JSONDecoder's errors get a JSON path (map keys verbatim) and a plain message.

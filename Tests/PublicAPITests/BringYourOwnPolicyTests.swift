@@ -76,6 +76,10 @@ struct TenToTheHourPolicy: WakePolicy {
         let file = Self.packageRoot.appendingPathComponent("Datasets/scenarios/default.json").path
         let scenario = try ScenarioLoader.load(file: file, overrides: ["platform.name=unrestricted"])
         #expect(scenario.scenario.platform.name == "unrestricted")
+        // The registered policy renames no run of the built-in defaults: they are hashed as
+        // that file is (run.json's scenario_sha256), whatever this process registered.
+        #expect(ScenarioLoader.builtInDefaultText() == (try String(contentsOfFile: file, encoding: .utf8)))
+        #expect(ScenarioLoader.builtInDefault().sha256 == (try ScenarioLoader.load(file: file)).sha256)
         #expect(scenario.scenario.platform[Unrestricted.self].dailyCap == 0)
 
         let request = RunRequest(scenario: scenario, policies: ["none", TenToTheHourPolicy.name],

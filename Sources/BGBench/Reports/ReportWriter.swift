@@ -16,7 +16,10 @@ public enum ReportWriter {
     public static func files(_ report: RunReport) -> [(String, String)] {
         var files = reportFiles(report)
         if report.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
-        files.append(("run.json", runJSON(report, manifest: manifest(files))))
+        let manifest = manifest(files)
+        // scenario.json is the run's resolved scenario: its hash is in the manifest already.
+        let resolved = manifest.first { $0.name == "scenario.json" }?.sha256
+        files.append(("run.json", runJSON(report, manifest: manifest, resolvedSha256: resolved)))
         return files
     }
 

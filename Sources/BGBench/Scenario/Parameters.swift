@@ -395,4 +395,5 @@ public extension PlatformRules {
 /// registry (the scenario schema) is rebuilt.
 enum RegistryGeneration {
     static let value = Atomic<Int>(0)
+    static var current: Int { value.load(ordering: .sequentiallyConsistent) }
 }

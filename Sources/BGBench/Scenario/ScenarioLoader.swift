@@ -3,21 +3,37 @@ import Synchronization
 
 /// A scenario ready to run, with where it came from.
 public struct LoadedScenario: Sendable {
-    public var scenario: Scenario
+    /// The scenario; changing it writes `resolvedJSON` anew, so the two always agree.
+    public var scenario: Scenario {
+        didSet { resolvedJSON = ScenarioLoader.resolvedJSON(scenario); encodedAt = RegistryGeneration.current }
+    }
     /// The scenario file as the caller named it; nil for the built-in defaults.
     public var file: String?
     /// SHA-256 (hex) of the file's bytes, or of `resolvedJSON` for the built-in defaults.
     public var sha256: String
     /// Every parameter of the scenario as JSON, those of every registered component
     /// included: pretty, sorted keys, snake_case (Datasets/scenarios/default.json for the
-    /// defaults). A run's resolved scenario is `resolvedJSON(policies:)`.
-    public var resolvedJSON: String
+    /// defaults). A run's resolved scenario is `resolvedJSON(policies:)`, cut from this
+    /// text (encoding a scenario is most of a small run's start-up).
+    public var resolvedJSON: String {
+        didSet { encodedAt = nil }
+    }
     /// The `path=value` overrides applied over the file, in order.
     public var overrides: [String]
+    /// The registry's generation when the loader encoded `resolvedJSON` from `scenario`; nil
+    /// when a caller gave the text. A policy registered since adds parameters to the
+    /// scenario's JSON: then, or when the text is the caller's, it is encoded anew.
+    private var encodedAt: Int?
 
     public init(scenario: Scenario, file: String?, sha256: String, resolvedJSON: String, overrides: [String] = []) {
         (self.scenario, self.file, self.sha256, self.resolvedJSON) = (scenario, file, sha256, resolvedJSON)
         self.overrides = overrides
+    }
+
+    /// A scenario with `resolvedJSON` just encoded from it by the loader.
+    init(encoded scenario: Scenario, file: String?, sha256: String, resolvedJSON: String, overrides: [String] = []) {
+        self.init(scenario: scenario, file: file, sha256: sha256, resolvedJSON: resolvedJSON, overrides: overrides)
+        encodedAt = RegistryGeneration.current
     }
 
     /// SHA-256 of `resolvedJSON` (every registered component's parameters).
@@ -25,7 +41,10 @@ public struct LoadedScenario: Sendable {
 
     /// The resolved scenario of a run of `policies`: the parameters of the components it
     /// uses only (`ScenarioLoader.resolvedJSON(_:policies:)`); scenario.json of its reports.
-    public func resolvedJSON(policies: [String]) -> String { ScenarioLoader.resolvedJSON(scenario, policies: policies) }
+    public func resolvedJSON(policies: [String]) -> String {
+        let resolved = encodedAt == RegistryGeneration.current ? resolvedJSON : ScenarioLoader.resolvedJSON(scenario)
+        return ScenarioLoader.pruned(resolved, of: scenario, policies: policies, components: true)
+    }
 
     /// SHA-256 of `resolvedJSON(policies:)`: names the effective scenario of a run, whatever
     /// file and overrides produced it (run.json's `resolved_scenario_sha256`).
@@ -106,10 +125,23 @@ public enum ScenarioLoader {
     }
 
     /// `Scenario()`, for runs without a scenario file.
+    /// Named, like a file, by the SHA-256 of its text: `builtInDefaultText`.
     public static func builtInDefault() -> LoadedScenario {
         let json = resolvedJSON(Scenario())
-        return LoadedScenario(scenario: Scenario(), file: nil, sha256: SHA256.hex(json.utf8), resolvedJSON: json)
+        let text = onlyBuiltInPolicies ? json : builtInDefaultText()
+        return LoadedScenario(encoded: Scenario(), file: nil, sha256: SHA256.hex(text.utf8), resolvedJSON: json)
     }
+
+    /// The built-in defaults as a file would hold them: Datasets/scenarios/default.json, the
+    /// parameters of bgbench's own components only, so that a policy a package registers
+    /// changes no run's `scenario_sha256` (nor what `--set` is applied over).
+    public static func builtInDefaultText() -> String {
+        let json = resolvedJSON(Scenario())
+        // Read after encoding: a policy registered meanwhile is then seen and pruned.
+        return onlyBuiltInPolicies ? json : completeJSON(Scenario(), policies: PolicyRegistry.builtIn.map(\.name))
+    }
+
+    private static var onlyBuiltInPolicies: Bool { PolicyRegistry.all.count == PolicyRegistry.builtIn.count }
 
     /// Every parameter of `s` as JSON: pretty, sorted keys, snake_case, a final newline.
     public static func resolvedJSON(_ s: Scenario) -> String {
@@ -129,7 +161,7 @@ public enum ScenarioLoader {
     /// `app` the processing task only when `app.processing.enabled`. Every other section
     /// is whole. The output loads back (left-out sections take their defaults).
     public static func resolvedJSON(_ s: Scenario, policies: [String]) -> String {
-        pruned(s, policies: policies, components: true)
+        pruned(resolvedJSON(s), of: s, policies: policies, components: true)
     }
 
     /// `resolvedJSON(s)` with the parameters of `policies` only among the policies, and
@@ -137,13 +169,13 @@ public enum ScenarioLoader {
     /// given set of policies (`PolicyRegistry.builtIn`'s: Datasets/scenarios/default.json,
     /// whatever else a process registered).
     public static func completeJSON(_ s: Scenario, policies: [String]) -> String {
-        pruned(s, policies: policies, components: false)
+        pruned(resolvedJSON(s), of: s, policies: policies, components: false)
     }
 
-    /// The resolved JSON without the parameters of other policies and, with `components`,
-    /// of the components a run does not use.
-    private static func pruned(_ s: Scenario, policies: [String], components: Bool) -> String {
-        guard var root = try? JSONParser.parse(resolvedJSON(s)).root.object else { return resolvedJSON(s) }
+    /// `resolved` (`resolvedJSON(s)`) without the parameters of other policies and, with
+    /// `components`, of the components a run does not use.
+    static func pruned(_ resolved: String, of s: Scenario, policies: [String], components: Bool) -> String {
+        guard var root = try? JSONParser.parse(resolved).root.object else { return resolved }
         func pruned(_ key: String, keeping keep: (String) -> Bool) {
             guard var section = root[key]?.object else { return }
             for member in section.keys where !keep(member) { section[member] = nil }
@@ -193,7 +225,7 @@ public enum ScenarioLoader {
         guard resolver.problems.isEmpty, let scenario = decoded else {
             throw ScenarioError(problems: resolver.sortedProblems)
         }
-        return LoadedScenario(scenario: scenario, file: file, sha256: SHA256.hex(bytes),
+        return LoadedScenario(encoded: scenario, file: file, sha256: SHA256.hex(bytes),
                               resolvedJSON: resolvedJSON(scenario), overrides: overrides)
     }
 }

@@ -34,7 +34,7 @@ struct Schema: @unchecked Sendable /* immutable after init */ {
     /// The schema of the registry as it is now: rebuilt after a policy is registered, so
     /// that its `policies.<name>.*` keys are known.
     static var shared: Schema {
-        let generation = RegistryGeneration.value.load(ordering: .sequentiallyConsistent)
+        let generation = RegistryGeneration.current
         return cache.withLock { cache in
             if let cached = cache, cached.generation == generation { return cached.schema }
             let schema = Schema()
@@ -87,19 +87,30 @@ struct Schema: @unchecked Sendable /* immutable after init */ {
         }
     }
 
-    /// A Swift property name as JSONEncoder's `.convertToSnakeCase` spells it.
+    /// A Swift property name as JSONEncoder's `.convertToSnakeCase` spells it: a word
+    /// starts at each upper-case letter after the first character, and a run of capitals
+    /// followed by a lower-case letter is a word up to the capital before that letter
+    /// (`latencyMedianNr5g` → `latency_median_nr5g`, `myURLValue` → `my_url_value`).
+    /// Spelled out rather than asked of an encoder: the schema asks once per property,
+    /// and an encoder per name was a fifth of a small run's start-up.
+    /// ScenarioLoaderTests checks it against the encoder for every key of the defaults.
     static func snakeCase(_ name: String) -> String {
-        struct Field: Encodable {
-            let name: String
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: AnyKey.self)
-                try container.encodeNil(forKey: AnyKey(stringValue: name))
-            }
+        let c = Array(name.unicodeScalars)
+        func isUpper(_ i: Int) -> Bool { [.uppercaseLetter, .titlecaseLetter].contains(c[i].properties.generalCategory) }
+        func isLower(_ i: Int) -> Bool { c[i].properties.generalCategory == .lowercaseLetter }
+        var starts = [0], from = 1
+        while let upper = (from..<max(from, c.count)).first(where: isUpper) {
+            starts.append(upper)
+            guard let lower = (upper..<c.count).first(where: isLower) else { break }
+            if lower > upper + 1 { starts.append(lower - 1) }
+            from = lower + 1
         }
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        let json = String(decoding: try! encoder.encode(Field(name: name)), as: UTF8.self)
-        return try! JSONParser.parse(json).root.object!.keys[0]
+        starts.append(c.count)
+        return (1..<starts.count).map { k in
+            var word = String.UnicodeScalarView()
+            word.append(contentsOf: c[starts[k - 1]..<starts[k]])
+            return String(word).lowercased()
+        }.joined(separator: "_")
     }
 }
 
