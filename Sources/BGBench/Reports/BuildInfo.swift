@@ -6,20 +6,15 @@ public enum BuildInfo {
     public static let version = "0.1.0"
 
     /// The git commit of the checkout the executable was built in ("unknown" outside one),
-    /// found from the executable's own folder (builds live in <checkout>/.build/...).
+    /// found from the executable's own folder (builds live in <checkout>/.build/...): the
+    /// checkout's HEAD when the run starts, read from its files (``GitCheckout``).
     public static let gitCommit: String = {
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", executable.deletingLastPathComponent().path, "rev-parse", "HEAD"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return "unknown" }
-        process.waitUntilExit()
-        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        return process.terminationStatus == 0 && !out.isEmpty ? out : "unknown"
+        // The executable itself, not argv[0], which names it relative to the caller's
+        // folder or not at all when it was found on PATH.
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments.first ?? "."
+        let executable = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        return GitCheckout.head(above: executable.deletingLastPathComponent()) ?? "unknown"
     }()
 
     public static var gslVersion: String { GSL.version }
