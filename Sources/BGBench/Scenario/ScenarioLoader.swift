@@ -9,7 +9,8 @@ public struct LoadedScenario: Sendable {
     }
     /// The scenario file as the caller named it; nil for the built-in defaults.
     public var file: String?
-    /// SHA-256 (hex) of the file's bytes, or of `resolvedJSON` for the built-in defaults.
+    /// SHA-256 (hex) of the file's bytes, or of `ScenarioLoader.builtInDefaultText()` for
+    /// the built-in defaults.
     public var sha256: String
     /// Every parameter of the scenario as JSON, those of every registered component
     /// included: pretty, sorted keys, snake_case (Datasets/scenarios/default.json for the
@@ -124,24 +125,24 @@ public enum ScenarioLoader {
         try load(text: json, bytes: Data(json.utf8), file: file, overrides: overrides)
     }
 
-    /// `Scenario()`, for runs without a scenario file.
-    /// Named, like a file, by the SHA-256 of its text: `builtInDefaultText`.
+    /// `Scenario()`, for runs without a scenario file, named like a file by the SHA-256 of
+    /// its text (`builtInDefaultText`).
     public static func builtInDefault() -> LoadedScenario {
         let json = resolvedJSON(Scenario())
-        let text = onlyBuiltInPolicies ? json : builtInDefaultText()
-        return LoadedScenario(encoded: Scenario(), file: nil, sha256: SHA256.hex(text.utf8), resolvedJSON: json)
+        return LoadedScenario(encoded: Scenario(), file: nil, sha256: SHA256.hex(builtInForm(json).utf8), resolvedJSON: json)
     }
 
     /// The built-in defaults as a file would hold them: Datasets/scenarios/default.json, the
     /// parameters of bgbench's own components only, so that a policy a package registers
     /// changes no run's `scenario_sha256` (nor what `--set` is applied over).
-    public static func builtInDefaultText() -> String {
-        let json = resolvedJSON(Scenario())
-        // Read after encoding: a policy registered meanwhile is then seen and pruned.
-        return onlyBuiltInPolicies ? json : completeJSON(Scenario(), policies: PolicyRegistry.builtIn.map(\.name))
-    }
+    public static func builtInDefaultText() -> String { builtInForm(resolvedJSON(Scenario())) }
 
-    private static var onlyBuiltInPolicies: Bool { PolicyRegistry.all.count == PolicyRegistry.builtIn.count }
+    /// `resolvedJSON(Scenario())` without the parameters of policies registered by others.
+    /// The registry is read after the encoding, so a policy registered meanwhile is pruned.
+    private static func builtInForm(_ json: String) -> String {
+        PolicyRegistry.all.count == PolicyRegistry.builtIn.count ? json
+            : pruned(json, of: Scenario(), policies: PolicyRegistry.builtIn.map(\.name), components: false)
+    }
 
     /// Every parameter of `s` as JSON: pretty, sorted keys, snake_case, a final newline.
     public static func resolvedJSON(_ s: Scenario) -> String {

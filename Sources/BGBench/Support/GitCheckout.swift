@@ -3,7 +3,7 @@ import Foundation
 /// The commit a git checkout has checked out, read from its files as `git rev-parse HEAD`
 /// would answer it: `.git` (a folder, or a file `gitdir: PATH` in a worktree or submodule),
 /// its `HEAD` (a ref, or a detached commit), the ref's own file, else `packed-refs` in the
-/// common folder. No process is started: asking git cost a run about 30 ms of its start-up.
+/// common folder. No process is started: asking git cost every run about 50 ms.
 enum GitCheckout {
     /// The commit of the checkout that holds `folder` (the nearest `.git` above it), or nil
     /// when there is none or it cannot be read.
