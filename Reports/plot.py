@@ -33,6 +33,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 import pandas as pd  # noqa: E402
 
+# Each PNG is signed in a text chunk, so that a later bgbench run replacing this folder
+# knows the file as its own and never deletes a PNG the user drew (Reports/README.md, "What
+# may be replaced").
+SIGNATURE = {"Software": "bgbench plot"}
+
 
 def pooled_fleet(summary, swept, replications):
     """The fleet's rows (archetype `all`), one per point and policy: with several seeds, the
@@ -112,7 +117,7 @@ def frontier(summary, out, replications=None):
     fig.suptitle("Freshness against energy (95 % intervals)" + (", one panel per world" if environment else ""))
     axes.flat[0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "frontier.png"), dpi=120)
+    fig.savefig(os.path.join(out, "frontier.png"), dpi=120, metadata=SIGNATURE)
     plt.close(fig)
 
 
@@ -272,7 +277,7 @@ def daily(table, out, baseline, policies):
         fig.suptitle(f"Learning curve: fresh-open rate ({band_note(table)})")
     axes[0][1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "daily.png"), dpi=120)
+    fig.savefig(os.path.join(out, "daily.png"), dpi=120, metadata=SIGNATURE)
     plt.close(fig)
 
 
@@ -305,7 +310,7 @@ def hourly(table, out, baseline, policies):
     axes[-1].set_xticks(range(0, 24, 2))
     axes[1].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "hourly.png"), dpi=120)
+    fig.savefig(os.path.join(out, "hourly.png"), dpi=120, metadata=SIGNATURE)
     plt.close(fig)
 
 
@@ -389,7 +394,7 @@ def headline(folder, summary, out, baseline, policies):
     else:
         fig.suptitle("Headline metrics (report.headline), 95 % interval", fontsize=10)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "headline.png"), dpi=120)
+    fig.savefig(os.path.join(out, "headline.png"), dpi=120, metadata=SIGNATURE)
     plt.close(fig)
 
 
@@ -440,7 +445,7 @@ def frontier_curves(table, out):
     fig.suptitle("Frontier: each policy over its knob, paired with the baseline (95 % intervals, "
                  + ("across seeds)" if interval == "seeds" else "device-clustered)"), fontsize=11)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "frontier-curves.png"), dpi=120)
+    fig.savefig(os.path.join(out, "frontier-curves.png"), dpi=120, metadata=SIGNATURE)
     plt.close(fig)
 
 

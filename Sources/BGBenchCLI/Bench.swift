@@ -9,18 +9,18 @@ import Foundation
 /// machines are noisy, so compare medians and ratios.
 extension Command {
     enum BenchOption: String, CommandOption {
-        case quick, memory, workloads, repeats, threads, baseline, csv
+        case quick, memory, workloads, repeats, threads, baseline, csv, force
         /// Internal (Benchmarks/README.md): the child process's subcommand, and the device
         /// count of every workload (the tests' tiny workloads).
         case runWorkload = "run-workload", devices
-        var isFlag: Bool { self == .quick || self == .memory }
+        var isFlag: Bool { self == .quick || self == .memory || self == .force }
         static let hidden: [BenchOption] = [.runWorkload, .devices]
         /// The options `bgbench bench --help` lists.
         static var documented: [BenchOption] { allCases.filter { !hidden.contains($0) } }
     }
 
     static func bench<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
-        var quick = false, memory = false
+        var quick = false, memory = false, force = false
         var repeats = 3
         var threads: Int?, devices: Int?
         var baselineFile: String?, csvFile: String?, child: String?
@@ -37,6 +37,7 @@ extension Command {
                 case .workloads: selected = try benchWorkloads(named: required(value, for: name, expected: "workload names separated by commas"))
                 case .baseline: baselineFile = try required(value, for: name, expected: "a bench CSV file")
                 case .csv: csvFile = try required(value, for: name, expected: "a file")
+                case .force: force = true
                 case .runWorkload: child = try required(value, for: name, expected: "a workload name")
                 case .repeats:
                     repeats = try integer(required(value, for: name, expected: "a positive integer"),
@@ -65,7 +66,11 @@ extension Command {
             return
         }
         if memory, selected != nil { throw CLIError.usage("'--memory' cannot be combined with '--workloads'") }
-        if let csvFile { try checkWritable(csvFile, option: "--csv") }
+        if force && csvFile == nil { throw CLIError.usage("'--force' needs '--csv'") }
+        if let csvFile {
+            try OutputGuard.checkFile(csvFile, option: "--csv", kind: BenchTable.fileKind,
+                                      inputs: baselineFile.map { [.init(path: $0, role: "--baseline")] } ?? [], force: force)
+        }
         let baseline = try baselineFile.map(BenchBaseline.load)
 
         // What runs: each workload (a tenth of its devices with --quick) on one thread and

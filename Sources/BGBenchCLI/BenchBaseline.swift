@@ -143,20 +143,4 @@ extension Command {
             }
         }
     }
-
-    /// Checks, before any work, that a file the command was asked for can be written:
-    /// an empty value is a usage error (64); a file that cannot be created beside the
-    /// target is 73.
-    static func checkWritable(_ path: String, option: String) throws {
-        guard !path.isEmpty else { throw CLIError.usage("invalid value '' for '\(option)': expected a file") }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw CLIError.cannotCreate("cannot write '\(path)': it is a folder")
-        }
-        let probe = path + ".tmp-\(getpid())"
-        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CLIError.cannotCreate("cannot write '\(path)': cannot create the file") }
-        close(fd)
-        unlink(probe)
-    }
 }

@@ -84,6 +84,10 @@ enum BenchTable {
                           "median_s", "device_days_per_s", "events_per_s", "events_per_device_day", "ns_per_event",
                           "peak_mb", "speedup", "vs_fixed"]
 
+    /// What `--csv` may overwrite: a bench CSV (its header).
+    static let fileKind = OutputGuard.FileKind.csv("a bench CSV of bgbench (first line \(columns[0]),...)",
+                                                   header: columns.joined(separator: ","))
+
     static func csv(_ rows: [Row]) -> String {
         var csv = CSVWriter("")
         csv.row(columns)

@@ -45,7 +45,7 @@ extension Command {
             throw CLIError.usage("'--update' cannot be combined with '\(name)'")
         }
         if exact && !tolerances.isEmpty { throw CLIError.usage("'--exact' cannot be combined with '--tolerance'") }
-        if force && !update { throw CLIError.usage("'--force' needs '--update'") }
+        if force && !update && junit == nil { throw CLIError.usage("'--force' needs '--update' or '--junit'") }
         for (set, name) in [(update, "--update"), (exact, "--exact"), (!tolerances.isEmpty, "--tolerance"), (junit != nil, "--junit")]
         where ab && set {
             throw CLIError.usage("'--ab' cannot be combined with '\(name)'")
@@ -53,7 +53,11 @@ extension Command {
         if acceptConfiguration && !update {
             throw CLIError.usage("'--accept-configuration' goes with '--update': it lets --update replace a baseline of another configuration")
         }
-        if let junit { try checkWritable(junit, option: "--junit") }
+        if let junit {
+            try OutputGuard.checkFile(junit, option: "--junit", kind: JUnitReport.fileKind,
+                                      inputs: [.init(path: baseline, role: "--baseline"), .init(path: current, role: "--current")],
+                                      force: force)
+        }
         if FileManager.default.fileExists(atPath: baseline), canonical(baseline) == canonical(current) {
             throw CLIError.usage("'--baseline' and '--current' name the same folder")
         }
@@ -232,7 +236,8 @@ extension Command {
             }
         }
         guard refused.isEmpty else { throw CLIError(message: refused.joined(separator: "\nerror: "), code: 65, hint: false) }
-        let transaction = try FolderTransaction(out: target, force: force, option: "--baseline")
+        let transaction = try FolderTransaction(out: target, force: force, scope: .baselines,
+                                                inputs: [.init(path: current, role: "--current")], option: "--baseline")
         if !single {
             // The baseline's runs the current folder does not have stay as they are.
             let kept = ((try? fm.contentsOfDirectory(atPath: target)) ?? []).sorted().filter { name in
@@ -375,6 +380,15 @@ enum JUnitReport {
     struct Case { var classname: String; var name: String; var failure: String?; var note: String? }
     struct Suite { var name: String; var cases: [Case] }
 
+    /// The root element every JUnit file of `check` opens with.
+    static let root = "<testsuites name=\"bgbench check\""
+
+    /// What `--junit` may overwrite: a JUnit file `check` wrote (its XML declaration and root).
+    static let fileKind = OutputGuard.FileKind(description: "a JUnit report of bgbench check") { bytes in
+        let head = String(decoding: bytes, as: UTF8.self)
+        return head.hasPrefix("<?xml") && head.contains(root)
+    }
+
     static func statistical(_ comparisons: [MetricComparison], suites: [(name: String, range: Range<Int>)]) -> String {
         render(suites.map { suite in
             Suite(name: "bgbench check \(suite.name)", cases: comparisons[suite.range].map { m in
@@ -396,7 +410,7 @@ enum JUnitReport {
         let tests = suites.reduce(0) { $0 + $1.cases.count }
         let failures = suites.reduce(0) { $0 + $1.cases.filter { $0.failure != nil }.count }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"bgbench check\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
+        xml += "\(root) tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
         for suite in suites {
             let f = suite.cases.filter { $0.failure != nil }.count
             xml += "  <testsuite name=\"\(escape(suite.name))\" tests=\"\(suite.cases.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"0\" time=\"0\">\n"

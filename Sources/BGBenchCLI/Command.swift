@@ -27,31 +27,13 @@ enum Command {
             positional: { throw CLIError.unexpected($0, command: "run") })
         if showVersion { output.write("bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL \(BuildInfo.gslVersion))\n"); return }
         try common.finish()
-        let options = common.options, out = common.out, replications = common.replications
-
         let loaded = try loadScenario(common.scenarioFile, overrides: common.overrides)
         let request = try common.request(loaded, commandLine: ["bgbench"] + arguments)
-        // Locked, checked and staged before anything runs (FolderTransaction).
-        let folder = try FolderTransaction(out: out, force: common.force)
-        let progress = ProgressLine.make(total: common.workPerScenario, quiet: common.quiet)
-        var advance: (@Sendable (Int) -> Void)?
-        if let progress { advance = { progress.advance($0) } }
-        let report = try Runner.run(request, progress: advance)
-        progress?.finish()
-        try folder.write(ReportWriter.files(report))
-        try folder.commit()
-        if let shard = options.shard {
-            output.write(shardLine(shard, devices: options.devices, seconds: report.wallSeconds, deviceDays: report.simulatedDeviceDays))
+        try common.pipeline(.run, work: common.workPerScenario).run(output: &output) { progress in
+            let report = try Runner.run(request, progress: progress)
+            return .init(files: ReportWriter.files(report), text: SummaryTable.render(report),
+                         seconds: report.wallSeconds, deviceDays: report.simulatedDeviceDays)
         }
-        output.write(SummaryTable.render(report))
-        output.write("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv\(options.keepDevices ? ", devices.csv" : "")\(options.traceDevices > 0 ? ", events.csv" : "")\(report.baselinePolicy != nil ? ", paired.csv" : "")\(replications > 1 ? ", replications.csv" : "")\(options.shard == nil ? "" : ", \(ShardState.fileName)"), scenario.json, run.json)\n")
-    }
-
-    /// A shard's first line (a cluster's task log keeps it): "shard K/N (devices A–B of D): S s, R device-days/s".
-    static func shardLine(_ shard: Shard, devices fleet: Int, seconds: Double, deviceDays: Int) -> String {
-        let devices = shard.devices(of: fleet)
-        let span = devices.isEmpty ? "no devices" : "devices \(devices.lowerBound)–\(devices.upperBound - 1)"
-        return "shard \(shard) (\(span) of \(fleet)): \(SummaryTable.fixed(seconds, 2)) s, \(Int(Double(deviceDays) / max(seconds, 1e-9))) device-days/s\n"
     }
 
     static func parsePolicies(_ text: String) throws -> [String] {

@@ -13,8 +13,9 @@ import Foundation
 /// - Opening takes the lock without waiting (another writer: exit 75), then repairs what a
 ///   killed writer left: an `old` folder where `DIR` is missing is renamed back, every
 ///   other leftover is removed (no live writer holds the lock, so none is in use).
-/// - `DIR` may be missing, empty, or a bgbench report folder (``isReportFolder(_:)``);
-///   anything else is refused (exit 73) unless `force`.
+/// - `DIR` may be missing, empty, or what ``OutputGuard`` shows bgbench wrote itself (the
+///   previous report of the same kind, nothing else in it); anything else, and an output
+///   that is or holds one of the command's inputs, is refused (exit 73) unless `force`.
 /// - `commit()` exchanges the staging folder and `DIR` with renameat2(RENAME_EXCHANGE) and
 ///   removes the old folder, now at the staging name; where the file system cannot
 ///   exchange, `DIR` is renamed to the `old` name and the staging folder to `DIR`.
@@ -26,12 +27,14 @@ final class FolderTransaction {
     private var lock: Int32 = -1
     private var done = false
 
-    /// The files `bgbench plot` writes into a report folder: part of a report folder too.
-    static let plotFiles: Set<String> = ["frontier.png", "daily.png", "hourly.png", "frontier-curves.png"]
+    /// Whether `name` is a writer's lock file, `.DIR.bgbench-lock` (left beside `DIR`).
+    static func isLockFile(_ name: String) -> Bool { name.hasPrefix(".") && name.hasSuffix(".bgbench-lock") }
 
-    /// Resolves `out`, checks that it may be replaced, locks it, repairs leftovers and
-    /// creates the staging folder: the checks that must pass before anything runs.
-    init(out: String, force: Bool, option: String = "--out") throws {
+    /// Resolves `out`, checks that it may be replaced (`scope`; not one of `inputs`),
+    /// locks it, repairs leftovers and creates the staging folder: the checks that must
+    /// pass before anything runs.
+    init(out: String, force: Bool, scope: OutputGuard.Scope, inputs: [OutputGuard.Input] = [],
+         option: String = "--out") throws {
         guard !out.isEmpty else { throw CLIError.usage("invalid value '' for '\(option)': expected a folder") }
         let fm = FileManager.default
         var url = URL(fileURLWithPath: out).standardizedFileURL
@@ -68,7 +71,7 @@ final class FolderTransaction {
         }
         do {
             try repairLeftovers()
-            try checkReplaceable(out: out, force: force)
+            try OutputGuard.checkFolder(target, shown: out, scope: scope, inputs: inputs, force: force)
             Interruption.track(staging)
             guard mkdir(staging, 0o755) == 0 else {
                 throw CLIError.cannotCreate("cannot write '\(out)': cannot create '\(staging)': \(String(cString: strerror(errno)))")
@@ -95,33 +98,6 @@ final class FolderTransaction {
         for entry in entries where (entry.hasPrefix(stagingPrefix) || entry.hasPrefix(oldPrefix)) && entry != restored {
             try? fm.removeItem(atPath: (parent as NSString).appendingPathComponent(entry))
         }
-    }
-
-    /// A bgbench report folder: one with run.json, or whose every entry is a file bgbench
-    /// writes (a sweep's summary.csv, an unfinished folder of an older bgbench, plots);
-    /// with `nested`, also a folder of such folders (a baseline of several runs).
-    static func isReportFolder(_ path: String, nested: Bool = false) -> Bool {
-        let fm = FileManager.default
-        guard let entries = try? fm.contentsOfDirectory(atPath: path) else { return false }
-        if entries.contains("run.json") { return true }
-        let known = Set(ReportFolder.reportFiles).union(plotFiles)
-        return entries.allSatisfy { entry in
-            if known.contains(entry) { return true }
-            var isDirectory: ObjCBool = false
-            let sub = (path as NSString).appendingPathComponent(entry)
-            return nested && fm.fileExists(atPath: sub, isDirectory: &isDirectory) && isDirectory.boolValue
-                && isReportFolder(sub)
-        }
-    }
-
-    private func checkReplaceable(out: String, force: Bool) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory) else { return }
-        guard isDirectory.boolValue else {
-            throw CLIError.cannotCreate("cannot write '\(out)': it is a file, not a folder")
-        }
-        if force || Self.isReportFolder(target, nested: true) { return }
-        throw CLIError.cannotCreate("'\(out)' holds files that are not a bgbench report: not replaced (use --force to replace the folder whole)")
     }
 
     /// Writes each (relative path, text) file whole into the staging folder, one file at a

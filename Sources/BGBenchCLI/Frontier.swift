@@ -62,20 +62,12 @@ extension Command {
         // Every arm's scenario is loaded (a bad knob value found) before the folder is opened.
         let arms: [FrontierArm]
         do { arms = try Frontier.arms(request) } catch let error as FrontierError { throw CLIError.usage(error.description) }
-        let folder = try FolderTransaction(out: common.out, force: common.force)
-        let progress = ProgressLine.make(total: common.options.part.devices(of: common.options.devices).count * common.options.days * arms.count * replications, quiet: common.quiet)
-        var advance: (@Sendable (Int) -> Void)?
-        if let progress { advance = { progress.advance($0) } }
-        let report = try Frontier.run(request, progress: advance)
-        progress?.finish()
-        try folder.write(FrontierFiles.files(report))
-        try folder.commit()
-        if let shard = common.options.shard {
-            output.write(shardLine(shard, devices: common.options.devices, seconds: report.run.wallSeconds,
-                                   deviceDays: common.options.part.devices(of: common.options.devices).count * common.options.days * arms.count * replications))
+        let work = common.options.part.devices(of: common.options.devices).count * common.options.days * arms.count * replications
+        try common.pipeline(.frontier, work: work).run(output: &output) { progress in
+            let report = try Frontier.run(request, progress: progress)
+            return .init(files: FrontierFiles.files(report), text: frontierTable(report), seconds: report.run.wallSeconds,
+                         deviceDays: work)
         }
-        output.write(frontierTable(report))
-        output.write("reports: \(common.out)/ (summary.csv, frontier.csv, frontier-matched.csv, paired.csv\(replications > 1 ? ", replications.csv" : ""), scenario.json, run.json)\n")
     }
 
     /// `--knob POLICY=V1,V2,...`: a policy with a declared knob and its values as `--set` takes them.

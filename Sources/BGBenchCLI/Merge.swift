@@ -29,35 +29,37 @@ extension Command {
         guard let out else { throw CLIError.usage("'merge' needs '--out DIR': the folder of the merged report") }
         guard !inputs.isEmpty else { throw CLIError.usage("'merge' needs the shard folders (or one folder holding them)") }
         let folders = try shardFolders(inputs)
-        let folder = try FolderTransaction(out: out, force: force)
-        let (report, shards): (MergedReport, [ShardHeader])
-        do {
-            (report, shards) = try ShardMerge.merge(folders, started: start)
-        } catch let error as MergeError {
-            switch error {
-            case .usage(let message): throw CLIError.usage(message)
-            case .refused(let message): throw CLIError(message: message, code: 65, hint: false)
+        // The merged report is of the shards' kind; an unreadable shard is refused by the merge.
+        let kind = (try? ReportManifest.read(folder: folders[0]))??.kind ?? .run
+        let pipeline = ReportPipeline(out: out, force: force, kind: kind,
+                                      inputs: (inputs + folders).map { .init(path: $0, role: "shard folder") })
+        try pipeline.run(output: &output) { _ in
+            let (report, shards): (MergedReport, [ShardHeader])
+            do {
+                (report, shards) = try ShardMerge.merge(folders, started: start)
+            } catch let error as MergeError {
+                switch error {
+                case .usage(let message): throw CLIError.usage(message)
+                case .refused(let message): throw CLIError(message: message, code: 65, hint: false)
+                }
             }
+            let files: [(String, String)], table: String
+            switch report {
+            case .run(var run):
+                run.request.commandLine = ["bgbench"] + arguments
+                files = ReportWriter.files(run)
+                table = SummaryTable.render(run)
+            case .sweep(let sweep, let points, let policies, let seeds):
+                files = sweep.files()
+                table = "\(points) points × \(policies) policies, "
+                    + (seeds.count > 1 ? "seeds \(seeds.first!)–\(seeds.last!)" : "seed \(seeds.first ?? 0)") + "\n"
+            case .frontier(let frontier):
+                files = FrontierFiles.files(frontier)
+                table = frontierTable(frontier)
+            }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+            return .init(files: files, text: table + "merged \(shards.count) shards in \(SummaryTable.fixed(seconds, 2)) s\n")
         }
-        let files: [(String, String)], table: String
-        switch report {
-        case .run(var run):
-            run.request.commandLine = ["bgbench"] + arguments
-            files = ReportWriter.files(run)
-            table = SummaryTable.render(run)
-        case .sweep(let sweep, let points, let policies, let seeds):
-            files = sweep.files()
-            table = "\(points) points × \(policies) policies, "
-                + (seeds.count > 1 ? "seeds \(seeds.first!)–\(seeds.last!)" : "seed \(seeds.first ?? 0)") + "\n"
-        case .frontier(let frontier):
-            files = FrontierFiles.files(frontier)
-            table = frontierTable(frontier)
-        }
-        try folder.write(files)
-        try folder.commit()
-        output.write(table)
-        output.write("merged \(shards.count) shards in \(SummaryTable.fixed(Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9, 2)) s\n")
-        output.write("reports: \(out)/ (\(files.map(\.0).joined(separator: ", ")))\n")
     }
 
     /// The shard folders named: each a folder with shard.state, or one parent whose

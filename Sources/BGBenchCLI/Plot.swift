@@ -4,10 +4,16 @@ import Foundation
 /// `bgbench plot DIR`: runs Reports/plot.py (built into the binary) on a report folder when python3 with
 /// matplotlib and pandas is there, and otherwise says exactly how to install them.
 extension Command {
+    enum PlotOption: String, CommandOption {
+        case force
+        var isFlag: Bool { true }
+    }
+
     static func plot<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
-        var folder: String?
+        var folder: String?, force = false
         var parser = OptionParser(tokens, command: "plot")
         try parser.parse(
+            option: { (_: PlotOption, _) in force = true },
             positional: { value in
                 guard folder == nil else { throw CLIError.unexpected(value, command: "plot") }
                 folder = value
@@ -22,6 +28,13 @@ extension Command {
             try ReportFolder.verifyComplete(folder)
         } catch {
             throw CLIError(message: error.description, code: 65, hint: false)
+        }
+        // A PNG of plot's names that bgbench did not draw is the user's (PlotFiles).
+        for name in PlotFiles.names.sorted() where !force {
+            let path = (folder as NSString).appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: path), !PlotFiles.isDrawnByBGBench(path, name: name) {
+                throw CLIError.cannotCreate("'\(path)' is not a PNG that bgbench plot drew: not overwritten (use --force to replace it)")
+            }
         }
         guard run(["python3", "-c", "import matplotlib, pandas"]).status == 0 else {
             throw CLIError(message: "bgbench plot needs python3 with matplotlib and pandas: install them with "

@@ -151,6 +151,24 @@ struct RunArguments {
                           baselinePolicy: baseline, replications: replications)
     }
 
+    /// The files the run reads (a scenario given as a file, not a preset's name; the
+    /// opens trace): never an output.
+    var inputs: [OutputGuard.Input] {
+        var inputs: [OutputGuard.Input] = []
+        if let scenarioFile, FileManager.default.fileExists(atPath: scenarioFile) {
+            inputs.append(.init(path: scenarioFile, role: "--scenario"))
+        }
+        if let traceFile { inputs.append(.init(path: traceFile, role: "--opens-trace")) }
+        return inputs
+    }
+
+    /// The folder pipeline of a command that runs these options into `--out`, reporting
+    /// `work` device-days of progress.
+    func pipeline(_ kind: ReportManifest.Kind, work: Int) -> ReportPipeline {
+        ReportPipeline(out: out, force: force, kind: kind, inputs: inputs, work: work, quiet: quiet,
+                       shard: options.shard.map { ($0, options.devices) })
+    }
+
     /// The device-days a run of one scenario simulates (for the progress line): its shard's.
     var workPerScenario: Int { options.part.devices(of: options.devices).count * options.days * policies.count * replications }
 }

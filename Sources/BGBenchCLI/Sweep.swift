@@ -32,32 +32,24 @@ extension Command {
             try common.request(loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" }),
                                commandLine: commandLine)
         }
-        let folder = try FolderTransaction(out: common.out, force: common.force)
-        let start = DispatchTime.now()
-        let progress = ProgressLine.make(total: common.workPerScenario * points.count, quiet: common.quiet)
-        var advance: (@Sendable (Int) -> Void)?
-        if let progress { advance = { progress.advance($0) } }
-        var report = SweepReport(axes: axes, specs: common.overrides)
-        var state = ShardState(kind: .sweep)
-        for (point, request) in zip(points, requests) {
-            let run = try Runner.run(request, progress: advance)
-            report.add(point, report: run)
-            if common.options.shard != nil { state.add(run) }
+        try common.pipeline(.sweep, work: common.workPerScenario * points.count).run(output: &output) { progress in
+            let start = DispatchTime.now()
+            var report = SweepReport(axes: axes, specs: common.overrides)
+            var state = ShardState(kind: .sweep)
+            for (point, request) in zip(points, requests) {
+                let run = try Runner.run(request, progress: progress)
+                report.add(point, report: run)
+                if common.options.shard != nil { state.add(run) }
+            }
+            let shardFiles = common.options.shard == nil ? []
+                : [(ShardState.fileName, ShardState.text(sweep: axes, specs: common.overrides, points: points, reports: state))]
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+            let seeds = common.replications > 1 ? "seeds \(common.options.seed)–\(common.options.seed + UInt64(common.replications) - 1)"
+                                                : "seed \(common.options.seed)"
+            return .init(files: report.files(extra: shardFiles),
+                         text: "\(points.count) points × \(common.policies.count) policies, \(seeds): \(SummaryTable.fixed(seconds, 2)) s\n",
+                         seconds: seconds, deviceDays: common.workPerScenario * points.count)
         }
-        progress?.finish()
-        let shardFiles = common.options.shard == nil ? []
-            : [(ShardState.fileName, ShardState.text(sweep: axes, specs: common.overrides, points: points, reports: state))]
-        let files = report.files(extra: shardFiles)
-        try folder.write(files)
-        try folder.commit()
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        let seeds = common.replications > 1 ? "seeds \(common.options.seed)–\(common.options.seed + UInt64(common.replications) - 1)"
-                                            : "seed \(common.options.seed)"
-        if let shard = common.options.shard { output.write(shardLine(shard, devices: common.options.devices, seconds: seconds,
-                                                                      deviceDays: common.workPerScenario * points.count)) }
-        output.write("\(points.count) points × \(common.policies.count) policies, \(seeds): "
-                     + "\(SummaryTable.fixed(seconds, 2)) s\nreports: \(common.out)/ (\(files.map(\.0).filter { !$0.hasPrefix("scenario-") && $0 != "run.json" }.joined(separator: ", ")), "
-                     + "scenario-1.json\(points.count > 1 ? " … scenario-\(points.count).json" : ""), run.json)\n")
     }
 
     /// `PATH=V1,V2,...`: commas inside brackets or braces belong to a value (`[1,2]`).

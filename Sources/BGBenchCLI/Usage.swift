@@ -51,8 +51,12 @@ extension Command {
             --opens-trace, --warmup-days, --force, --check-invariants, --shard and --quiet.
             """),
         "plot": Usage(synopsis: """
-            bgbench plot DIR             draw a report folder as PNG files (python3,
+            bgbench plot DIR [--force]   draw a report folder as PNG files (python3,
                                          matplotlib, pandas)
+            """, details: """
+            plot options:
+              --force                  overwrite PNG files of the folder that bgbench did
+                                       not draw (without it, such a file is refused)
             """),
         "list": Usage(synopsis: """
             bgbench list                 policies, platforms and scenarios
@@ -79,17 +83,19 @@ extension Command {
             line when it is valid, 65 and an 'error:' line per problem when not.
             """),
         "convert-lsapp": Usage(synopsis: """
-            bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv
+            bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv [--force]
                                          turn an LSApp-style TSV log into an opens trace:
                                          one app's opens, or every app's
             """, details: """
             convert-lsapp options:
               --app NAME               only this app's opens (default: every app's open counts)
-              --out FILE               the trace CSV to write (required)
+              --out FILE               the trace CSV to write (required; an existing FILE
+                                       only if it is an opens trace, never IN.tsv)
+              --force                  overwrite --out whatever it is
             """),
         "bench": Usage(synopsis: """
             bgbench bench [--quick] [--workloads NAME,...] [--memory] [--repeats N] [--threads T]
-                          [--csv FILE] [--baseline FILE]
+                          [--csv FILE [--force]] [--baseline FILE]
                                          the speed benchmark: device-days/s, events/s, ns/event
                                          and peak memory per workload, on 1 thread and on all;
                                          exit 1 below 85 % of a --baseline CSV's device-days/s
@@ -103,12 +109,14 @@ extension Command {
               --memory                 R1 with 100,000 devices × 365 days, once
               --repeats N              runs of each workload, 1...100 (default: 3)
               --threads T              only this thread count, 0 = all cores (default: 1 and all)
-              --csv FILE               also write the results as CSV
+              --csv FILE               also write the results as CSV (an existing FILE
+                                       only if it is a bench CSV, never --baseline's)
+              --force                  overwrite --csv whatever it is
               --baseline FILE          compare with a bench CSV made on this machine
             """),
         "check": Usage(synopsis: """
             bgbench check --baseline FILE_OR_DIR --current DIR [--tolerance METRIC=PCT ...]
-                          [--junit FILE] [--exact] [--update [--force] [--accept-configuration]] [--ab]
+                          [--junit FILE [--force]] [--exact] [--update [--force] [--accept-configuration]] [--ab]
                                          compare a run's reports with a baseline's (CI): exit 1
                                          on a significant regression, or any difference with
                                          --exact; --update makes the current run the baseline;
@@ -125,8 +133,7 @@ extension Command {
               SHARD_DIR...             the shard folders, every shard 0...N-1 once; or one
                                        PARENT folder whose sub-folders are the shards
               --out DIR                report folder (required), replaced whole when done
-              --force                  replace --out even if it holds files that are not
-                                       a bgbench report
+              --force                  replace --out whole, whatever it holds (or an input)
               --quiet                  accepted, as by run (merge draws no progress line)
             A shard of another run (scenario, seed, policies, fleet, days, version...), a
             missing, repeated or incomplete shard is refused (exit 65) with the folder named.
@@ -154,8 +161,9 @@ extension Command {
           --warmup-days W          leave the first W days out of every metric (default: 0)
           --out DIR                report folder (default: Reports/latest), replaced whole
                                    when the run has written every file
-          --force                  replace --out even if it holds files that are not
-                                   a bgbench report
+          --force                  replace --out whole, whatever it holds (without it,
+                                   only the files of bgbench's own earlier report of the
+                                   same kind are replaced: Reports/README.md)
           --check-invariants       check every device's counts against their identities
                                    (requests, runs, denials, opens) and stop at the
                                    first broken one: a soak's checking mode
@@ -185,14 +193,16 @@ extension Command {
           --current DIR            the report folder (or folder of them) to check
           --tolerance METRIC=PCT   a change of METRIC (a summary.csv column) within PCT % of
                                    the baseline is no change (default: 1; repeatable)
-          --junit FILE             also write JUnit XML, a test case per metric
+          --junit FILE             also write JUnit XML, a test case per metric (an
+                                   existing FILE only if it is check's own JUnit XML)
           --exact                  any difference in any report file fails (needs the same
                                    seed; run.json's execution and build fields do not count)
           --update                 replace the baseline folder whole with the current
                                    run's report files (refused for another configuration,
                                    exit 65)
-          --force                  with --update: replace the baseline folder even if it
-                                   holds files that are not a bgbench report
+          --force                  with --update: replace the baseline folder whole,
+                                   whatever it holds; with --junit: overwrite FILE
+                                   whatever it is
           --accept-configuration   with --update: the configuration change is meant
           --ab                     A/B: --baseline A and --current B, two configurations
                                    on the same seed and fleet, compared device by device

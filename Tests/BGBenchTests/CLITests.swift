@@ -298,6 +298,8 @@ private let errorCases: [ErrorCase] = [
         case "check": Command.CheckOption.allCases.map(\.rawValue)
         case "scenario": Command.ScenarioOption.allCases.map(\.rawValue)
         case "convert-lsapp": Command.ConvertOption.allCases.map(\.rawValue)
+        case "plot": Command.PlotOption.allCases.map(\.rawValue)
+        case "merge": Command.MergeOption.allCases.map(\.rawValue)
         default: []
         }
         for option in options {
@@ -309,8 +311,12 @@ private let errorCases: [ErrorCase] = [
     static let usageTexts: [(arguments: [String], output: String)] = [
         (["list", "--help"], "usage: bgbench list                 policies, platforms and scenarios\n"),
         (["plot", "-h"], """
-            usage: bgbench plot DIR             draw a report folder as PNG files (python3,
+            usage: bgbench plot DIR [--force]   draw a report folder as PNG files (python3,
                                                 matplotlib, pandas)
+
+            plot options:
+              --force                  overwrite PNG files of the folder that bgbench did
+                                       not draw (without it, such a file is refused)
 
             """),
         (["help", "help"], "usage: bgbench help [COMMAND]       this help, or one command's usage\n"),
@@ -324,18 +330,20 @@ private let errorCases: [ErrorCase] = [
 
             """),
         (["convert-lsapp", "--help"], """
-            usage: bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv
+            usage: bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv [--force]
                                                 turn an LSApp-style TSV log into an opens trace:
                                                 one app's opens, or every app's
 
             convert-lsapp options:
               --app NAME               only this app's opens (default: every app's open counts)
-              --out FILE               the trace CSV to write (required)
+              --out FILE               the trace CSV to write (required; an existing FILE
+                                       only if it is an opens trace, never IN.tsv)
+              --force                  overwrite --out whatever it is
 
             """),
         (["bench", "--quick", "--help"], """
             usage: bgbench bench [--quick] [--workloads NAME,...] [--memory] [--repeats N] [--threads T]
-                                 [--csv FILE] [--baseline FILE]
+                                 [--csv FILE [--force]] [--baseline FILE]
                                                 the speed benchmark: device-days/s, events/s, ns/event
                                                 and peak memory per workload, on 1 thread and on all;
                                                 exit 1 below 85 % of a --baseline CSV's device-days/s
@@ -349,7 +357,9 @@ private let errorCases: [ErrorCase] = [
               --memory                 R1 with 100,000 devices × 365 days, once
               --repeats N              runs of each workload, 1...100 (default: 3)
               --threads T              only this thread count, 0 = all cores (default: 1 and all)
-              --csv FILE               also write the results as CSV
+              --csv FILE               also write the results as CSV (an existing FILE
+                                       only if it is a bench CSV, never --baseline's)
+              --force                  overwrite --csv whatever it is
               --baseline FILE          compare with a bench CSV made on this machine
 
             """),
@@ -431,7 +441,7 @@ private let errorCases: [ErrorCase] = [
         #expect(result.code == 0)
         #expect(result.errors == "")
         // Two policies: paired.csv (baseline fixed) and the paired table, by default.
-        #expect(result.output.hasSuffix("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv, paired.csv, scenario.json, run.json)\n"))
+        #expect(result.output.hasSuffix("reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv, scenario.json, paired.csv, run.json)\n"))
         #expect(result.output.contains("paired difference from fixed, same users and feed (95 % interval over devices; * excludes 0):\n"))
 
         func table(_ name: String) throws -> [[String]] {

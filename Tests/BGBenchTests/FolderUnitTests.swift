@@ -62,7 +62,7 @@ private func leftovers(_ parent: String) -> [String] {
         for command in [["run"], ["sweep", "--set", "population.bar_off_share=0,0.1"]] {
             let result = bgbench(command + small + ["--out", out])
             #expect(result.code == 73)
-            #expect(result.errors == "error: '\(out)' holds files that are not a bgbench report: not replaced (use --force to replace the folder whole)\n")
+            #expect(result.errors == "error: '\(out)' holds 'notes.txt' and no run.json: not a bgbench report, not replaced (use --force to replace the folder whole)\n")
             #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["notes.txt"])
         }
         let forced = bgbench(small + ["--out", out, "--force"])
@@ -110,7 +110,8 @@ private func leftovers(_ parent: String) -> [String] {
     }
 
     /// What a killed writer left is repaired: a staging folder is removed, and an old
-    /// folder whose report was moved aside (two-rename swap) is put back before the run.
+    /// folder whose report was moved aside (two-rename swap) is put back before the run,
+    /// which then guards it like any folder (a file the user added there is kept).
     @Test func leftoversAreRepaired() throws {
         let parent = freshParent("left"), out = parent + "/r"
         try FileManager.default.createDirectory(atPath: parent + "/.r.bgbench-staging-99999999", withIntermediateDirectories: true)
@@ -120,9 +121,14 @@ private func leftovers(_ parent: String) -> [String] {
         // An old folder where the report is missing: restored, then replaced whole by the run.
         try FileManager.default.moveItem(atPath: out, toPath: parent + "/.r.bgbench-old-99999999")
         try "x".write(toFile: parent + "/.r.bgbench-old-99999999/notes.txt", atomically: true, encoding: .utf8)
-        let result = bgbench(small + ["--out", out])
-        #expect(result.code == 0, "a report folder with run.json is a bgbench report: \(result.errors)")
+        var result = bgbench(small + ["--out", out])
+        #expect(result.code == 73)
+        #expect(result.errors == "error: '\(out)' holds 'notes.txt', which its run.json's manifest does not list: not replaced (use --force to replace the folder whole)\n")
         #expect(leftovers(parent).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: out + "/notes.txt"))
+        #expect(FileManager.default.fileExists(atPath: out + "/run.json"))
+        result = bgbench(small + ["--out", out, "--force"])
+        #expect(result.code == 0, "\(result.errors)")
         #expect(!FileManager.default.fileExists(atPath: out + "/notes.txt"))
     }
 

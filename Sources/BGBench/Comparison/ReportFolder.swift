@@ -71,8 +71,9 @@ public struct ReportFolder: Sendable {
         guard let list = object["policies"]?.array else { throw .invalid("'\(runPath)' lacks policies") }
         policies = list.map { if case .string(let s) = $0 { s } else { $0.text } }
         if case .string(let sha)? = object["opens_trace"]?.object?["sha256"] { opensTraceSha256 = sha } else { opensTraceSha256 = nil }
-        try Self.verifyManifest(object["manifest"], folder: path, runPath: runPath)
-        manifestFiles = (object["manifest"]?.array ?? []).compactMap { if case .string(let n)? = $0.object?["name"] { n } else { nil } }
+        let manifest = try ReportManifest(runJSON: object, runPath: runPath)
+        try Self.verify(manifest, folder: path)
+        manifestFiles = manifest.entries.map(\.name)
         sweepAxes = (object["sweep"]?.object?["axes"]?.array ?? []).compactMap {
             if case .string(let p)? = $0.object?["path"] { p } else { nil }
         }
@@ -99,22 +100,10 @@ public struct ReportFolder: Sendable {
     /// its manifest lists every report file present with its size and SHA-256 (so each is
     /// byte for byte what the run wrote). What `plot` asks of a run or sweep folder.
     public static func verifyComplete(_ path: String, hashing: (String) -> Bool = { _ in true }) throws(ReportFolderError) {
-        let runPath = (path as NSString).appendingPathComponent("run.json")
-        guard FileManager.default.fileExists(atPath: runPath) else {
+        guard let manifest = try ReportManifest.read(folder: path) else {
             throw .missing("no run.json in '\(path)': not a complete report folder (bgbench writes it last)")
         }
-        let document: JSONDocument
-        do {
-            document = try JSONParser.parse(try read(runPath))
-        } catch let error as JSONSyntaxError {
-            throw .invalid("'\(runPath)' line \(error.position.line), column \(error.position.column): \(error.message)")
-        } catch let error as ReportFolderError {
-            throw error
-        } catch {
-            throw .invalid("'\(runPath)': \(error)")
-        }
-        guard let object = document.root.object else { throw .invalid("'\(runPath)': expected a JSON object") }
-        try verifyManifest(object["manifest"], folder: path, runPath: runPath, hashing: hashing)
+        try verify(manifest, folder: path, hashing: hashing)
     }
 
     /// One of the folder's CSV files, parsed; nil when the folder has none.
@@ -186,42 +175,23 @@ public struct ReportFolder: Sendable {
     /// run.json's `manifest`: every file it lists is there with its size and SHA-256, and
     /// every report file the folder holds is listed (a file of another run, or one added
     /// or changed by hand, is not). Files that are not report files (plot's PNG files, a
-    /// JUnit file) may be there too.
-    static func verifyManifest(_ value: JSONValue?, folder: String, runPath: String,
-                               hashing: (String) -> Bool = { _ in true }) throws(ReportFolderError) {
-        guard let entries = value?.array else {
-            throw .invalid("'\(runPath)' has no manifest of the folder's files: not a complete report folder of this bgbench (schema_version \(ReportWriter.schemaVersion)); make it again")
-        }
-        var listed: Set<String> = ["run.json"]
-        for (i, entry) in entries.enumerated() {
-            guard let o = entry.object, case .string(let name)? = o["name"], case .number(_, let bytesText)? = o["bytes"],
-                  let bytes = Int(bytesText), case .string(let sha)? = o["sha256"],
-                  !name.contains("/"), name != "run.json" else {
-                throw .invalid("'\(runPath)': manifest[\(i)] is not a {name, bytes, sha256} entry of a report file")
-            }
-            listed.insert(name)
-            let file = (folder as NSString).appendingPathComponent(name)
-            if !hashing(name) {
-                // Present, with the size written: enough where only other files are read.
-                guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
-                      let size = attributes[.size] as? Int else {
-                    throw .invalid("'\(file)' is missing, but run.json's manifest lists it: not a complete report folder")
-                }
-                guard size == bytes else {
-                    throw .invalid("'\(file)' has \(size) bytes where run.json's manifest says \(bytes): not the file the run wrote")
-                }
-                continue
-            }
-            guard let data = FileManager.default.contents(atPath: file) else {
+    /// JUnit file) may be there too. `hashing` says which files to hash; the others are
+    /// checked for presence and size only.
+    static func verify(_ manifest: ReportManifest, folder: String,
+                       hashing: (String) -> Bool = { _ in true }) throws(ReportFolderError) {
+        for entry in manifest.entries {
+            let file = (folder as NSString).appendingPathComponent(entry.name)
+            switch ReportManifest.difference(file, from: entry, hashing: hashing(entry.name)) {
+            case nil: continue
+            case .missing:
                 throw .invalid("'\(file)' is missing, but run.json's manifest lists it: not a complete report folder")
-            }
-            guard data.count == bytes else {
-                throw .invalid("'\(file)' has \(data.count) bytes where run.json's manifest says \(bytes): not the file the run wrote")
-            }
-            guard SHA256.hex([UInt8](data)) == sha else {
+            case .size(let size):
+                throw .invalid("'\(file)' has \(size) bytes where run.json's manifest says \(entry.bytes): not the file the run wrote")
+            case .content:
                 throw .invalid("'\(file)': its SHA-256 is not the one in run.json's manifest: not the file the run wrote")
             }
         }
+        let listed = Set(manifest.entries.map(\.name) + ["run.json"])
         let present = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         for name in present where !listed.contains(name) && (reportFiles.contains(name) || name.hasSuffix(".csv") || name.hasSuffix(".json")) {
             throw .invalid("'\((folder as NSString).appendingPathComponent(name))' is not in run.json's manifest: a file of another run, or added by hand")

@@ -30,9 +30,7 @@ public enum FrontierFiles {
         if run.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(run))) }
         files.append(("scenario.json", report.request.scenario.resolvedJSON(policies: uniquePolicies(report))))
         if run.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
-        let manifest = files.map { name, text in
-            RunManifest.File(name: name, bytes: text.utf8.count, sha256: SHA256.hex(Array(text.utf8)))
-        }
+        let manifest = ReportWriter.manifest(files)
         let arms = report.arms.map { RunManifest.FrontierArm(label: $0.label, policy: $0.policy, knob: $0.knob, value: $0.value) }
         let frontier = RunManifest.Frontier(baseline: report.arms[0].label, arms: arms, energyLevels: report.request.energyLevels,
                                             energyRange: report.request.energyRange.map { [$0.lowerBound, $0.upperBound] })

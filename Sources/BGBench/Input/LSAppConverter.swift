@@ -27,6 +27,9 @@ public enum LSAppConverter {
         public var overlongSessions: Int
     }
 
+    /// The header of the opens trace it writes (OpensTraceReader's columns).
+    public static let traceColumns = ["device", "timestamp", "session_seconds"]
+
     public static func convert(file: String, app: String?) throws -> Output {
         let data: Data
         do {
@@ -135,7 +138,7 @@ public enum LSAppConverter {
         }
         guard problems.isEmpty else { throw TraceError(problems: problems.all) }
         var csv = CSVWriter("")
-        csv.row(["device", "timestamp", "session_seconds"])
+        csv.row(traceColumns)
         for open in opens {
             csv.row([users[Int(open.user)], LocalDateTime.format(open.time),
                      open.session < 0 ? "" : CSVNumber.seconds(open.session)])

@@ -1,0 +1,185 @@
+import BGBench
+import Foundation
+
+/// What a writing command may replace (Reports/README.md, "What may be replaced"), checked
+/// before anything runs. bgbench replaces only what it can show it wrote itself:
+///
+/// - a report folder, when every entry in it is a file its run.json's manifest lists, byte
+///   for byte (or run.json itself, or a PNG that `bgbench plot` drew), and it is the report
+///   of the same kind (run, sweep, frontier); for `check --update` (``Scope/baselines``),
+///   also a folder of such folders;
+/// - a single file (`--junit`, `--csv`, `convert-lsapp --out`), when it is a file of the
+///   command's own kind;
+///
+/// and never one of the command's inputs (the output itself, a folder holding an input, or
+/// a symbolic link to either). Anything else is refused with exit 73 and one line naming
+/// what is there, unless `--force`.
+enum OutputGuard {
+    /// A path the command reads, with the option or argument that named it (for messages).
+    struct Input {
+        var path: String
+        /// How the user named it: `--scenario`, `--current`, "shard folder".
+        var role: String
+    }
+
+    /// Which folders a command may replace.
+    enum Scope {
+        /// A report folder of this kind (the previous output of the same command).
+        case report(ReportManifest.Kind)
+        /// `check --update`'s baseline: a report folder of any kind, or a folder of them.
+        case baselines
+    }
+
+    static let forceHint = "not replaced (use --force to replace the folder whole)"
+
+    /// Refuses (73) to replace the folder `target` (resolved; `shown` as typed) unless it
+    /// is missing or empty, or what ``Scope`` allows, and refuses an output that is or holds
+    /// one of `inputs`. Nothing is checked with `force` but that `target` is no file.
+    static func checkFolder(_ target: String, shown: String, scope: Scope, inputs: [Input], force: Bool) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory) else { return }
+        guard isDirectory.boolValue else {
+            throw CLIError.cannotCreate("cannot write '\(shown)': it is a file, not a folder")
+        }
+        if force { return }
+        let resolved = canonical(target)
+        for input in inputs {
+            let path = canonical(input.path)
+            if path == resolved {
+                throw CLIError.cannotCreate("'\(shown)' is this command's input (\(input.role) '\(input.path)'): \(forceHint)")
+            }
+            if path.hasPrefix(resolved.hasSuffix("/") ? resolved : resolved + "/") {
+                throw CLIError.cannotCreate("'\(shown)' holds this command's input (\(input.role) '\(input.path)'): \(forceHint)")
+            }
+        }
+        switch scope {
+        case .report(let kind): try checkReport(target, shown: shown, kind: kind)
+        case .baselines: try checkBaselines(target, shown: shown)
+        }
+    }
+
+    /// A report folder of `kind` (nil: any kind) that holds nothing bgbench did not write.
+    private static func checkReport(_ folder: String, shown: String, kind: ReportManifest.Kind?) throws {
+        let entries = try contents(folder, shown: shown)
+        guard !entries.isEmpty else { return }
+        let manifest: ReportManifest
+        do {
+            guard let read = try ReportManifest.read(folder: folder) else {
+                throw CLIError.cannotCreate("'\(shown)' holds '\(entries[0])' and no run.json: not a bgbench report, \(forceHint)")
+            }
+            manifest = read
+        } catch let error as ReportFolderError {
+            throw CLIError.cannotCreate("'\(shown)' is not a report bgbench can vouch for (\(error.description)): \(forceHint)")
+        }
+        if let kind, manifest.kind != kind {
+            throw CLIError.cannotCreate("'\(shown)' holds a bgbench \(manifest.kind.rawValue) report, not a \(kind.rawValue) report: \(forceHint)")
+        }
+        for name in entries where name != "run.json" {
+            let path = (folder as NSString).appendingPathComponent(name)
+            if isSymbolicLink(path) {
+                throw CLIError.cannotCreate("'\(shown)' holds '\(name)', a symbolic link: \(forceHint)")
+            }
+            if let entry = manifest.entry(name) {
+                guard isRegularFile(path), ReportManifest.difference(path, from: entry) == nil else {
+                    throw CLIError.cannotCreate("'\(shown)' holds '\(name)', which is not the file bgbench wrote there "
+                                                + "(not the size and SHA-256 in its run.json's manifest): \(forceHint)")
+                }
+                continue
+            }
+            if PlotFiles.isDrawnByBGBench(path, name: name) { continue }
+            let what = isRegularFile(path) ? "'\(name)'" : "the folder '\(name)'"
+            throw CLIError.cannotCreate("'\(shown)' holds \(what), which its run.json's manifest does not list: \(forceHint)")
+        }
+    }
+
+    /// `check --update`'s baseline: a report folder, or a folder whose entries are report
+    /// folders and the lock files bgbench leaves beside them (`.NAME.bgbench-lock`).
+    private static func checkBaselines(_ folder: String, shown: String) throws {
+        let entries = try contents(folder, shown: shown)
+        if entries.contains("run.json") { return try checkReport(folder, shown: shown, kind: nil) }
+        for name in entries {
+            let path = (folder as NSString).appendingPathComponent(name)
+            if FolderTransaction.isLockFile(name), isRegularFile(path) { continue }
+            guard !isSymbolicLink(path) else {
+                throw CLIError.cannotCreate("'\(shown)' holds '\(name)', a symbolic link: \(forceHint)")
+            }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
+                  FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent("run.json")) else {
+                throw CLIError.cannotCreate("'\(shown)' holds '\(name)', which is not a bgbench report folder: \(forceHint)")
+            }
+            try checkReport(path, shown: (shown as NSString).appendingPathComponent(name), kind: nil)
+        }
+    }
+
+    /// A single file a command writes (`--junit`, `--csv`, `convert-lsapp --out`).
+    struct FileKind: Sendable {
+        /// What the file is, for messages: "a JUnit report of bgbench check".
+        var description: String
+        /// Whether a file's first bytes show it is one of these.
+        var recognises: @Sendable ([UInt8]) -> Bool
+
+        /// A file whose first line is exactly `header`.
+        static func csv(_ description: String, header: String) -> FileKind {
+            FileKind(description: description) { bytes in
+                let line = bytes.prefix { $0 != UInt8(ascii: "\n") }
+                return String(decoding: line, as: UTF8.self).trimmingCharacters(in: ["\r"]) == header
+            }
+        }
+    }
+
+    /// Refuses (73) to write the file `path` where it is one of `inputs` (or a link to
+    /// one), or where a file stands that is not of `kind`, unless `force`. A folder there
+    /// is refused even with `force`; a file that cannot be created is refused at once.
+    static func checkFile(_ path: String, option: String, kind: FileKind, inputs: [Input], force: Bool) throws {
+        guard !path.isEmpty else { throw CLIError.usage("invalid value '' for '\(option)': expected a file") }
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists, isDirectory.boolValue { throw CLIError.cannotCreate("cannot write '\(path)': it is a folder") }
+        if !force {
+            let resolved = canonical(path)
+            if let input = inputs.first(where: { canonical($0.path) == resolved }) {
+                throw CLIError.cannotCreate("'\(path)' is this command's input (\(input.role) '\(input.path)'): "
+                                            + "not overwritten (use --force to replace it)")
+            }
+            if exists, !kind.recognises(firstBytes(path)) {
+                throw CLIError.cannotCreate("'\(path)' exists and is not \(kind.description): not overwritten (use --force to replace it)")
+            }
+        }
+        // A file that cannot be created beside the target fails now, not after the work.
+        let probe = path + ".tmp-\(getpid())"
+        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CLIError.cannotCreate("cannot write '\(path)': cannot create the file") }
+        close(fd)
+        unlink(probe)
+    }
+
+    /// A path with every symbolic link resolved, as far as it exists.
+    static func canonical(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    private static func contents(_ folder: String, shown: String) throws -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        } catch {
+            throw CLIError.cannotCreate("cannot write '\(shown)': cannot read the folder")
+        }
+    }
+
+    private static func isSymbolicLink(_ path: String) -> Bool {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil
+    }
+
+    private static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// The first 512 bytes of a file (none when it cannot be read).
+    static func firstBytes(_ path: String) -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? handle.close() }
+        return [UInt8]((try? handle.read(upToCount: 512)) ?? Data())
+    }
+}

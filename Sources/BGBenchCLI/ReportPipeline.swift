@@ -1,0 +1,87 @@
+import BGBench
+import Foundation
+
+/// The one way a command writes a report folder (`run`, `sweep`, `frontier`, `merge`):
+/// the output is checked, locked and staged before any work (``FolderTransaction``,
+/// ``OutputGuard``); the work runs with the progress line; its files are written into the
+/// staging folder and swapped into place; then the terminal gets the shard line (for one
+/// shard of a run), the command's own text and the `reports:` line, which lists the files
+/// written. Nothing is printed, and nothing is in place, unless every file was written.
+struct ReportPipeline {
+    /// `--out` as typed.
+    var out: String
+    var force: Bool
+    /// The kind of report the command writes: it replaces only its own kind.
+    var kind: ReportManifest.Kind
+    /// What the command reads: never an output.
+    var inputs: [OutputGuard.Input] = []
+    /// Device-days of work the command will report as progress (nil: no progress line).
+    var work: Int? = nil
+    var quiet = false
+    /// The shard a command runs (`--shard K/N`) and the whole fleet's devices, for the
+    /// shard line a cluster's task log keeps.
+    var shard: (shard: Shard, devices: Int)? = nil
+
+    /// What the work produced.
+    struct Product {
+        /// Every file of the folder as (name, text), in writing order, run.json last.
+        var files: [(String, String)]
+        /// The command's text for the terminal (a summary table).
+        var text: String
+        /// Wall seconds and device-days simulated, for the shard line.
+        var seconds: Double = 0
+        var deviceDays: Int = 0
+    }
+
+    /// Checks and stages the folder, runs `work` (given the progress callback), writes and
+    /// swaps in its files, and prints what was written.
+    func run<Out: TextOutputStream>(output: inout Out,
+                                    _ work: (_ progress: (@Sendable (Int) -> Void)?) throws -> Product) throws {
+        let folder = try FolderTransaction(out: out, force: force, scope: .report(kind), inputs: inputs)
+        let progress = self.work.flatMap { ProgressLine.make(total: $0, quiet: quiet) }
+        var advance: (@Sendable (Int) -> Void)?
+        if let progress { advance = { progress.advance($0) } }
+        let product = try work(advance)
+        progress?.finish()
+        try folder.write(product.files)
+        try folder.commit()
+        if let shard {
+            output.write(Command.shardLine(shard.shard, devices: shard.devices, seconds: product.seconds,
+                                           deviceDays: product.deviceDays))
+        }
+        output.write(product.text)
+        output.write(Self.reportsLine(out, files: product.files.map(\.0)))
+    }
+
+    /// `reports: OUT/ (a.csv, b.csv, ..., run.json)`: the files written, in writing order,
+    /// a run of numbered files (`scenario-1.json` to `scenario-9.json`) as its first and last.
+    static func reportsLine(_ out: String, files: [String]) -> String {
+        var shown: [String] = []
+        var i = 0
+        while i < files.count {
+            let stem = numberedStem(files[i])
+            var j = i
+            while stem != nil, j + 1 < files.count, numberedStem(files[j + 1]) == stem { j += 1 }
+            shown.append(j > i + 1 ? "\(files[i]) … \(files[j])" : files[i...j].joined(separator: ", "))
+            i = j + 1
+        }
+        return "reports: \(out)/ (\(shown.joined(separator: ", ")))\n"
+    }
+
+    /// `scenario-12.json` → `scenario-.json`; nil for a name without a number before its
+    /// extension.
+    private static func numberedStem(_ name: String) -> String? {
+        guard let dash = name.lastIndex(of: "-"), let dot = name.lastIndex(of: "."), dash < dot,
+              Int(name[name.index(after: dash)..<dot]) != nil else { return nil }
+        return String(name[...dash]) + String(name[dot...])
+    }
+}
+
+extension Command {
+    /// A shard's first line (a cluster's task log keeps it): "shard K/N (devices A–B of D): S s, R device-days/s".
+    static func shardLine(_ shard: Shard, devices fleet: Int, seconds: Double, deviceDays: Int) -> String {
+        let devices = shard.devices(of: fleet)
+        let span = devices.isEmpty ? "no devices" : "devices \(devices.lowerBound)–\(devices.upperBound - 1)"
+        return "shard \(shard) (\(span) of \(fleet)): \(SummaryTable.fixed(seconds, 2)) s, \(Int(Double(deviceDays) / max(seconds, 1e-9))) device-days/s\n"
+    }
+}
