@@ -286,9 +286,3 @@ public enum ReportFolderError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 }
-
-@available(*, deprecated, renamed: "ReportFolder")
-public typealias RunFolder = ReportFolder
-
-@available(*, deprecated, renamed: "ReportFolderError")
-public typealias RunFolderError = ReportFolderError
