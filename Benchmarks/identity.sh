@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The net under a refactor: runs every policy on every preset and platform, with every
-# optional report file, with the checkout's binary and with a base commit's binary, and
-# compares every file of every report folder byte for byte. A refactor passes when
+# optional report file, and every kind of report folder (run, sweep, frontier, a run
+# merged from shards, a check --update baseline), with the checkout's binary and with a
+# base commit's binary, and compares every file of every report folder byte for byte. A refactor passes when
 # nothing differs; a change that moves results fails here by design (it regenerates
 # Benchmarks/baseline/ and says which numbers moved; see Benchmarks/README.md).
 #
@@ -85,6 +86,19 @@ run_all() {  # BINARY OUT
     (cd "$top" && "$exe" sweep --policy fixed,adaptive --set policies.fixed.interval=15m,1h \
         --set population.bar_off_share=0,0.5 --days 30 --devices 200 --seed 7 --quiet \
         --out "$out/sweep" >/dev/null)
+    # The other folder kinds: a frontier, a run merged from its shards (the shard folders
+    # stay outside the compared tree: their shard.state names the host and the build),
+    # and a baseline folder written by check --update from a folder of report folders.
+    (cd "$top" && "$exe" frontier --policy fixed,adaptive,kde --replications 2 --days 20 --devices 200 --seed 7 \
+        --quiet --out "$out/frontier" >/dev/null)
+    local shard
+    for shard in 0 1 2; do
+        (cd "$top" && "$exe" "${common[@]}" --shard "$shard/3" --out "$out.shards/$shard" >/dev/null)
+    done
+    (cd "$top" && "$exe" merge --out "$out/merged" "$out.shards" >/dev/null)
+    mkdir -p "$out.current"
+    cp -r "$out/routine-users" "$out/platform-android" "$out.current/"
+    (cd "$top" && "$exe" check --update --baseline "$out/updated" --current "$out.current" >/dev/null)
 }
 
 echo "running with the base binary ($base_binary)" >&2
