@@ -1,11 +1,13 @@
+import BGBench
 import Foundation
 
-/// The PNG files `bgbench plot` draws into a report folder (Reports/plot.py). They come
+/// The PNG files `bgbench plot` draws into a report folder (Reports/plot.py; their entries
+/// in ``ReportFile/all``). They come
 /// after run.json, so its manifest cannot list them; instead plot.py signs each with a PNG
 /// text chunk `Software: bgbench plot`, and a writer that finds such a file may replace it
 /// with the folder (``OutputGuard``). A PNG without the signature is the user's.
 enum PlotFiles {
-    static let names: Set<String> = ["headline.png", "daily.png", "hourly.png", "frontier.png", "frontier-curves.png"]
+    static let names = Set(ReportFile.all.filter { $0.format == .png }.map(\.name))
 
     /// The signature plot.py writes (`savefig(..., metadata={"Software": ...})`).
     static let software = "bgbench plot"

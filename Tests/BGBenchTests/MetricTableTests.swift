@@ -12,19 +12,8 @@ import Testing
     /// The README's summary.csv column list is `MetricTable.readmeColumns`. With
     /// BGBENCH_WRITE_README=1 (docs/make-metric-columns.sh) it is rewritten first.
     @Test func readmeColumnListIsGenerated() throws {
-        let url = TestSupport.packageRoot.appendingPathComponent("Reports/README.md")
-        var readme = try String(contentsOf: url, encoding: .utf8)
-        let parts = readme.components(separatedBy: Self.begin)
-        try #require(parts.count == 2, "Reports/README.md has one \(Self.begin) marker")
-        let rest = parts[1].components(separatedBy: Self.end)
-        try #require(rest.count == 2, "Reports/README.md has one \(Self.end) marker after the begin marker")
-        let generated = "\n" + MetricTable.readmeColumns
-        if ProcessInfo.processInfo.environment["BGBENCH_WRITE_README"] == "1" && rest[0] != generated {
-            readme = parts[0] + Self.begin + generated + Self.end + rest[1]
-            try readme.write(to: url, atomically: true, encoding: .utf8)
-            return
-        }
-        #expect(rest[0] == generated, "Reports/README.md's column list is stale: run docs/make-metric-columns.sh")
+        try TestSupport.expectGenerated("Reports/README.md", between: Self.begin, and: Self.end,
+                                        "\n" + MetricTable.readmeColumns, script: "docs/make-metric-columns.sh")
     }
 
     /// Every summary.csv metric is the table's, in its order.

@@ -10,6 +10,24 @@ enum TestSupport {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// Checks that the text of the checkout's `file` between the markers `begin` and `end`
+    /// is `generated`; with BGBENCH_WRITE_README=1 (what `script` sets) it rewrites it first.
+    static func expectGenerated(_ file: String, between begin: String, and end: String, _ generated: String,
+                                script: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let url = packageRoot.appendingPathComponent(file)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let parts = text.components(separatedBy: begin)
+        try #require(parts.count == 2, "\(file) has one \(begin) marker", sourceLocation: sourceLocation)
+        let rest = parts[1].components(separatedBy: end)
+        try #require(rest.count == 2, "\(file) has one \(end) marker after the begin marker", sourceLocation: sourceLocation)
+        if ProcessInfo.processInfo.environment["BGBENCH_WRITE_README"] == "1" && rest[0] != generated {
+            try (parts[0] + begin + generated + end + rest[1]).write(to: url, atomically: true, encoding: .utf8)
+            return
+        }
+        #expect(rest[0] == generated, "\(file) between \(begin) and \(end) is stale: run \(script)",
+                sourceLocation: sourceLocation)
+    }
+
     /// A scenario file under Datasets/scenarios, loaded with optional `--set` overrides.
     static func loadScenario(_ name: String, overrides: [String] = []) throws -> LoadedScenario {
         try ScenarioLoader.load(file: packageRoot.appendingPathComponent("Datasets/scenarios/\(name).json").path,

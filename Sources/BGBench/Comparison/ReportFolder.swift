@@ -3,12 +3,13 @@ import Foundation
 /// A report folder read back (Reports/README.md): run.json's identity fields, summary.csv,
 /// and the other CSV files that are present. `bgbench check` compares two of these.
 public struct ReportFolder: Sendable {
-    /// The CSV files a report folder may hold besides summary.csv (README.md, "Using it").
-    public static let optionalTables = ["daily.csv", "hourly.csv", "server.csv", "devices.csv", "events.csv", "paired.csv",
-                                        "replications.csv", "frontier.csv", "frontier-matched.csv"]
-    /// Every file `bgbench run` may write, in the order `check --exact` compares them and
-    /// `check --update` copies them; run.json last, as it marks a complete folder.
-    public static let reportFiles = ["summary.csv"] + optionalTables + ["scenario.json", "run.json"]
+    /// The report files of a run's or a frontier's folder (``ReportFile/all``), in the order
+    /// `check --exact` compares them and `check --update` copies them; run.json last, as it
+    /// marks a complete folder. A sweep's own files (long.csv, scenario-K.json) come from its
+    /// manifest (``files``).
+    public static let reportFiles = ReportFile.all.filter {
+        $0.readBack == .compared && !$0.folders.isDisjoint(with: [.run, .frontier])
+    }.map(\.name) + [ReportFile.run.name]
 
     public let path: String
     public let schemaVersion: Int
@@ -128,15 +129,6 @@ public struct ReportFolder: Sendable {
         return table
     }
 
-    /// The header each report CSV must have, exactly (Reports/README.md).
-    static let headers: [String: [String]] = [
-        "summary.csv": SummarySchema.header, "daily.csv": SeriesReports.dailyHeader, "hourly.csv": SeriesReports.hourlyHeader,
-        "server.csv": SeriesReports.serverHeader, "devices.csv": SeriesReports.devicesHeader,
-        "events.csv": SeriesReports.eventsHeader, "paired.csv": SeriesReports.pairedHeader,
-        "replications.csv": SeriesReports.replicationsHeader, "frontier.csv": FrontierFiles.frontierHeader,
-        "frontier-matched.csv": FrontierFiles.matchedHeader,
-    ]
-
     /// Columns that hold text, where `nan` or `inf` would be a name, not a number.
     static let textColumns: Set<String> = ["scenario", "policy", "archetype", "platform", "baseline", "metric", "event",
                                            "detail", "utc_time", "arm", "knob", "knob_value", "interval", "measure",
@@ -150,7 +142,7 @@ public struct ReportFolder: Sendable {
     /// `pareto` column last.
     static func validate(_ table: CSVTable, path: String, axes: [String] = []) throws(ReportFolderError) {
         let name = (path as NSString).lastPathComponent
-        var expected = headers[name] ?? (name == "long.csv" && !axes.isEmpty ? SweepReport.longHeader : nil)
+        var expected = ReportFile.named(name)?.header
         if expected != nil, !axes.isEmpty { expected = axes + expected! + (name == "summary.csv" ? ["pareto"] : []) }
         if let expected, table.header != expected {
             let i = expected.indices.first { $0 >= table.header.count || table.header[$0] != expected[$0] } ?? expected.count

@@ -8,7 +8,7 @@ import Foundation
 public struct ReportManifest: Sendable {
     /// Which command's report a folder is, read from run.json: a sweep's has `sweep`, a
     /// frontier's has `frontier`, every other (a run, a shard, a merged run) is a run's.
-    public enum Kind: String, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
         case run, sweep, frontier
     }
 

@@ -22,19 +22,19 @@ public enum FrontierFiles {
         summary.row(SummarySchema.header)
         for row in ReportWriter.summaryRows(run) { summary.row(row) }
         var files: [(String, String)] = [
-            ("summary.csv", summary.output),
-            ("frontier.csv", frontierCSV(report)),
-            ("frontier-matched.csv", matchedCSV(report)),
-            ("paired.csv", SeriesReports.pairedCSV(run, baseline: report.arms[0].label)),
+            (ReportFile.summary.name, summary.output),
+            (ReportFile.frontier.name, frontierCSV(report)),
+            (ReportFile.frontierMatched.name, matchedCSV(report)),
+            (ReportFile.paired.name, SeriesReports.pairedCSV(run, baseline: report.arms[0].label)),
         ]
-        if run.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(run))) }
-        files.append(("scenario.json", report.request.scenario.resolvedJSON(policies: uniquePolicies(report))))
+        if run.request.replications > 1 { files.append((ReportFile.replications.name, SeriesReports.replicationsCSV(run))) }
+        files.append((ReportFile.scenario.name, report.request.scenario.resolvedJSON(policies: uniquePolicies(report))))
         if run.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
         let manifest = ReportWriter.manifest(files)
         let arms = report.arms.map { RunManifest.FrontierArm(label: $0.label, policy: $0.policy, knob: $0.knob, value: $0.value) }
         let frontier = RunManifest.Frontier(baseline: report.arms[0].label, arms: arms, energyLevels: report.request.energyLevels,
                                             energyRange: report.request.energyRange.map { [$0.lowerBound, $0.upperBound] })
-        files.append(("run.json", ReportWriter.runJSON(run, manifest: manifest, frontier: frontier,
+        files.append((ReportFile.run.name, ReportWriter.runJSON(run, manifest: manifest, frontier: frontier,
                                                        resolvedSha256: report.request.scenario.resolvedSha256(policies: uniquePolicies(report)))))
         return files
     }

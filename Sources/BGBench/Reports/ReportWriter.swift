@@ -18,24 +18,24 @@ public enum ReportWriter {
         if report.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
         let manifest = manifest(files)
         // scenario.json is the run's resolved scenario: its hash is in the manifest already.
-        let resolved = manifest.first { $0.name == "scenario.json" }?.sha256
-        files.append(("run.json", runJSON(report, manifest: manifest, resolvedSha256: resolved)))
+        let resolved = manifest.first { $0.name == ReportFile.scenario.name }?.sha256
+        files.append((ReportFile.run.name, runJSON(report, manifest: manifest, resolvedSha256: resolved)))
         return files
     }
 
     /// The files of ``files(_:)`` but run.json: what a sweep writes for each point.
     public static func reportFiles(_ report: RunReport) -> [(String, String)] {
         var files: [(String, String)] = [
-            ("summary.csv", summaryCSV(report)),
-            ("daily.csv", SeriesReports.dailyCSV(report)),
-            ("hourly.csv", SeriesReports.hourlyCSV(report)),
-            ("server.csv", SeriesReports.serverCSV(report)),
-            ("scenario.json", report.request.scenario.resolvedJSON(policies: report.request.policies)),
+            (ReportFile.summary.name, summaryCSV(report)),
+            (ReportFile.daily.name, SeriesReports.dailyCSV(report)),
+            (ReportFile.hourly.name, SeriesReports.hourlyCSV(report)),
+            (ReportFile.server.name, SeriesReports.serverCSV(report)),
+            (ReportFile.scenario.name, report.request.scenario.resolvedJSON(policies: report.request.policies)),
         ]
-        if report.request.options.keepDevices { files.append(("devices.csv", SeriesReports.devicesCSV(report))) }
-        if report.request.options.traceDevices > 0 { files.append(("events.csv", SeriesReports.eventsCSV(report))) }
-        if let baseline = report.baselinePolicy { files.append(("paired.csv", SeriesReports.pairedCSV(report, baseline: baseline))) }
-        if report.request.replications > 1 { files.append(("replications.csv", SeriesReports.replicationsCSV(report))) }
+        if report.request.options.keepDevices { files.append((ReportFile.devices.name, SeriesReports.devicesCSV(report))) }
+        if report.request.options.traceDevices > 0 { files.append((ReportFile.events.name, SeriesReports.eventsCSV(report))) }
+        if let baseline = report.baselinePolicy { files.append((ReportFile.paired.name, SeriesReports.pairedCSV(report, baseline: baseline))) }
+        if report.request.replications > 1 { files.append((ReportFile.replications.name, SeriesReports.replicationsCSV(report))) }
         return files
     }
 

@@ -7,7 +7,7 @@ import Synchronization
 /// paired comparison; a frontier's joint sums per seed after its run (Reports/README.md,
 /// "Shards"). Written by a run, sweep or frontier with `--shard`, read by `bgbench merge`.
 public struct ShardState {
-    public static let fileName = "shard.state"
+    public static let fileName = ReportFile.shardState.name
 
     private var requests: [RunRequest] = []
     private var writer = StateWriter()

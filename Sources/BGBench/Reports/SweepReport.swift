@@ -44,13 +44,13 @@ public struct SweepReport {
         if base == nil { base = ReportWriter.runManifest(report, manifest: []) }
         points.append(Point(values: values, overrides: r.scenario.overrides,
                             resolvedSha256: r.scenario.resolvedSha256(policies: r.policies),
-                            files: ReportWriter.reportFiles(report).filter { $0.0 != "summary.csv" },
+                            files: ReportWriter.reportFiles(report).filter { $0.0 != ReportFile.summary.name },
                             summary: ReportWriter.summaryRows(report), deviceDays: report.deviceDays,
                             events: report.events, wallSeconds: report.wallSeconds))
     }
 
     /// The name of point K's resolved scenario (K from 1, in grid order).
-    public static func scenarioFile(_ k: Int) -> String { "scenario-\(k).json" }
+    public static func scenarioFile(_ k: Int) -> String { ReportFile.scenarioPoint.name.replacingOccurrences(of: "K", with: String(k)) }
 
     /// The sweep's `resolved_scenario_sha256`: SHA-256 of its points' resolved-scenario
     /// hashes, one per line in grid order; two sweeps have the same one when every point
@@ -63,7 +63,7 @@ public struct SweepReport {
     /// `extra` files (a shard's shard.state) just before it.
     public func files(extra: [(String, String)] = []) -> [(String, String)] {
         guard let first = points.first, var manifest = base else { return [] }
-        var files: [(String, String)] = [("summary.csv", summaryCSV())]
+        var files: [(String, String)] = [(ReportFile.summary.name, summaryCSV())]
         for (name, _) in first.files where name.hasSuffix(".csv") {
             var text = CSVWriter("")
             text.row(axes.map(\.path))
@@ -75,9 +75,9 @@ public struct SweepReport {
             }
             files.append((name, out))
         }
-        files.append(("long.csv", longCSV()))
+        files.append((ReportFile.long.name, longCSV()))
         for (k, point) in points.enumerated() {
-            files.append((Self.scenarioFile(k + 1), point.files.first { $0.0 == "scenario.json" }!.1))
+            files.append((Self.scenarioFile(k + 1), point.files.first { $0.0 == ReportFile.scenario.name }!.1))
         }
         let wall = points.reduce(0) { $0 + $1.wallSeconds }
         let deviceDays = points.reduce(0) { $0 + $1.deviceDays }, events = points.reduce(0) { $0 + $1.events }
@@ -97,7 +97,7 @@ public struct SweepReport {
             })
         files += extra
         manifest.manifest = ReportWriter.manifest(files)
-        files.append(("run.json", ReportWriter.encode(manifest)))
+        files.append((ReportFile.run.name, ReportWriter.encode(manifest)))
         return files
     }
 
@@ -200,14 +200,14 @@ public struct SweepReport {
                                                                   low.map { row[$0 + 1] } ?? ""])
                 }
             }
-            if let text = point.files.first(where: { $0.0 == "paired.csv" })?.1, let table = try? CSVTable(parsing: text) {
+            if let text = point.files.first(where: { $0.0 == ReportFile.paired.name })?.1, let table = try? CSVTable(parsing: text) {
                 for row in table.rows {
                     func f(_ c: String) -> String { row[table.index(of: c)!] }
                     csv.row(point.values + [f("scenario"), f("policy"), f("seed"), "all", f("metric"), f("baseline"),
                                             f("difference"), f("difference_ci_low"), f("difference_ci_high")])
                 }
             }
-            if let text = point.files.first(where: { $0.0 == "replications.csv" })?.1, let table = try? CSVTable(parsing: text) {
+            if let text = point.files.first(where: { $0.0 == ReportFile.replications.name })?.1, let table = try? CSVTable(parsing: text) {
                 for row in table.rows {
                     func f(_ c: String) -> String { row[table.index(of: c)!] }
                     csv.row(point.values + [f("scenario"), f("policy"), "pooled", f("archetype"), f("metric"), "",
