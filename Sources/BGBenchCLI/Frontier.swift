@@ -115,8 +115,8 @@ extension Command {
         let base = run.results[0]
         let battery = run.request.scenario.scenario.device.batteryWh * 3600
         let estimates = FleetEstimates(tally: base.tally, days: run.countedDays)
-        let fresh = MetricTable.named("fresh_open_rate")!.kind.estimate(estimates, batteryJoules: battery).value
-        let energy = MetricTable.named("background_energy_j_per_day")!.kind.estimate(estimates, batteryJoules: battery).value
+        let fresh = MetricTable.freshOpenRate.kind.estimate(estimates, batteryJoules: battery).value
+        let energy = MetricTable.backgroundEnergy.kind.estimate(estimates, batteryJoules: battery).value
         var out = "frontier: \(report.arms.count) arms × \(run.request.options.devices) devices × \(run.request.options.days) days, "
             + (replicated ? "\(report.seeds.count) seeds (intervals across seeds)" : "seed \(report.seeds[0]) (device-clustered paired intervals)")
             + "; \(SummaryTable.fixed(run.wallSeconds, 1)) s\n"

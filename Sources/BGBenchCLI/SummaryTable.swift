@@ -68,11 +68,11 @@ enum SummaryTable {
     }
 
     /// The metrics of the paired table, by name: the scenario's headline metrics
-    /// (`report.headline`) first, then fresh-open rate, staleness, runs and J/day when not
-    /// listed; only those that split by device (quantiles are not paired).
+    /// (`report.headline`) first, then the default headline's (fresh-open rate, staleness,
+    /// J/day, runs) when not listed; only those that split by device (quantiles are not
+    /// paired).
     static func pairedColumns(_ report: RunReport) -> [String] {
-        let standard = ["fresh_open_rate", "staleness_mean_s", "runs_per_day", "background_energy_j_per_day"]
-        let names = report.request.scenario.scenario.report.headline + standard
+        let names = report.request.scenario.scenario.report.headline + MetricTable.defaultHeadline
         return names.enumerated().filter { i, n in !names[..<i].contains(n) }.map(\.element)
     }
 

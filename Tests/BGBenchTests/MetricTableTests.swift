@@ -16,6 +16,33 @@ import Testing
                                         "\n" + MetricTable.readmeColumns, script: "docs/make-metric-columns.sh")
     }
 
+    /// No metric name is written as a string literal in Sources outside the metric table
+    /// (code names a metric through `MetricTable`), but for the listed exceptions, each a
+    /// different concept that happens to share the name. EmbeddedFiles.swift is left out:
+    /// it is the generated copy of the presets' JSON.
+    @Test func metricNamesLiveInTheTable() throws {
+        let exceptions: Set<String> = [
+            "ProphetPolicy.swift runs_per_day",  // prophet's parameter `runs_per_day`, its cap
+        ]
+        let names = Set(MetricTable.metrics.map(\.name))
+        let sources = TestSupport.packageRoot.appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") && !$0.hasSuffix("MetricTable.swift") && !$0.hasSuffix("EmbeddedFiles.swift") }
+        #expect(files.count > 100, "the Sources tree was found")
+        let literal = /"([a-z0-9_]+)"/
+        var found: [String] = []
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                for match in line.matches(of: literal) where names.contains(String(match.1)) {
+                    let key = "\((file as NSString).lastPathComponent) \(match.1)"
+                    if !exceptions.contains(key) { found.append("Sources/\(file):\(i + 1): \(match.1)") }
+                }
+            }
+        }
+        #expect(found.isEmpty, "metric names outside MetricTable.swift: \(found)")
+    }
+
     /// Every summary.csv metric is the table's, in its order.
     @Test func summaryAndCheckComeFromTheTable() {
         #expect(SummarySchema.metrics.map(\.name) == MetricTable.metrics.map(\.name))

@@ -5,7 +5,7 @@ import BGNumerics
 /// frontier.csv, frontier-matched.csv, scenario.json and run.json (with the arms).
 public enum FrontierFiles {
     /// The metrics frontier.csv shows for each arm, each with its paired difference.
-    public static let metrics = ["fresh_open_rate", "staleness_mean_s", "background_energy_j_per_day", "runs_per_day"]
+    public static let metrics = MetricTable.defaultHeadline
 
     public static let frontierHeader = ["scenario", "policy", "arm", "knob", "knob_value", "baseline", "seed", "interval", "devices"]
         + metrics.flatMap { [$0, $0 + "_difference", $0 + "_difference_ci_low", $0 + "_difference_ci_high"] }

@@ -116,6 +116,19 @@ public enum MetricTable {
 
     public static func named(_ name: String) -> Metric? { metrics.first { $0.name == name } }
 
+    // The metrics other code names: the only place a metric's name is written outside the
+    // table above (a test greps Sources for others).
+
+    /// Quality: the frontier's, the sweep's Pareto column's and the plots' vertical axis.
+    public static let freshOpenRate = named("fresh_open_rate")!
+    /// Cost: the frontier's, the Pareto column's and the plots' horizontal axis.
+    public static let backgroundEnergy = named("background_energy_j_per_day")!
+    /// The default scenario's question, most important first: fresh opens, staleness and
+    /// what they cost. A scenario's `report.headline` starts from it; frontier.csv reports
+    /// it for every arm; the terminal's paired table falls back to it.
+    public static let defaultHeadline = [freshOpenRate.name, named("staleness_mean_s")!.name, backgroundEnergy.name,
+                                         named("runs_per_day")!.name]
+
     /// The metrics of the daily and hourly series, in column order.
     static let seriesMetrics = metrics.filter { $0.series != .none }
     /// The metrics paired.csv compares, in order: every metric that splits by device

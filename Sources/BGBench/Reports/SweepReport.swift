@@ -125,7 +125,8 @@ public struct SweepReport {
     func summaryCSV() -> String {
         let header = SummarySchema.header
         let policy = header.firstIndex(of: "policy")!, archetype = header.firstIndex(of: "archetype")!
-        let fresh = header.firstIndex(of: "fresh_open_rate")!, energy = header.firstIndex(of: "background_energy_j_per_day")!
+        let fresh = header.firstIndex(of: MetricTable.freshOpenRate.name)!
+        let energy = header.firstIndex(of: MetricTable.backgroundEnergy.name)!
         // Pooled over seeds: one candidate per point × policy × archetype.
         struct Key: Hashable { var point: Int; var policy: String; var archetype: String }
         var keys: [Key] = [], sums: [Key: (f: Double, nf: Double, e: Double, ne: Double)] = [:]

@@ -5,11 +5,9 @@
 public struct ReportModel: ParameterSet {
     public init() {}
 
-    /// The default and news presets' question: fresh opens, staleness, and what they cost.
-    public static let defaultHeadline = ["fresh_open_rate", "staleness_mean_s", "background_energy_j_per_day", "runs_per_day"]
-
-    /// Metric names of summary.csv (`MetricTable`), most important first.
-    public var headline = ReportModel.defaultHeadline
+    /// Metric names of summary.csv (`MetricTable`), most important first; by default the
+    /// default and news presets' question (``MetricTable/defaultHeadline``).
+    public var headline = MetricTable.defaultHeadline
 
     public static var fields: [ParameterField<Self>] {[
         .metricNames(\.headline, "headline",
