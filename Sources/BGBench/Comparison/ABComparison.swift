@@ -25,20 +25,7 @@ extension RunComparison {
     /// Why two folders cannot be an A/B pair: they must have met the same users (the same
     /// seed, devices, days, warm-up, opens trace and policies); the scenario may differ.
     public static func abMismatches(_ b: ReportFolder, _ c: ReportFolder) -> [String] {
-        var out: [String] = []
-        if b.schemaVersion != c.schemaVersion { out.append("schema_version \(b.schemaVersion) vs \(c.schemaVersion)") }
-        if b.seed != c.seed { out.append("seed \(b.seed) vs \(c.seed)") }
-        if b.policies != c.policies {
-            out.append("policies \(b.policies.joined(separator: ",")) vs \(c.policies.joined(separator: ","))")
-        }
-        if b.opensTraceSha256 != c.opensTraceSha256 {
-            func shown(_ sha: String?) -> String { sha.map { String($0.prefix(12)) } ?? "(none)" }
-            out.append("opens_trace sha256 \(shown(b.opensTraceSha256)) vs \(shown(c.opensTraceSha256))")
-        }
-        if b.devices != c.devices { out.append("devices \(b.devices) vs \(c.devices)") }
-        if b.days != c.days { out.append("days \(b.days) vs \(c.days)") }
-        if b.warmupDays != c.warmupDays { out.append("warmup_days \(b.warmupDays) vs \(c.warmupDays)") }
-        return out
+        mismatches(b, c, [.schema, .seed, .policies, .opensTrace, .devices, .days, .warmupDays])
     }
 
     /// Every metric of every summary row, B minus A with its paired interval: device i is
@@ -66,27 +53,16 @@ extension RunComparison {
                 var d = ABDifference(scenario: bRow.scenario, policy: key.policy, archetype: key.archetype, metric: name,
                                      baseline: try bs.value(bRow, name), current: try cs.value(cRow, name))
                 if let metric = CheckMetrics.named(name), let difference = d.difference,
-                   let lb = try linearised(db, policy: key.policy, archetype: key.archetype, source: metric.source),
-                   let lc = try linearised(dc, policy: key.policy, archetype: key.archetype, source: metric.source) {
-                    guard lb.u.count == lc.u.count, db.deviceIDs(policy: key.policy) == dc.deviceIDs(policy: key.policy) else {
-                        throw .invalid("'\(dc.path)' lists other devices than '\(db.path)' for policy \(key.policy)")
-                    }
-                    let n = Double(lb.u.count)
-                    if n >= 2, min(lb.n, lc.n) >= 2 {
-                        var ss = 0.0
-                        for (x, y) in zip(lb.u, lc.u) { ss += (y - x) * (y - x) }
-                        let se = (ss / (n * (n - 1))).squareRoot()
-                        let dof = Double(min(lb.n, lc.n) - 1)
-                        // The summary's scale over the estimate's (exact for every metric's
-                        // source: 1 per open, 1/D per device-day, the battery's % per joule).
-                        let scale: Double
-                        if let v = d.baseline, lb.estimate != 0 { scale = v / lb.estimate }
-                        else if let v = d.current, lc.estimate != 0 { scale = v / lc.estimate }
-                        else { scale = (lc.estimate - lb.estimate) == 0 ? 0 : difference / (lc.estimate - lb.estimate) }
-                        let half = Distribution.studentTQuantile(0.975, degreesOfFreedom: dof) * se * abs(scale)
-                        d.interval = (difference - half, difference + half)
-                        d.pValue = pValue(lc.estimate - lb.estimate, se: se, dof: dof)
-                    }
+                   let t = try paired(db, dc, policy: key.policy, archetype: key.archetype, source: metric.source) {
+                    // The summary's scale over the estimate's (exact for every metric's
+                    // source: 1 per open, 1/D per device-day, the battery's % per joule).
+                    let scale: Double
+                    if let v = d.baseline, t.baseline != 0 { scale = v / t.baseline }
+                    else if let v = d.current, t.current != 0 { scale = v / t.current }
+                    else { scale = (t.current - t.baseline) == 0 ? 0 : difference / (t.current - t.baseline) }
+                    let half = Distribution.studentTQuantile(0.975, degreesOfFreedom: t.dof) * t.se * abs(scale)
+                    d.interval = (difference - half, difference + half)
+                    d.pValue = pValue(t.current - t.baseline, se: t.se, dof: t.dof)
                 }
                 out.append(d)
             }

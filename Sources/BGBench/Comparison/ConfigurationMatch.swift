@@ -8,30 +8,46 @@ public enum RunComparison {
     /// Why two folders are not two runs of one configuration, as "field baseline vs
     /// current" phrases; empty when they are. `exact` also needs the same seed.
     public static func mismatches(_ b: ReportFolder, _ c: ReportFolder, exact: Bool) -> [String] {
-        var out: [String] = []
-        if b.schemaVersion != c.schemaVersion { out.append("schema_version \(b.schemaVersion) vs \(c.schemaVersion)") }
-        if b.resolvedScenarioSha256 != c.resolvedScenarioSha256 {
-            // Name the parameters that differ, by JSON path with both values (issue 12
-            // point 7); the hashes only when the parameters cannot be read or are the same.
-            let parameters = configurationDifferences(b, c)
-            if parameters.isEmpty {
-                out.append("resolved_scenario_sha256 \(b.resolvedScenarioSha256.prefix(12)) vs \(c.resolvedScenarioSha256.prefix(12))")
-            } else {
-                out.append("configurations differ: " + describe(parameters))
+        mismatches(b, c, [.schema, .scenario, .policies, .opensTrace, .devices, .days, .warmupDays] + (exact ? [.seed] : []))
+    }
+
+    /// The resolved scenarios' difference: the parameters that differ, by JSON path with
+    /// both values (issue 12 point 7); the hashes only when the parameters cannot be read
+    /// or are the same; nil for the same scenario.
+    static func scenarioMismatch(_ b: ReportFolder, _ c: ReportFolder) -> String? {
+        guard b.resolvedScenarioSha256 != c.resolvedScenarioSha256 else { return nil }
+        let parameters = configurationDifferences(b, c)
+        return parameters.isEmpty
+            ? "resolved_scenario_sha256 \(b.resolvedScenarioSha256.prefix(12)) vs \(c.resolvedScenarioSha256.prefix(12))"
+            : "configurations differ: " + describe(parameters)
+    }
+
+    /// What a comparison needs two folders to share (run.json's fields).
+    enum MatchedField {
+        case schema, scenario, seed, policies, opensTrace, devices, days, warmupDays
+    }
+
+    /// The fields, in the order given, in which the folders differ, each as "field baseline
+    /// vs current" (``mismatches(_:_:exact:)`` and `--ab`'s ``abMismatches(_:_:)``).
+    static func mismatches(_ b: ReportFolder, _ c: ReportFolder, _ fields: [MatchedField]) -> [String] {
+        func shown(_ sha: String?) -> String { sha.map { String($0.prefix(12)) } ?? "(none)" }
+        return fields.compactMap { field in
+            switch field {
+            case .schema:
+                b.schemaVersion == c.schemaVersion ? nil : "schema_version \(b.schemaVersion) vs \(c.schemaVersion)"
+            case .scenario: scenarioMismatch(b, c)
+            case .seed: b.seed == c.seed ? nil : "seed \(b.seed) vs \(c.seed)"
+            case .policies:
+                b.policies == c.policies ? nil
+                    : "policies \(b.policies.joined(separator: ",")) vs \(c.policies.joined(separator: ","))"
+            case .opensTrace:
+                b.opensTraceSha256 == c.opensTraceSha256 ? nil
+                    : "opens_trace sha256 \(shown(b.opensTraceSha256)) vs \(shown(c.opensTraceSha256))"
+            case .devices: b.devices == c.devices ? nil : "devices \(b.devices) vs \(c.devices)"
+            case .days: b.days == c.days ? nil : "days \(b.days) vs \(c.days)"
+            case .warmupDays: b.warmupDays == c.warmupDays ? nil : "warmup_days \(b.warmupDays) vs \(c.warmupDays)"
             }
         }
-        if b.policies != c.policies {
-            out.append("policies \(b.policies.joined(separator: ",")) vs \(c.policies.joined(separator: ","))")
-        }
-        if b.opensTraceSha256 != c.opensTraceSha256 {
-            func shown(_ sha: String?) -> String { sha.map { String($0.prefix(12)) } ?? "(none)" }
-            out.append("opens_trace sha256 \(shown(b.opensTraceSha256)) vs \(shown(c.opensTraceSha256))")
-        }
-        if b.devices != c.devices { out.append("devices \(b.devices) vs \(c.devices)") }
-        if b.days != c.days { out.append("days \(b.days) vs \(c.days)") }
-        if b.warmupDays != c.warmupDays { out.append("warmup_days \(b.warmupDays) vs \(c.warmupDays)") }
-        if exact && b.seed != c.seed { out.append("seed \(b.seed) vs \(c.seed)") }
-        return out
     }
 
     /// At most this many differing parameters are named in a message; the rest are counted.

@@ -71,6 +71,17 @@ extension RunComparison {
     /// Per device the linearisation is the plain paired t-test on the per-device values.
     static func pairedP(_ b: DeviceTable, _ c: DeviceTable, policy: String, archetype: String,
                         source: CheckMetric.Source) throws(ReportFolderError) -> Double? {
+        try paired(b, c, policy: policy, archetype: archetype, source: source)
+            .flatMap { pValue($0.current - $0.baseline, se: $0.se, dof: $0.dof) }
+    }
+
+    /// The paired comparison behind ``pairedP`` (and `check --ab`'s intervals): both runs'
+    /// estimates θ on the devices.csv scale, the standard error √(Σdᵢ²/(N(N−1))) of their
+    /// difference and its degrees of freedom; nil when either run lacks the metric or has
+    /// fewer than two devices in the domain.
+    static func paired(_ b: DeviceTable, _ c: DeviceTable, policy: String, archetype: String,
+                       source: CheckMetric.Source) throws(ReportFolderError)
+        -> (baseline: Double, current: Double, se: Double, dof: Double)? {
         guard let lb = try linearised(b, policy: policy, archetype: archetype, source: source),
               let lc = try linearised(c, policy: policy, archetype: archetype, source: source) else { return nil }
         guard lb.u.count == lc.u.count, b.deviceIDs(policy: policy) == c.deviceIDs(policy: policy) else {
@@ -80,7 +91,7 @@ extension RunComparison {
         guard n >= 2, min(lb.n, lc.n) >= 2 else { return nil }
         var ss = 0.0
         for (x, y) in zip(lb.u, lc.u) { ss += (y - x) * (y - x) }
-        return pValue(lc.estimate - lb.estimate, se: (ss / (n * (n - 1))).squareRoot(), dof: Double(min(lb.n, lc.n) - 1))
+        return (lb.estimate, lc.estimate, (ss / (n * (n - 1))).squareRoot(), Double(min(lb.n, lc.n) - 1))
     }
 
     /// Welch's t-test with each run's standard error from its own devices.csv.
