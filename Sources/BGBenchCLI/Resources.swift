@@ -15,6 +15,12 @@ import Foundation
 /// generated source file of about 60 kB that must be regenerated after a preset changes,
 /// which the test enforces.
 enum EmbeddedFiles {
+    /// Every preset by name, sorted: the embedded files, and `default`, whose file
+    /// (Datasets/scenarios/default.json) is the built-in defaults' text, so it is taken from
+    /// them rather than carried twice.
+    static let presets: [(name: String, text: String)] =
+        (embeddedPresets + [("default", ScenarioLoader.builtInDefaultText())]).sorted { $0.name < $1.name }
+
     /// The preset called `name` (with or without `.json`), nil when there is none.
     static func preset(named name: String) -> String? {
         let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
