@@ -286,7 +286,7 @@ public enum StatusHonesty: String, Codable, Sendable, CaseIterable {
     case alwaysNewData = "always_new_data"
 }
 
-// MARK: - Platform (MODEL.md §6.2–6.4): `PlatformModel` in Parameters.swift, each platform's
+// MARK: - Platform (MODEL.md §6.2–6.4): `PlatformModel` in ComponentParameters.swift, each platform's
 // parameters in its own file.
 
 
@@ -329,5 +329,5 @@ public struct EnergyModel: ParameterSet {
     public var nr5gPowerFactor = 2.5
 }
 
-// MARK: - Policy parameters (MODEL.md §7): `PolicyParameters` in Parameters.swift, each
+// MARK: - Policy parameters (MODEL.md §7): `PolicyParameters` in ComponentParameters.swift, each
 // policy's parameters in its own file.
