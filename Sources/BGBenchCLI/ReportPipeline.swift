@@ -16,7 +16,7 @@ struct ReportPipeline {
     /// What the command reads: never an output.
     var inputs: [OutputGuard.Input] = []
     /// Device-days of work the command will report as progress (nil: no progress line).
-    var work: Int? = nil
+    var progressTotal: Int? = nil
     var quiet = false
     /// The shard a command runs (`--shard K/N`) and the whole fleet's devices, for the
     /// shard line a cluster's task log keeps.
@@ -38,7 +38,7 @@ struct ReportPipeline {
     func run<Out: TextOutputStream>(output: inout Out,
                                     _ work: (_ progress: (@Sendable (Int) -> Void)?) throws -> Product) throws {
         let folder = try FolderTransaction(out: out, force: force, scope: .report(kind), inputs: inputs)
-        let progress = self.work.flatMap { ProgressLine.make(total: $0, quiet: quiet) }
+        let progress = progressTotal.flatMap { ProgressLine.make(total: $0, quiet: quiet) }
         var advance: (@Sendable (Int) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let product = try work(advance)
