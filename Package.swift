@@ -32,7 +32,10 @@ let package = Package(
         // The command line: argument parsing, commands, error messages and exit codes.
         .target(name: "BGBenchCLI", dependencies: ["BGBench", "CSyscalls"]),
         .executableTarget(name: "bgbench", dependencies: ["BGBenchCLI"]),
-        .testTarget(name: "BGBenchTests", dependencies: ["BGBench", "BGBenchCLI", "BGNumerics"]),
+        // What the test suites share: the in-process command line (`bgbench(_:)`) and
+        // temporary folders.
+        .target(name: "BGBenchTestSupport", dependencies: ["BGBenchCLI"], path: "Tests/BGBenchTestSupport"),
+        .testTarget(name: "BGBenchTests", dependencies: ["BGBench", "BGBenchCLI", "BGNumerics", "BGBenchTestSupport"]),
         // Only the public API (no @testable import): a researcher's own policy, registered
         // and run through the runner and the report writers (docs/policies.md).
         .testTarget(name: "PublicAPITests", dependencies: ["BGBench"]),

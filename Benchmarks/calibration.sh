@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the calibration table in README.md (between the calibration-table markers)
 # from fresh runs of a release build: bgbench against the published behaviours of issue 5
-# (MODEL.md §6.2, §6.3, §8). The same checks, smaller, are Tests/BGBenchTests/CalibrationTests.swift.
+# (MODEL.md §6.2, §6.3, §8). The same checks, smaller, are Tests/BGBenchTests/Model/CalibrationTests.swift.
 #
 #   swift build -c release && Benchmarks/calibration.sh [BGBENCH]
 #

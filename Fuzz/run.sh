@@ -5,7 +5,7 @@
 #   Fuzz/run.sh [--seconds N] [TARGET...]      targets: scenario set trace lsapp report
 #
 # A finding (crash, leak, timeout) leaves its input in Fuzz/findings/TARGET/ and the run
-# exits 1; turn each into a regression test (Tests/BGBenchTests/InputHardeningTests.swift).
+# exits 1; turn each into a regression test (Tests/BGBenchTests/Input/InputHardeningTests.swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=900

@@ -223,8 +223,7 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         #expect(loaded.resolvedJSON.hasPrefix("{\n  \"app\" : {"))
         // Hashed as Datasets/scenarios/default.json, whatever other tests of this process
         // registered (resolvedJSON holds their parameters too).
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Datasets/scenarios/default.json")
+        let file = TestSupport.packageRoot.appendingPathComponent("Datasets/scenarios/default.json")
         #expect(loaded.sha256 == SHA256.hex([UInt8]((try? Data(contentsOf: file)) ?? Data())))
         #expect(loaded.sha256 == SHA256.hex(ScenarioLoader.builtInDefaultText().utf8))
         #expect(Scenario().validate().isEmpty)

@@ -2,22 +2,10 @@ import Foundation
 import Testing
 @testable import BGBench
 @testable import BGBenchCLI
+import BGBenchTestSupport
 
-/// The checkout this file lives in (Tests/BGBenchTests/CLITests.swift).
-private let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-
-/// Runs bgbench in-process; returns its exit code, standard output and standard error.
-private func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
-    var output = "", errors = ""
-    let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
-    return (code, output, errors)
-}
-
-/// A fresh path in the temporary folder that does not exist yet.
-private func freshPath(_ stem: String) -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-cli-\(stem)-\(UUID().uuidString)").path
-}
+/// The checkout this file lives in.
+private let checkout = TestSupport.packageRoot
 
 /// Scenario files for the error cases, written once into a folder of their own.
 private enum Fixtures {

@@ -2,13 +2,9 @@ import Foundation
 import Testing
 @testable import BGBench
 @testable import BGBenchCLI
+import BGBenchTestSupport
 
 @Suite struct SweepTests {
-    func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
-        var output = "", errors = ""
-        let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
-        return (code, output, errors)
-    }
 
     @Test func axesSplitOnTopLevelCommas() throws {
         let axis = try Command.parseAxis("content.hourly_weights=[1,2],[3,4]")

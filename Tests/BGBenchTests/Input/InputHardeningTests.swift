@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import BGBench
 @testable import BGBenchCLI
+import BGBenchTestSupport
 
 /// Issue 13's inputs and messages (points 3–5): every problem of a file at once, inputs
 /// with a cap before memory grows (docs/limits.md), and messages that name the flag or
@@ -16,18 +17,12 @@ import Testing
         return folder
     }
 
-    static func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
-        var output = "", errors = ""
-        let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
-        return (code, output, errors)
-    }
-
     /// Point 10: a duplicate key no longer hides the file's other problems.
     @Test func validateReportsEveryProblemOfAFile() throws {
         let json = #"{"name":"x","name":"y","content":{"items_per_day":-5,"kind":"bogus"},"population":{"bar_off_share":7}}"#
         let dir = try Self.folder([("multi.json", Data(json.utf8))])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let r = Self.bgbench(["validate", dir + "/multi.json"])
+        let r = bgbench(["validate", dir + "/multi.json"])
         #expect(r.code == 65)
         #expect(r.errors == """
             error: \(dir)/multi.json:1:13: name: duplicate key (first at line 1, column 2; that value is kept)
@@ -45,7 +40,7 @@ import Testing
         let dir = try Self.folder([("s.json", Data(#"{"name": "s"}"#.utf8))])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for scenario in [[], ["--scenario", dir + "/s.json"]] {
-            let r = Self.bgbench(scenario + ["--set", "policies.nosuch.interval=5m", "--days", "1", "--devices", "1", "--out", dir + "/out"])
+            let r = bgbench(scenario + ["--set", "policies.nosuch.interval=5m", "--days", "1", "--devices", "1", "--out", dir + "/out"])
             #expect(r.code == 64)
             #expect(r.errors == "error: --set policies.nosuch: unknown key\nsee 'bgbench --help'\n")
             #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
@@ -53,7 +48,7 @@ import Testing
         // A key the file has stays the file's.
         let file = try Self.folder([("s.json", Data(#"{"policies": {"nosuch": {}}}"#.utf8))])
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let r = Self.bgbench(["validate", file + "/s.json"])
+        let r = bgbench(["validate", file + "/s.json"])
         #expect(r.code == 65)
         #expect(r.errors.hasPrefix("error: \(file)/s.json:1:15: policies.nosuch: unknown key"))
     }
@@ -72,7 +67,7 @@ import Testing
             ("latin.json", "latin.json:2:5: not UTF-8 text: expected a UTF-8 JSON file"),
         ]
         for (name, message) in cases {
-            let r = Self.bgbench(["validate", dir + "/" + name])
+            let r = bgbench(["validate", dir + "/" + name])
             #expect(r.code == 65, "\(name)")
             #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n")
         }
@@ -93,7 +88,7 @@ import Testing
             ("escape.csv", "escape.csv:1:3: control character U+001B in a field: expected text"),
         ]
         for (name, message) in cases {
-            let r = Self.bgbench(["validate", dir + "/" + name])
+            let r = bgbench(["validate", dir + "/" + name])
             #expect(r.code == 65, "\(name)")
             #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n")
         }
@@ -103,13 +98,13 @@ import Testing
     @Test func specialFilesAreReadNotRefused() throws {
         let dir = try Self.folder([])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let null = Self.bgbench(["validate", "/dev/null"])
+        let null = bgbench(["validate", "/dev/null"])
         #expect(null.code == 65)
         #expect(null.errors == "error: /dev/null: empty file: expected a header line 'device,timestamp,session_seconds' and one open per line\nsee 'bgbench --help'\n")
-        let scenario = Self.bgbench(["--scenario", "/dev/null", "--days", "1", "--devices", "1", "--out", dir + "/out"])
+        let scenario = bgbench(["--scenario", "/dev/null", "--days", "1", "--devices", "1", "--out", dir + "/out"])
         #expect(scenario.code == 65)
         #expect(scenario.errors == "error: /dev/null:1:1: unexpected end of file\nsee 'bgbench --help'\n")
-        let folder = Self.bgbench(["--scenario", dir, "--days", "1", "--devices", "1", "--out", dir + "/out"])
+        let folder = bgbench(["--scenario", dir, "--days", "1", "--devices", "1", "--out", dir + "/out"])
         #expect(folder.code == 66)
         #expect(folder.errors == "error: cannot read scenario '\(dir)': is a directory\nsee 'bgbench --help'\n")
         // A FIFO, written by another thread while bgbench reads it.
@@ -121,7 +116,7 @@ import Testing
             try? handle.close()
         }
         writer.start()
-        let piped = Self.bgbench(["validate", fifo])
+        let piped = bgbench(["validate", fifo])
         #expect(piped.code == 0, "\(piped.errors)")
         #expect(piped.output == "ok: \(fifo): scenario 'piped', platform ios-bgtask, 4 archetypes\n")
     }
@@ -130,13 +125,13 @@ import Testing
     @Test func controlCharactersAreEscapedInMessages() throws {
         let dir = try Self.folder([("esc.json", Data(#"{"name": "a\u001b[31mb", "nme": 1}"#.utf8))])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let r = Self.bgbench(["validate", dir + "/esc.json"])
+        let r = bgbench(["validate", dir + "/esc.json"])
         #expect(r.code == 65)
         #expect(!r.errors.contains("\u{1B}"))
         #expect(escapingControls("a\u{1B}[31mb\tc\nd\u{7F}") == "a\\u{1B}[31mb\\u{9}c\nd\\u{7F}")
         let ok = try Self.folder([("esc.json", Data(#"{"name": "a\u001b[31mb"}"#.utf8))])
         defer { try? FileManager.default.removeItem(atPath: ok) }
-        let valid = Self.bgbench(["validate", ok + "/esc.json"])
+        let valid = bgbench(["validate", ok + "/esc.json"])
         #expect(valid.output == "ok: \(ok)/esc.json: scenario 'a\\u{1B}[31mb', platform ios-bgtask, 4 archetypes\n")
     }
 
@@ -158,7 +153,7 @@ import Testing
             ("busy.csv", "busy.csv: device 'u1' opens the app more than 2000 times on day 0: expected at most 2000 opens a device-day (docs/limits.md)"),
         ]
         for (name, message) in cases {
-            let r = Self.bgbench(["validate", dir + "/" + name])
+            let r = bgbench(["validate", dir + "/" + name])
             #expect(r.code == 65, "\(name)")
             #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n")
         }
@@ -177,10 +172,10 @@ import Testing
             """
         let dir = try Self.folder([("log.tsv", Data(tsv.utf8))])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let converted = Self.bgbench(["convert-lsapp", dir + "/log.tsv", "--out", dir + "/trace.csv"])
+        let converted = bgbench(["convert-lsapp", dir + "/log.tsv", "--out", dir + "/trace.csv"])
         #expect(converted.code == 0, "\(converted.errors)")
         #expect(converted.output == "wrote \(dir)/trace.csv: 1 devices, 2 opens of every app, 1 with a session length (1 sessions longer than a day written without a length)\n")
-        let valid = Self.bgbench(["validate", dir + "/trace.csv"])
+        let valid = bgbench(["validate", dir + "/trace.csv"])
         #expect(valid.code == 0, "\(valid.errors)")
     }
 
@@ -189,14 +184,14 @@ import Testing
     @Test func plotRefusesAGarbledFolderInOneLine() throws {
         let dir = try Self.folder([("summary.csv", Data("junk\n".utf8))])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let r = Self.bgbench(["plot", dir])
+        let r = bgbench(["plot", dir])
         #expect(r.code == 65)
         #expect(r.errors == "error: no run.json in '\(dir)': not a complete report folder (bgbench writes it last)\n")
         // A folder whose summary.csv was changed after the run.
         let out = dir + "/run"
-        #expect(Self.bgbench(["--days", "2", "--devices", "4", "--quiet", "--out", out]).code == 0)
+        #expect(bgbench(["--days", "2", "--devices", "4", "--quiet", "--out", out]).code == 0)
         try Data("policy\n".utf8).write(to: URL(fileURLWithPath: out + "/summary.csv"))
-        let edited = Self.bgbench(["plot", out])
+        let edited = bgbench(["plot", out])
         #expect(edited.code == 65)
         #expect(edited.errors == "error: '\(out)/summary.csv' has 7 bytes where run.json's manifest says "
                 + "\(try Self.manifestBytes(out, "summary.csv")): not the file the run wrote\n")
@@ -214,7 +209,7 @@ import Testing
             """
         let dir = try Self.folder([("log.tsv", Data(tsv.utf8))])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let r = Self.bgbench(["convert-lsapp", dir + "/log.tsv", "--out", dir + "/trace.csv"])
+        let r = bgbench(["convert-lsapp", dir + "/log.tsv", "--out", dir + "/trace.csv"])
         #expect(r.code == 65)
         #expect(r.errors == "error: \(dir)/log.tsv:3:1: timestamp: user '1' opens the app over 737061 days (from line 2 to this one): expected at most 36500, the longest run (docs/limits.md)\nsee 'bgbench --help'\n")
         #expect(!FileManager.default.fileExists(atPath: dir + "/trace.csv"))
@@ -230,11 +225,11 @@ import Testing
             """
         let dir = try Self.folder([("log.tsv", Data(tsv.utf8))])
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let r = Self.bgbench(["convert-lsapp", dir + "/log.tsv", "--app", "Gmail", "--out", dir + "/trace.csv"])
+        let r = bgbench(["convert-lsapp", dir + "/log.tsv", "--app", "Gmail", "--out", dir + "/trace.csv"])
         #expect(r.code == 0, "\(r.errors)")
         let trace = try String(contentsOfFile: dir + "/trace.csv", encoding: .utf8)
         #expect(trace.contains("0018-03-03T07:45:10"))
-        #expect(Self.bgbench(["validate", dir + "/trace.csv"]).code == 0)
+        #expect(bgbench(["validate", dir + "/trace.csv"]).code == 0)
         #expect(LocalDateTime.format(0) == "1970-01-01T00:00:00")
     }
 

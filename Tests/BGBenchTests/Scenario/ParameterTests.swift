@@ -6,8 +6,7 @@ import Testing
 // validation, the generated docs and default.json, and a run's resolved scenario holds
 // the parameters of the components it uses only.
 
-private let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+private let checkout = TestSupport.packageRoot
 
 @Suite struct ParameterTests {
     /// Every parameter set bgbench registers, by JSON path.

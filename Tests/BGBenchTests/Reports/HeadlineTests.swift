@@ -6,8 +6,7 @@ import Testing
 /// Issue 12 point 4: each preset declares its headline metrics (`report.headline`), which
 /// land in scenario.json and lead the terminal's paired table. (Bad names: ScenarioLoaderTests.)
 @Suite struct HeadlineTests {
-    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let checkout = TestSupport.packageRoot
 
     /// Every preset's headline, as the README's table gives it; each a metric of summary.csv.
     @Test func presetsDeclareTheirHeadline() throws {

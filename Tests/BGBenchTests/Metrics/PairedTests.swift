@@ -8,8 +8,7 @@ import BGNumerics
 /// device; checked here against the per-device rows, by hand across seeds, and across
 /// thread counts.
 @Suite struct PairedTests {
-    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let checkout = TestSupport.packageRoot
 
     static func scenario(_ preset: String?) throws -> LoadedScenario {
         guard let preset else { return ScenarioLoader.builtInDefault() }

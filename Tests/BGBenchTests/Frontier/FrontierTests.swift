@@ -2,13 +2,9 @@ import Foundation
 import Testing
 @testable import BGBench
 @testable import BGBenchCLI
+import BGBenchTestSupport
 
 @Suite struct FrontierTests {
-    func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
-        var output = "", errors = ""
-        let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
-        return (code, output, errors)
-    }
 
     func temporary(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-\(name)-\(UUID().uuidString)").path

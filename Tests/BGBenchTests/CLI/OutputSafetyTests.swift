@@ -2,24 +2,13 @@ import Foundation
 import Testing
 @testable import BGBench
 @testable import BGBenchCLI
+import BGBenchTestSupport
 
 /// Issue 23, point 2: no writing command deletes or overwrites what bgbench did not write
 /// (Reports/README.md, "What may be replaced"). Every writing command is tried against a
 /// user's file beside run.json, a folder of copied report folders (no lock files), its own
 /// input as output, and symbolic links; each refusal is exit 73 with its exact line, and
 /// leaves every file as it was.
-
-private func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
-    var output = "", errors = ""
-    let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
-    return (code, output, errors)
-}
-
-private func freshParent(_ stem: String) -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-safety-\(stem)-\(UUID().uuidString)").path
-    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
 
 private let tiny = ["--policy", "fixed,none", "--days", "2", "--devices", "10", "--quiet"]
 private let hint = "not replaced (use --force to replace the folder whole)"
@@ -73,7 +62,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
     /// run, sweep, frontier and merge each refuse to replace their own earlier report when
     /// the user put a file beside its run.json; the file names the refusal.
     @Test func userFileBesideRunJSONIsKept() throws {
-        let parent = freshParent("notes")
+        let parent = freshFolder("notes")
         let (s0, s1) = shards(parent)
         let commands: [(name: String, arguments: [String])] = [
             ("run", tiny),
@@ -98,7 +87,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
 
     /// A report file the user edited is the user's now: it no longer matches the manifest.
     @Test func editedReportFileIsKept() throws {
-        let parent = freshParent("edited"), out = parent + "/r"
+        let parent = freshFolder("edited"), out = parent + "/r"
         #expect(bgbench(tiny + ["--out", out]).code == 0)
         let handle = try #require(FileHandle(forWritingAtPath: out + "/summary.csv"))
         try handle.seekToEnd()
@@ -120,7 +109,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
 
     /// A report of another kind is not this command's to replace.
     @Test func reportOfAnotherKindIsKept() throws {
-        let parent = freshParent("kind"), out = parent + "/r"
+        let parent = freshFolder("kind"), out = parent + "/r"
         #expect(bgbench(tiny + ["--out", out]).code == 0)
         expectRefused(["sweep", "--set", "population.bar_off_share=0,0.2"] + tiny + ["--out", out],
                       "'\(out)' holds a bgbench run report, not a sweep report: \(hint)", keeping: parent)
@@ -131,7 +120,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
     /// PNG files plot drew (signed) go with the folder; a PNG of the same name that bgbench
     /// did not draw is the user's.
     @Test func plotSignatureDecidesWhosePNG() throws {
-        let parent = freshParent("png"), out = parent + "/r"
+        let parent = freshFolder("png"), out = parent + "/r"
         #expect(bgbench(tiny + ["--out", out]).code == 0)
         try Data(Self.png(software: "bgbench plot")).write(to: URL(fileURLWithPath: out + "/daily.png"))
         #expect(bgbench(tiny + ["--out", out]).code == 0)
@@ -170,7 +159,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
     /// `cp -r s0 s1 p/`: no lock files, no run.json of its own. No command replaces it; merge
     /// reads it as its input and refuses to write over it.
     @Test func folderOfCopiedReportsIsKept() throws {
-        let parent = freshParent("copied")
+        let parent = freshFolder("copied")
         let (s0, s1) = shards(parent)
         let p = parent + "/p"
         try copyFolder(s0, to: p + "/s0")
@@ -189,7 +178,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
     /// check --update may replace a folder of baselines (its documented case), but not one
     /// that holds anything else.
     @Test func baselineFolderHoldsOnlyReports() throws {
-        let parent = freshParent("baselines")
+        let parent = freshFolder("baselines")
         let c = parent + "/c/r1", b = parent + "/b"
         #expect(bgbench(tiny + ["--out", c]).code == 0)
         try copyFolder(c, to: b + "/r1")
@@ -208,7 +197,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
     // MARK: An input as output
 
     @Test func inputIsNeverOutput() throws {
-        let parent = freshParent("input")
+        let parent = freshFolder("input")
         let (s0, s1) = shards(parent)
         expectRefused(["merge", "--out", s0, s0, s1], "'\(s0)' is this command's input (shard folder '\(s0)'): \(hint)",
                       keeping: parent)
@@ -228,7 +217,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
 
     /// Single-file outputs refuse their input, and overwrite only a file of their own kind.
     @Test func singleFilesReplaceOnlyTheirOwnKind() throws {
-        let parent = freshParent("files")
+        let parent = freshFolder("files")
         let tsv = parent + "/log.tsv"
         try "user_id\tsession_id\ttimestamp\tapp_name\tevent_type\nu1\t1\t2024-01-01 08:00:00\tGmail\tOpened\n"
             .write(toFile: tsv, atomically: false, encoding: .utf8)
@@ -270,7 +259,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
     // MARK: Symbolic links
 
     @Test func symbolicLinksAreFollowedToWhatTheyName() throws {
-        let parent = freshParent("links")
+        let parent = freshFolder("links")
         let (s0, s1) = shards(parent)
         // An output that is a link to an input is that input.
         let link = parent + "/link"

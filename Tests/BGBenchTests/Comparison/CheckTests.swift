@@ -6,18 +6,7 @@ import Testing
 @testable import BGBench
 @testable import BGBenchCLI
 import BGNumerics
-
-/// Runs bgbench in-process; returns its exit code, standard output and standard error.
-private func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
-    var output = "", errors = ""
-    let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
-    return (code, output, errors)
-}
-
-/// A fresh path in the temporary folder that does not exist yet.
-private func freshPath(_ stem: String) -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-check-\(stem)-\(UUID().uuidString)").path
-}
+import BGBenchTestSupport
 
 /// The default scenario, two policies, 200 devices × 7 days, with devices.csv: small
 /// enough to run in tens of milliseconds, large enough for the tests to have power.

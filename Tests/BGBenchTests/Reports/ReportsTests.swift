@@ -236,8 +236,7 @@ import Testing
     }
 
     static func r1Report(offset: TimeSpan, trace: Int = 0) throws -> RunReport {
-        var loaded = try ScenarioLoader.load(file: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Datasets/scenarios/r1.json").path)
+        var loaded = try ScenarioLoader.load(file: TestSupport.packageRoot.appendingPathComponent("Datasets/scenarios/r1.json").path)
         loaded.scenario.population.utcOffsets = [UTCOffsetShare(offset: offset, share: 1)]
         return try Runner.run(RunRequest(scenario: loaded, policies: ["fixed"],
                                          options: RunOptions(devices: 20, days: 4, seed: 3, threads: 2, traceDevices: trace)))

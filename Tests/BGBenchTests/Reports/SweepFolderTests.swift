@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import BGBench
 @testable import BGBenchCLI
+import BGBenchTestSupport
 
 /// A sweep point is a full run (issue 12, point 1): every run option, every report file
 /// with a column per swept parameter, long.csv, run.json with a manifest `check` verifies;

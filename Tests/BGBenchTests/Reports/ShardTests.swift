@@ -2,16 +2,12 @@ import Foundation
 import Testing
 @testable import BGBench
 @testable import BGBenchCLI
+import BGBenchTestSupport
 
 /// Issue 14: a run split with `--shard K/N` and put back with `bgbench merge` is the run a
 /// single process makes, byte for byte, for any split; what cannot be merged is refused
 /// with the folder named.
 @Suite struct ShardTests {
-    static func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
-        var output = "", errors = ""
-        let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
-        return (code, output, errors)
-    }
 
     static func temporary() throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-shards-\(UUID().uuidString)").path
@@ -92,12 +88,12 @@ import Testing
         let dir = try Self.temporary()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let run = ["run", "--days", "2", "--devices", "130", "--quiet"], base = run + ["--policy", "fixed"]
-        for k in 0..<3 { #expect(Self.bgbench(base + ["--shard", "\(k)/3", "--out", "\(dir)/a/\(k)"]).code == 0) }
-        #expect(Self.bgbench(base + ["--seed", "2", "--shard", "1/3", "--out", "\(dir)/seed2"]).code == 0)
-        #expect(Self.bgbench(base + ["--shard", "1/2", "--out", "\(dir)/half"]).code == 0)
-        #expect(Self.bgbench(run + ["--policy", "adaptive", "--shard", "2/3", "--out", "\(dir)/adaptive"]).code == 0)
+        for k in 0..<3 { #expect(bgbench(base + ["--shard", "\(k)/3", "--out", "\(dir)/a/\(k)"]).code == 0) }
+        #expect(bgbench(base + ["--seed", "2", "--shard", "1/3", "--out", "\(dir)/seed2"]).code == 0)
+        #expect(bgbench(base + ["--shard", "1/2", "--out", "\(dir)/half"]).code == 0)
+        #expect(bgbench(run + ["--policy", "adaptive", "--shard", "2/3", "--out", "\(dir)/adaptive"]).code == 0)
         func merge(_ folders: [String]) -> (Int32, String) {
-            let r = Self.bgbench(["merge", "--out", "\(dir)/out"] + folders.map { "\(dir)/\($0)" })
+            let r = bgbench(["merge", "--out", "\(dir)/out"] + folders.map { "\(dir)/\($0)" })
             return (r.code, r.errors)
         }
         #expect(merge(["a/0", "seed2", "a/2"]) == (65, "error: shard folder '\(dir)/seed2' is of another run than '\(dir)/a/0': its seed is 2, expected 1\n"))
@@ -112,16 +108,16 @@ import Testing
         state[state.count - 2] = state[state.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         try state.write(to: URL(fileURLWithPath: "\(dir)/a/2/shard.state"))
         #expect(merge(["a/0", "a/2"]) == (65, "error: shard folder '\(dir)/a/2': '\(dir)/a/2/shard.state': its SHA-256 is not the one in run.json's manifest: not the file the run wrote\n"))
-        let whole = Self.bgbench(base + ["--out", "\(dir)/whole"])
+        let whole = bgbench(base + ["--out", "\(dir)/whole"])
         #expect(whole.code == 0)
         #expect(merge(["whole"]) == (65, "error: '\(dir)/whole' has no shard.state: not a shard folder (made with '--shard K/N')\n"))
         #expect(FileManager.default.fileExists(atPath: "\(dir)/out") == false, "nothing written")
     }
 
     @Test func shardOptionErrors() {
-        #expect(Self.bgbench(["run", "--shard", "4/4"]).errors.hasPrefix("error: invalid value '4/4' for '--shard': expected K/N with 0 <= K < N (e.g. 0/4), auto or auto/N\n"))
-        #expect(Self.bgbench(["run", "--shard", "auto/0"]).code == 64)
-        #expect(Self.bgbench(["merge", "--out", "/tmp/x"]).errors.hasPrefix("error: 'merge' needs the shard folders (or one folder holding them)\n"))
+        #expect(bgbench(["run", "--shard", "4/4"]).errors.hasPrefix("error: invalid value '4/4' for '--shard': expected K/N with 0 <= K < N (e.g. 0/4), auto or auto/N\n"))
+        #expect(bgbench(["run", "--shard", "auto/0"]).code == 64)
+        #expect(bgbench(["merge", "--out", "/tmp/x"]).errors.hasPrefix("error: 'merge' needs the shard folders (or one folder holding them)\n"))
     }
 
     /// `--shard auto`: a Slurm array task's position among the array's tasks, whatever the
@@ -152,7 +148,7 @@ import Testing
         }
         #expect(throws: ShardError.self) { try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "1"], count: nil) }
         #expect(throws: ShardError.badVariable("SLURM_ARRAY_TASK_ID", "x")) { try Shard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "x"], count: nil) }
-        let none = Self.bgbench(["run", "--shard", "auto", "--days", "1", "--devices", "1"])
+        let none = bgbench(["run", "--shard", "auto", "--days", "1", "--devices", "1"])
         #expect(none.code == 64)
         #expect(none.errors.hasPrefix("error: '--shard auto': no job engine found: expected SLURM_ARRAY_TASK_ID (a Slurm array job) or JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)\n")
                 || ProcessInfo.processInfo.environment["SLURM_ARRAY_TASK_ID"] != nil)

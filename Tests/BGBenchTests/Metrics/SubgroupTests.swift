@@ -5,8 +5,7 @@ import Testing
 /// Subgroups (issue 12 points 8 and 9): devices.csv's attributes, `population.low_power_share`,
 /// time in Low Power Mode per device-day, and the documented pandas recipe.
 @Suite struct SubgroupTests {
-    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let checkout = TestSupport.packageRoot
 
     /// A run of the default scenario with `--set` overrides (so the resolved scenario the
     /// writer records is the one run).

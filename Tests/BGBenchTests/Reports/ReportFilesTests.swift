@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import BGBench
 @testable import BGBenchCLI
+import BGBenchTestSupport
 
 /// The table of report files (Reports/ReportFiles.swift) is true of what each kind of
 /// folder holds, and Reports/README.md's file table is generated from it.
@@ -12,12 +13,6 @@ import Testing
     @Test func readmeFileTableIsGenerated() throws {
         try TestSupport.expectGenerated("Reports/README.md", between: Self.begin, and: Self.end,
                                         "\n" + ReportFile.markdownTable(), script: "docs/make-metric-columns.sh")
-    }
-
-    private func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
-        var output = "", errors = ""
-        let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
-        return (code, output, errors)
     }
 
     /// Every option that adds a file, on a tiny fleet, as one shard of two.

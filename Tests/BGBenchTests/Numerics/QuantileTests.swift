@@ -7,8 +7,7 @@ import BGNumerics
 /// intervals"): intervals never leave a metric's support, and a staleness quantile whose
 /// rank sits at a jump of the distribution, or that spreads widely across seeds, is flagged.
 @Suite struct QuantileTests {
-    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let checkout = TestSupport.packageRoot
 
     static func rows(_ csv: String) -> [[String]] {
         csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }

@@ -2,22 +2,10 @@ import Foundation
 import Testing
 @testable import BGBench
 @testable import BGBenchCLI
+import BGBenchTestSupport
 
 /// Issue 13, points 1 and 2: a report folder is one unit, and `check` refuses what it
 /// cannot trust. The signal and concurrency cases run the real executable.
-
-private func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
-    var output = "", errors = ""
-    let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
-    return (code, output, errors)
-}
-
-/// A fresh folder in the temporary folder (created) to hold the test's report folders.
-private func freshParent(_ stem: String) -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-unit-\(stem)-\(UUID().uuidString)").path
-    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
 
 private let small = ["--policy", "fixed,none", "--days", "3", "--devices", "20", "--quiet"]
 
@@ -43,7 +31,7 @@ private func leftovers(_ parent: String) -> [String] {
 
     /// Issue 13 (1): files of an earlier run do not survive a later run into the folder.
     @Test func earlierRunsFilesDoNotSurvive() throws {
-        let out = freshParent("stale") + "/st"
+        let out = freshFolder("stale") + "/st"
         #expect(bgbench(small + ["--per-device", "--baseline-policy", "none", "--out", out]).code == 0)
         #expect(FileManager.default.fileExists(atPath: out + "/paired.csv"))
         // One policy: the second run writes no paired.csv of its own.
@@ -56,7 +44,7 @@ private func leftovers(_ parent: String) -> [String] {
     /// A folder that holds something else is refused (73, one line naming it and --force)
     /// and left alone; with --force it is replaced whole.
     @Test func foreignFolderNeedsForce() throws {
-        let out = freshParent("foreign") + "/mine"
+        let out = freshFolder("foreign") + "/mine"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         try "keep me".write(toFile: out + "/notes.txt", atomically: true, encoding: .utf8)
         for command in [["run"], ["sweep", "--set", "population.bar_off_share=0,0.1"]] {
@@ -97,7 +85,7 @@ private func leftovers(_ parent: String) -> [String] {
 
     /// A writer holding the lock: the second fails at once with 75.
     @Test func lockedFolderIsBusy() throws {
-        let parent = freshParent("lock"), out = parent + "/busy"
+        let parent = freshFolder("lock"), out = parent + "/busy"
         let fd = open(parent + "/.busy.bgbench-lock", O_RDWR | O_CREAT, 0o644)
         #expect(fd >= 0)
         #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
@@ -113,7 +101,7 @@ private func leftovers(_ parent: String) -> [String] {
     /// folder whose report was moved aside (two-rename swap) is put back before the run,
     /// which then guards it like any folder (a file the user added there is kept).
     @Test func leftoversAreRepaired() throws {
-        let parent = freshParent("left"), out = parent + "/r"
+        let parent = freshFolder("left"), out = parent + "/r"
         try FileManager.default.createDirectory(atPath: parent + "/.r.bgbench-staging-99999999", withIntermediateDirectories: true)
         try "half".write(toFile: parent + "/.r.bgbench-staging-99999999/summary.csv", atomically: true, encoding: .utf8)
         #expect(bgbench(small + ["--out", out]).code == 0)
@@ -135,7 +123,7 @@ private func leftovers(_ parent: String) -> [String] {
     /// check --update replaces the baseline whole, through a staging folder, and refuses a
     /// folder that is not a report without --force.
     @Test func updateIsOneUnit() throws {
-        let parent = freshParent("update")
+        let parent = freshFolder("update")
         let c = parent + "/c", b = parent + "/b"
         #expect(bgbench(small + ["--out", c]).code == 0)
         try FileManager.default.createDirectory(atPath: b, withIntermediateDirectories: true)
@@ -153,7 +141,7 @@ private func leftovers(_ parent: String) -> [String] {
     // MARK: Point 2: the gate refuses what it cannot trust
 
     private func pair() -> (b: String, c: String) {
-        let parent = freshParent("gate")
+        let parent = freshFolder("gate")
         let args = small + ["--per-device"]
         #expect(bgbench(args + ["--out", parent + "/b"]).code == 0)
         #expect(bgbench(args + ["--out", parent + "/c"]).code == 0)
@@ -246,7 +234,7 @@ private func leftovers(_ parent: String) -> [String] {
 
     /// A staging folder among a folder of report folders is not a run.
     @Test func stagingFoldersAreSkipped() throws {
-        let parent = freshParent("skip")
+        let parent = freshFolder("skip")
         #expect(bgbench(small + ["--out", parent + "/b/one"]).code == 0)
         #expect(bgbench(small + ["--out", parent + "/c/one"]).code == 0)
         try FileManager.default.copyItem(atPath: parent + "/c/one", toPath: parent + "/c/.one.bgbench-staging-99999999")
@@ -267,7 +255,7 @@ private let executable: String = {
         if dir.lastPathComponent.hasSuffix(".xctest") { candidates.append(dir.deletingLastPathComponent().appendingPathComponent("bgbench").path) }
         dir = dir.deletingLastPathComponent()
     }
-    let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let checkout = TestSupport.packageRoot
     candidates.append(checkout.appendingPathComponent(".build/release/bgbench").path)
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
 }()
@@ -301,7 +289,7 @@ private func longRun(_ out: String) -> [String] {
 @Suite(.serialized) struct FolderProcessTests {
     /// A report folder made by a short in-process run, with its files' hashes.
     private func existing(_ stem: String) -> (parent: String, out: String, before: [String: String]) {
-        let parent = freshParent(stem), out = parent + "/r"
+        let parent = freshFolder(stem), out = parent + "/r"
         #expect(bgbench(small + ["--out", out]).code == 0)
         return (parent, out, snapshot(out))
     }

@@ -2,13 +2,7 @@ import Foundation
 import Testing
 @testable import BGBench
 @testable import BGBenchCLI
-
-/// Runs bgbench in-process; returns its exit code, standard output and standard error.
-private func bgbench(_ arguments: [String]) -> (code: Int32, output: String, errors: String) {
-    var output = "", errors = ""
-    let code = CommandLineTool.run(arguments: arguments, output: &output, errors: &errors)
-    return (code, output, errors)
-}
+import BGBenchTestSupport
 
 /// A fresh temporary folder for one test's files.
 private func scratch() -> String {
