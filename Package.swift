@@ -2,7 +2,8 @@
 import PackageDescription
 
 // bgbench: a discrete-event simulator of background app refresh (see ../shared/MODEL.md
-// for the model and README.md for the layout). Dependencies: the toolchain and GSL only.
+// for the model and README.md for the layout). Dependencies: the toolchain and GSL only
+// (git, when present, names the commit built: Plugins/BuildStamp).
 let package = Package(
     name: "bgbench",
     products: [
@@ -23,10 +24,14 @@ let package = Package(
         .systemLibrary(name: "CSyscalls"),
         // The only Swift module that imports CGSL: distributions, quantiles, statistics.
         .target(name: "BGNumerics", dependencies: ["CGSL"]),
+        // The commit the binary is built from (run.json's `git_commit`, `--version`), written
+        // into the module by the build tool plugin at every build where it can have changed.
+        .plugin(name: "BuildStamp", capability: .buildTool()),
+        .target(name: "BGBuildStamp", plugins: ["BuildStamp"]),
         // The simulator: engine, model, platforms, policies, metrics, report writers.
         .target(
             name: "BGBench",
-            dependencies: ["BGNumerics"],
+            dependencies: ["BGNumerics", "BGBuildStamp"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         // The command line: argument parsing, commands, error messages and exit codes.

@@ -67,8 +67,9 @@ import Testing
     /// README's install step into a temporary prefix, then bgbench on the PATH from an
     /// empty folder outside the checkout: `list` shows every preset, `--scenario
     /// fitness-sync` runs the preset by name (the same results as the file, recorded as
-    /// `preset:fitness-sync`), `plot` draws the folder, an unknown name lists the presets,
-    /// and a file at the path given wins over a preset of that name.
+    /// `preset:fitness-sync`, with the commit the binary was built from), `plot` draws the
+    /// folder, an unknown name lists the presets, and a file at the path given wins over a
+    /// preset of that name.
     @Test func installedBinaryWorksOutsideTheCheckout() throws {
         let prefix = try Self.temporaryFolder("prefix"), work = try Self.temporaryFolder("work")
         defer { for f in [prefix, work] { try? FileManager.default.removeItem(atPath: f) } }
@@ -102,6 +103,10 @@ import Testing
         #expect(run.output.hasSuffix("reports: x/ (summary.csv, daily.csv, hourly.csv, server.csv, scenario.json, run.json)\n"))
         let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work + "/x/run.json"))) as? [String: Any])
         #expect(manifest["scenario_file"] as? String == "preset:fitness-sync")
+        // The commit it was built from is in the binary (BuildStampTests: git's name for it).
+        #expect(manifest["git_commit"] as? String == BuildInfo.gitCommit)
+        let version = try Self.run(["bgbench", "--version"], in: work, path: bin)
+        #expect(version.output.hasPrefix("bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL "), "\(version.output)")
         let reference = try Self.temporaryFolder("reference")
         defer { try? FileManager.default.removeItem(atPath: reference) }
         var output = "", errors = ""
