@@ -66,9 +66,13 @@ public final class EventQueue<Kind: EventKind> {
     /// - Complexity: O(number of pending events earlier than it); amortised O(1) growth.
     @inlinable @inline(__always) public func push(_ event: Event<Kind>) {
         precondition(event.time >= 0, "event time must not be negative")
-        let key = UInt128(UInt64(event.time)) << 64
-            | UInt128(UInt64(event.kind.priority) << 56 | UInt64(sequence) << 24
-                      | UInt64(event.kind.code) << 16 | UInt64(event.payload))
+        // The low half in steps with its type spelled out: as one expression it took the
+        // type checker two seconds of every build (issue 23).
+        var low: UInt64 = UInt64(event.kind.priority) << 56
+        low |= UInt64(sequence) << 24
+        low |= UInt64(event.kind.code) << 16
+        low |= UInt64(event.payload)
+        let key = UInt128(UInt64(event.time)) << 64 | UInt128(low)
         sequence &+= 1
         precondition(sequence != 0, "event sequence overflow")
         if size == capacity { grow() }
