@@ -26,21 +26,25 @@ let package = Package(
         .target(name: "BGNumerics", dependencies: ["CGSL"]),
         // The commit the binary is built from (run.json's `git_commit`, `--version`), written
         // into the module by the build tool plugin at every build where it can have changed.
+        // Only the executable (and the tests) import it, and the executable records it in
+        // BuildInfo at start-up: the release build compiles each module whole, so a library
+        // that imported it would be recompiled whole at every commit.
         .plugin(name: "BuildStamp", capability: .buildTool()),
         .target(name: "BGBuildStamp", plugins: ["BuildStamp"]),
         // The simulator: engine, model, platforms, policies, metrics, report writers.
         .target(
             name: "BGBench",
-            dependencies: ["BGNumerics", "BGBuildStamp"],
+            dependencies: ["BGNumerics"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         // The command line: argument parsing, commands, error messages and exit codes.
         .target(name: "BGBenchCLI", dependencies: ["BGBench", "CSyscalls"]),
-        .executableTarget(name: "bgbench", dependencies: ["BGBenchCLI"]),
+        .executableTarget(name: "bgbench", dependencies: ["BGBench", "BGBenchCLI", "BGBuildStamp"]),
         // What the test suites share: the in-process command line (`bgbench(_:)`) and
         // temporary folders.
         .target(name: "BGBenchTestSupport", dependencies: ["BGBenchCLI"], path: "Tests/BGBenchTestSupport"),
-        .testTarget(name: "BGBenchTests", dependencies: ["BGBench", "BGBenchCLI", "BGNumerics", "BGBenchTestSupport"]),
+        .testTarget(name: "BGBenchTests",
+                    dependencies: ["BGBench", "BGBenchCLI", "BGNumerics", "BGBenchTestSupport", "BGBuildStamp"]),
         // Only the public API (no @testable import): a researcher's own policy, registered
         // and run through the runner and the report writers (docs/policies.md).
         .testTarget(name: "PublicAPITests", dependencies: ["BGBench"]),

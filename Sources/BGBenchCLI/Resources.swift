@@ -15,16 +15,22 @@ import Foundation
 /// generated source file of about 60 kB that must be regenerated after a preset changes,
 /// which the test enforces.
 enum EmbeddedFiles {
-    /// Every preset by name, sorted: the embedded files, and `default`, whose file
-    /// (Datasets/scenarios/default.json) is the built-in defaults' text, so it is taken from
-    /// them rather than carried twice.
-    static let presets: [(name: String, text: String)] =
-        (embeddedPresets + [("default", ScenarioLoader.builtInDefaultText())]).sorted { $0.name < $1.name }
+    /// The preset whose file (Datasets/scenarios/default.json) is the built-in defaults'
+    /// text: taken from them, not carried twice, and encoded only when asked for (encoding
+    /// the defaults is most of a small run's start-up).
+    static let defaultPreset = "default"
+
+    /// Every preset's name, sorted.
+    static let presetNames = (embeddedPresets.map(\.name) + [defaultPreset]).sorted()
+
+    /// Every preset by name, sorted, with its text.
+    static var presets: [(name: String, text: String)] { presetNames.map { ($0, preset(named: $0)!) } }
 
     /// The preset called `name` (with or without `.json`), nil when there is none.
     static func preset(named name: String) -> String? {
         let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
-        return presets.first { $0.name == stem }?.text
+        if stem == defaultPreset { return ScenarioLoader.builtInDefaultText() }
+        return embeddedPresets.first { $0.name == stem }?.text
     }
 
     /// Every preset's name and description (its scenario's `description`), sorted by name.
@@ -44,7 +50,7 @@ enum EmbeddedFiles {
             return try ScenarioLoader.load(file: value, overrides: overrides)
         }
         guard let text = preset(named: value) else {
-            let names = presets.map(\.name)
+            let names = presetNames
             var message = "no scenario file or preset '\(value)' for '--scenario': expected a scenario JSON file or one of the presets \(names.joined(separator: ", "))"
             if let close = closest(to: value, in: names) { message += " (did you mean '\(close)'?)" }
             throw CLIError(message: message, code: 66, hint: false)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import BGBench
 @testable import BGBenchCLI
+import BGBuildStamp
 
 /// Issue 12 point 6, "found from anywhere": the presets and plot.py are built into the
 /// binary (EmbeddedFiles.swift, Scripts/make-embedded.py), and an installed bgbench lists
@@ -104,9 +105,9 @@ import Testing
         let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work + "/x/run.json"))) as? [String: Any])
         #expect(manifest["scenario_file"] as? String == "preset:fitness-sync")
         // The commit it was built from is in the binary (BuildStampTests: git's name for it).
-        #expect(manifest["git_commit"] as? String == BuildInfo.gitCommit)
+        #expect(manifest["git_commit"] as? String == BuildStamp.commit)
         let version = try Self.run(["bgbench", "--version"], in: work, path: bin)
-        #expect(version.output.hasPrefix("bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL "), "\(version.output)")
+        #expect(version.output.hasPrefix("bgbench \(BuildInfo.version) (commit \(BuildStamp.commit), GSL "), "\(version.output)")
         let reference = try Self.temporaryFolder("reference")
         defer { try? FileManager.default.removeItem(atPath: reference) }
         var output = "", errors = ""
