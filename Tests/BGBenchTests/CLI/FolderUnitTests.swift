@@ -106,6 +106,12 @@ private func leftovers(_ parent: String) -> [String] {
         try "half".write(toFile: parent + "/.r.bgbench-staging-99999999/summary.csv", atomically: true, encoding: .utf8)
         #expect(bgbench(small + ["--out", out]).code == 0)
         #expect(leftovers(parent).isEmpty)
+        // An old folder beside an existing report (a crash between the swap and the removal
+        // of the old folder): removed by the next writer (issue 29).
+        try FileManager.default.createDirectory(atPath: parent + "/.r.bgbench-old-99999998", withIntermediateDirectories: true)
+        try "old".write(toFile: parent + "/.r.bgbench-old-99999998/summary.csv", atomically: true, encoding: .utf8)
+        #expect(bgbench(small + ["--out", out]).code == 0)
+        #expect(leftovers(parent).isEmpty)
         // An old folder where the report is missing: restored, then replaced whole by the run.
         try FileManager.default.moveItem(atPath: out, toPath: parent + "/.r.bgbench-old-99999999")
         try "x".write(toFile: parent + "/.r.bgbench-old-99999999/notes.txt", atomically: true, encoding: .utf8)

@@ -100,6 +100,17 @@ import BGBenchTestSupport
         #expect(merge(["a/0", "a/1", "adaptive"]) == (65, "error: shard folder '\(dir)/adaptive' is of another run than '\(dir)/a/0': its policies is adaptive, expected fixed\n"))
         #expect(merge(["a/0", "half"]) == (65, "error: shard folder '\(dir)/half' is shard 1/2 but '\(dir)/a/0' is 0/3: expected shards of one split\n"))
         #expect(merge(["a/0", "a/2"]) == (65, "error: 1 of 3 shards missing: 1/3 (rerun them with '--shard K/3', then merge again)\n"))
+        // The first and the last missing are named too (issue 29: a range that stopped one
+        // short let a missing last shard through).
+        #expect(merge(["a/0", "a/1"]) == (65, "error: 1 of 3 shards missing: 2/3 (rerun them with '--shard K/3', then merge again)\n"))
+        #expect(merge(["a/1", "a/2"]) == (65, "error: 1 of 3 shards missing: 0/3 (rerun them with '--shard K/3', then merge again)\n"))
+        // A file merge checks by size only (not shard.state): one byte appended, the manifest
+        // not resealed, is refused with both sizes (issue 29: the size check was untested).
+        let hourly = "\(dir)/a/0/hourly.csv"
+        let original = try Data(contentsOf: URL(fileURLWithPath: hourly))
+        try (original + Data("x".utf8)).write(to: URL(fileURLWithPath: hourly))
+        #expect(merge(["a/0", "a/1", "a/2"]) == (65, "error: shard folder '\(dir)/a/0': '\(hourly)' has \(original.count + 1) bytes where run.json's manifest says \(original.count): not the file the run wrote\n"))
+        try original.write(to: URL(fileURLWithPath: hourly))
         #expect(merge(["a/0", "a/1", "a/1", "a/2"]) == (65, "error: shard 1/3 given twice: '\(dir)/a/1' and '\(dir)/a/1'\n"))
         try FileManager.default.removeItem(atPath: "\(dir)/a/1/daily.csv")
         #expect(merge(["a/0", "a/1", "a/2"]) == (65, "error: shard folder '\(dir)/a/1': '\(dir)/a/1/daily.csv' is missing, but run.json's manifest lists it: not a complete report folder\n"))
