@@ -58,7 +58,7 @@ extension Command {
                                       inputs: [.init(path: baseline, role: "--baseline"), .init(path: current, role: "--current")],
                                       force: force)
         }
-        if FileManager.default.fileExists(atPath: baseline), canonical(baseline) == canonical(current) {
+        if FileManager.default.fileExists(atPath: baseline), OutputGuard.canonical(baseline) == OutputGuard.canonical(current) {
             throw CLIError.usage("'--baseline' and '--current' name the same folder")
         }
 
@@ -135,10 +135,6 @@ extension Command {
             throw CLIError.usage("invalid value '\(text)' for '--tolerance': expected a percentage of 0 or more after '='")
         }
         return (parts[0], percent)
-    }
-
-    static func canonical(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     /// Runs a library call that reads report folders, mapping its errors to exit codes:
