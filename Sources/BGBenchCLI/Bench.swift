@@ -7,55 +7,69 @@ import Foundation
 /// child's peak memory, then the speedups, each default-scenario policy's time over
 /// `fixed`'s and a line per target of issue 15. Speed lives here, never in tests: shared
 /// machines are noisy, so compare medians and ratios.
-extension Command {
-    enum BenchOption: String, CommandOption {
-        case quick, memory, workloads, repeats, threads, baseline, csv, force
-        /// Internal (Benchmarks/README.md): the child process's subcommand, and the device
-        /// count of every workload (the tests' tiny workloads).
-        case runWorkload = "run-workload", devices
-        var isFlag: Bool { self == .quick || self == .memory || self == .force }
-        static let hidden: [BenchOption] = [.runWorkload, .devices]
-        /// The options `bgbench bench --help` lists.
-        static var documented: [BenchOption] { allCases.filter { !hidden.contains($0) } }
-    }
-
-    static func bench<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
+struct BenchCommand: CommandDefinition {
+    struct Values {
         var quick = false, memory = false, force = false
         var repeats = 3
         var threads: Int?, devices: Int?
         var baselineFile: String?, csvFile: String?, child: String?
         var selected: [BenchTable.Workload]?
-        var given: [BenchOption] = []
-        var parser = OptionParser(tokens, command: "bench")
-        try parser.parse(
-            option: { (option: BenchOption, value) in
-                let name = option.rawValue
-                given.append(option)
-                switch option {
-                case .quick: quick = true
-                case .memory: memory = true
-                case .workloads: selected = try benchWorkloads(named: required(value, for: name, expected: "workload names separated by commas"))
-                case .baseline: baselineFile = try required(value, for: name, expected: "a bench CSV file")
-                case .csv: csvFile = try required(value, for: name, expected: "a file")
-                case .force: force = true
-                case .runWorkload: child = try required(value, for: name, expected: "a workload name")
-                case .repeats:
-                    repeats = try integer(required(value, for: name, expected: "a positive integer"),
-                                          for: name, in: 1...100, expected: "an integer from 1 to 100")
-                case .threads:
-                    threads = try integer(required(value, for: name, expected: "a non-negative integer"),
-                                          for: name, in: 0...1024, expected: "an integer from 0 to 1024")
-                case .devices:
-                    devices = try integer(required(value, for: name, expected: "a positive integer"),
-                                          for: name, in: 1...10_000_000, expected: "an integer from 1 to 10000000")
-                }
+        /// `--threads`: nil runs each workload on one thread and on every core.
+        var threadCount: Int {
+            get { threads ?? 0 }
+            set { threads = newValue }
+        }
+    }
+
+    static let name = "bench"
+    static let synopsis = """
+        bgbench bench [--quick] [--workloads NAME,...] [--memory] [--repeats N] [--threads T]
+                      [--csv FILE [--force]] [--baseline FILE]
+                                     the speed benchmark: device-days/s, events/s, ns/event
+                                     and peak memory per workload, on 1 thread and on all;
+                                     exit 1 below 85 % of a --baseline CSV's device-days/s
+        """
+    static let reference: String? = "Benchmarks/README.md"
+    static let defaults = Values()
+    static var options: [Option<Values>] {
+        [
+            .flag("quick", \.quick, help: "a tenth of the devices of each workload"),
+            .value("workloads", "NAME,...", expected: "workload names separated by commas",
+                   help: "only these workloads: " + BenchTable.workloads.map(\.name).joined(separator: ", "),
+                   defaultText: "all") {
+                values, text, _ in values.selected = try Command.benchWorkloads(named: text)
             },
-            positional: { throw CLIError.unexpected($0, command: "bench") })
+            .flag("memory", \.memory, help: "R1 with 100,000 devices × 365 days, once"),
+            .integer("repeats", "N", \.repeats, in: 1...100, help: "runs of each workload"),
+            .threads(\.threadCount, help: "only this thread count, 0 = all cores", defaultText: "1 and all"),
+            .text("csv", "FILE", \.csvFile, expected: "a file",
+                  help: "also write the results as CSV (an existing FILE only if it is a bench CSV, never --baseline's)"),
+            .flag("force", \.force, help: "overwrite --csv whatever it is"),
+            .text("baseline", "FILE", \.baselineFile, expected: "a bench CSV file",
+                  help: "compare with a bench CSV made on this machine"),
+            // Internal (Benchmarks/README.md): the child process's subcommand, and the device
+            // count of every workload (the tests' tiny workloads).
+            .value("run-workload", "NAME", expected: "a workload name", help: "", hidden: true) { values, text, _ in
+                values.child = text
+            },
+            .integer("devices", "N", \.devices, in: 1...10_000_000, help: "").hidden,
+        ]
+    }
+    static let endsCleanlyOnSignals = true
+
+    static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
+        let quick = values.quick, memory = values.memory, force = values.force, threads = values.threads
+        let devices = values.devices, baselineFile = values.baselineFile, csvFile = values.csvFile
+        let selected = values.selected
+        var repeats = values.repeats
         let resolved = threads.map { $0 == 0 ? System.coreCount : $0 }
 
-        if let child {
-            for option in given where ![.runWorkload, .devices, .threads, .repeats].contains(option) {
-                throw CLIError.usage("'--run-workload' cannot be combined with '--\(option.rawValue)'")
+        if let child = values.child {
+            // The child takes only the options the parent passes it.
+            let others = [("quick", values.quick), ("memory", values.memory), ("force", values.force),
+                          ("workloads", values.selected != nil), ("csv", csvFile != nil), ("baseline", baselineFile != nil)]
+            if let other = others.first(where: \.1) {
+                throw CLIError.usage("'--run-workload' cannot be combined with '--\(other.0)'")
             }
             guard var workload = (BenchTable.workloads + [BenchTable.memory]).first(where: { $0.name == child }) else {
                 throw CLIError.usage("unknown workload '\(child)' for '--run-workload': expected one of "
@@ -101,7 +115,7 @@ extension Command {
         let csv = BenchTable.csv(rows)
         output.write(BenchTable.summary(rows))
         output.write("\n" + csv)
-        if let csvFile { try write(csv, to: csvFile) }
+        if let csvFile { try Command.write(csv, to: csvFile) }
         if let baseline, let baselineFile {
             let lines = BenchBaseline.compare(baseline: baseline, current: try BenchBaseline.parse(csv, path: "(this run)"))
             output.write(BenchBaseline.render(lines, path: baselineFile))
@@ -109,6 +123,9 @@ extension Command {
         }
     }
 
+}
+
+extension Command {
     /// `--workloads NAME,NAME`: those workloads, in bench's own order.
     static func benchWorkloads(named list: String) throws -> [BenchTable.Workload] {
         let valid = BenchTable.workloads.map(\.name)

@@ -5,39 +5,62 @@ import Foundation
 /// CI"). Exit codes: 0 nothing regressed, 1 a regression (or, with `--exact`, any
 /// difference), 64 usage, 65 a baseline that does not match or a folder that does not
 /// parse, 66 a folder or file that is missing, 73 the JUnit file cannot be written.
-extension Command {
-    enum CheckOption: String, CommandOption {
-        case baseline, current, tolerance, junit, update, exact, force, ab
-        case acceptConfiguration = "accept-configuration"
-        var isFlag: Bool { self == .update || self == .exact || self == .force || self == .ab || self == .acceptConfiguration }
-        var isRepeatable: Bool { self == .tolerance }
-    }
-
-    static func check<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
+struct CheckCommand: CommandDefinition {
+    struct Values {
         var baseline: String?, current: String?, junit: String?
         var tolerances: [String: Double] = [:]
         var update = false, exact = false, force = false, ab = false, acceptConfiguration = false
-        var parser = OptionParser(tokens, command: "check")
-        try parser.parse(
-            option: { (option: CheckOption, value) in
-                let name = option.rawValue
-                switch option {
-                case .baseline: baseline = try required(value, for: name, expected: "a report folder")
-                case .current: current = try required(value, for: name, expected: "a report folder")
-                case .junit: junit = try required(value, for: name, expected: "a file")
-                case .force: force = true
-                case .update: update = true
-                case .exact: exact = true
-                case .ab: ab = true
-                case .acceptConfiguration: acceptConfiguration = true
-                case .tolerance:
-                    let (metric, percent) = try parseTolerance(required(value, for: name, expected: "METRIC=PCT"))
-                    guard tolerances.updateValue(percent, forKey: metric) == nil else {
-                        throw CLIError.usage("'--tolerance' given twice for \(metric)")
-                    }
+    }
+
+    static let name = "check"
+    static let synopsis = """
+        bgbench check --baseline FILE_OR_DIR --current DIR [--tolerance METRIC=PCT ...]
+                      [--junit FILE [--force]] [--exact] [--update [--force] [--accept-configuration]] [--ab]
+                                     compare a run's reports with a baseline's (CI): exit 1
+                                     on a significant regression, or any difference with
+                                     --exact; --update makes the current run the baseline;
+                                     --ab compares two configurations, no verdict
+        """
+    static let reference: String? = "README.md, \"In CI\""
+    static let defaults = Values()
+    static var options: [Option<Values>] {
+        [
+            .text("baseline", "FILE_OR_DIR", \.baseline, expected: "a report folder",
+                  help: "the baseline: a report folder (or a file in one), or a folder of report folders, matched with "
+                    + "--current's by name"),
+            .text("current", "DIR", \.current, expected: "a report folder",
+                  help: "the report folder (or folder of them) to check"),
+            .value("tolerance", "METRIC=PCT", expected: "METRIC=PCT",
+                   help: "a change of METRIC (a summary.csv column) within PCT % of the baseline is no change",
+                   repeatable: true, defaultText: "1") { values, text, _ in
+                let (metric, percent) = try Command.parseTolerance(text)
+                guard values.tolerances.updateValue(percent, forKey: metric) == nil else {
+                    throw CLIError.usage("'--tolerance' given twice for \(metric)")
                 }
             },
-            positional: { throw CLIError.unexpected($0, command: "check") })
+            .text("junit", "FILE", \.junit, expected: "a file",
+                  help: "also write JUnit XML, a test case per metric (an existing FILE only if it is check's own JUnit XML)"),
+            .flag("exact", \.exact,
+                  help: "any difference in any report file fails (needs the same seed; run.json's execution and build "
+                    + "fields do not count)"),
+            .flag("update", \.update,
+                  help: "replace the baseline folder whole with the current run's report files (refused for another "
+                    + "configuration, exit 65)"),
+            .flag("force", \.force,
+                  help: "with --update: replace the baseline folder whole, whatever it holds; with --junit: overwrite FILE "
+                    + "whatever it is"),
+            .flag("accept-configuration", \.acceptConfiguration, help: "with --update: the configuration change is meant"),
+            .flag("ab", \.ab,
+                  help: "A/B: --baseline A and --current B, two configurations on the same seed and fleet, compared device "
+                    + "by device with 95 % intervals and no verdict (needs --per-device)"),
+        ]
+    }
+    static let endsCleanlyOnSignals = true
+
+    static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
+        let (baseline, current, junit, tolerances) = (values.baseline, values.current, values.junit, values.tolerances)
+        let (update, exact, force, ab, acceptConfiguration) = (values.update, values.exact, values.force, values.ab,
+                                                               values.acceptConfiguration)
         guard let baseline else { throw CLIError.usage("missing option '--baseline' for 'check': expected a report folder") }
         guard let current else { throw CLIError.usage("missing option '--current' for 'check': expected a report folder") }
         for (set, other, name) in [(update, exact, "--exact"), (update, !tolerances.isEmpty, "--tolerance"),
@@ -63,14 +86,14 @@ extension Command {
         }
 
         if update {
-            return try updateBaseline(baseline, from: current, force: force, acceptConfiguration: acceptConfiguration, output: &output)
+            return try Command.updateBaseline(baseline, from: current, force: force, acceptConfiguration: acceptConfiguration, output: &output)
         }
 
-        let pairs = try matchedRuns(baseline: baseline, current: current, output: &output)
+        let pairs = try Command.matchedRuns(baseline: baseline, current: current, output: &output)
         if !exact, let sweep = pairs.flatMap({ [$0.0, $0.1] }).first(where: \.isSweep) {
             throw CLIError.usage("'\(sweep.path)' is a sweep folder: 'check' compares sweep folders with --exact only")
         }
-        if ab { return try checkAB(pairs, output: &output) }
+        if ab { return try Command.checkAB(pairs, output: &output) }
         var problems: [String] = []
         for (b, c) in pairs {
             let found = RunComparison.mismatches(b, c, exact: exact)
@@ -82,12 +105,12 @@ extension Command {
         }
         guard problems.isEmpty else { throw CLIError(message: problems.joined(separator: "\nerror: "), code: 65, hint: false) }
 
-        if exact { return try checkExact(pairs, junit: junit, output: &output) }
+        if exact { return try Command.checkExact(pairs, junit: junit, output: &output) }
 
         var comparisons: [MetricComparison] = []
         var suites: [(name: String, range: Range<Int>)] = []
         for (b, c) in pairs {
-            let found = try readingReportFolders { try RunComparison.compare(baseline: b, current: c, tolerances: tolerances) }
+            let found = try Command.readingReportFolders { try RunComparison.compare(baseline: b, current: c, tolerances: tolerances) }
             let scenario = found.first?.scenario ?? ""
             output.write("baseline '\(b.path)', current '\(c.path)': scenario \(scenario), policies \(b.policies.joined(separator: ",")), "
                          + "\(b.devices) devices × \(b.days) days\(b.warmupDays > 0 ? " (\(b.warmupDays) warm-up)" : ""), ")
@@ -109,7 +132,7 @@ extension Command {
         }.joined(separator: ", ")
                      + "; significant: Holm–Bonferroni over \(family) tests, family-wise 5 %\n")
         if let junit {
-            try write(JUnitReport.statistical(comparisons, suites: suites), to: junit)
+            try Command.write(JUnitReport.statistical(comparisons, suites: suites), to: junit)
         }
         let regressions = counts[.regression] ?? 0
         if regressions > 0 {
@@ -117,7 +140,9 @@ extension Command {
                            code: 1, hint: false)
         }
     }
+}
 
+extension Command {
     /// `--tolerance METRIC=PCT`: a metric of summary.csv and a percentage (a trailing `%`
     /// is allowed).
     static func parseTolerance(_ text: String) throws -> (String, Double) {

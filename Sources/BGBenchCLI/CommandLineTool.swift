@@ -6,51 +6,30 @@ import Foundation
 public enum CommandLineTool {
     /// Runs bgbench with real standard output and error; returns the exit code.
     public static func main(arguments: [String]) -> Int32 {
-        // The commands that write folders or files end cleanly on SIGINT and SIGTERM
-        // (Interruption); the others (plot runs python3, which must get the signals
-        // itself) keep the default action.
-        var command = Command.Name.run
-        if case .value(let word)? = tokenize(arguments).first { command = Command.Name(rawValue: word) ?? .help }
-        if [.run, .sweep, .frontier, .merge, .check, .bench].contains(command) { Interruption.install() }
+        if command(of: tokenize(arguments))?.command.endsCleanlyOnSignals ?? true { Interruption.install() }
         var out = StandardStream.output, err = StandardStream.error
         return run(arguments: arguments, output: &out, errors: &err)
     }
 
     public static func run<Out: TextOutputStream, Err: TextOutputStream>(
-        arguments: [String], output: inout Out, errors: inout Err
+        arguments: [String], output: inout Out, errors: inout Err,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Int32 {
-        // The command, and whether it was named (`bgbench --help` is the full help,
-        // `bgbench run --help` the usage of run).
-        var command = Command.Name.run, named = false
+        // `bgbench --help` is the full help, `bgbench run --help` the usage of run.
+        var named: String?
         do {
-            var tokens = tokenize(arguments)
-            if case .value(let word) = tokens.first {
-                guard let name = Command.Name(rawValue: word) else {
-                    var message = "unknown command '\(word)': expected one of \(Command.names.joined(separator: ", "))"
-                    if let close = closest(to: word, in: Command.names) { message += " (did you mean '\(close)'?)" }
-                    throw CLIError.usage(message)
-                }
-                command = name
-                named = true
-                tokens.removeFirst()
+            let tokens = tokenize(arguments)
+            guard let (command, rest) = command(of: tokens) else {
+                guard case .value(let word) = tokens.first else { preconditionFailure("a first token that names no command") }
+                var message = "unknown command '\(word)': expected one of \(Command.names.joined(separator: ", "))"
+                if let close = closest(to: word, in: Command.names) { message += " (did you mean '\(close)'?)" }
+                throw CLIError.usage(message)
             }
-            switch command {
-            case .run: try Command.run(tokens, arguments: arguments, output: &output, errors: &errors)
-            case .list: try Command.list(tokens, output: &output)
-            case .bench: try Command.bench(tokens, output: &output)
-            case .check: try Command.check(tokens, output: &output)
-            case .scenario: try Command.scenario(tokens, output: &output)
-            case .validate: try Command.validate(tokens, output: &output)
-            case .convertLSApp: try Command.convertLSApp(tokens, output: &output)
-            case .sweep: try Command.sweep(tokens, arguments: arguments, output: &output)
-            case .frontier: try Command.frontier(tokens, arguments: arguments, output: &output)
-            case .merge: try Command.merge(tokens, arguments: arguments, output: &output)
-            case .plot: try Command.plot(tokens, output: &output)
-            case .help: try Command.helpCommand(tokens, output: &output)
-            }
+            if rest.count < tokens.count { named = command.name }
+            try command.execute(rest, Invocation(arguments: arguments, environment: environment), output: &output)
             return 0
         } catch is HelpRequested {
-            output.write(named ? Command.usage(of: command.rawValue) : Command.help)
+            output.write(named.map(Command.usage(of:)) ?? Command.help)
             return 0
         } catch let error as CLIError {
             errors.write("error: \(escapingControls(error.message))\n")
@@ -60,6 +39,13 @@ public enum CommandLineTool {
             errors.write("error: \(escapingControls("\(error)"))\n")
             return 70  // EX_SOFTWARE: a bug, reported rather than trapped
         }
+    }
+
+    /// The command the tokens name and the tokens after its name: a first bare word names
+    /// it, and without one the command is `run`. Nil when the first word is no command.
+    static func command(of tokens: [Token]) -> (command: any CommandDefinition.Type, rest: [Token])? {
+        guard case .value(let word) = tokens.first else { return (RunCommand.self, tokens) }
+        return Command.named(word).map { ($0, Array(tokens.dropFirst())) }
     }
 }
 

@@ -5,45 +5,65 @@ import Foundation
 /// baseline at its own point, side by side on the same users and feed (one fleet pass per
 /// seed); frontier.csv, frontier-matched.csv and a table of each policy's fresh-open
 /// difference at the baseline's energy (docs/policies.md, "The frontier").
-extension Command {
-    /// The options only `frontier` takes; it takes the run options too (`runOptions`).
-    enum FrontierOption: String, CommandOption {
-        case knob
-        case energyLevels = "energy-levels"
-        case energyRange = "energy-range"
-
-        var isFlag: Bool { false }
-        var isRepeatable: Bool { self == .knob }
-        /// The run options a frontier takes: those of `sweep` but the per-device files.
-        static let runOptions = RunOption.shared.filter { $0 != .perDevice && $0 != .traceDevices }
-    }
-
-    static func frontier<Out: TextOutputStream>(_ tokens: [Token], arguments: [String], output: inout Out) throws {
-        var common = RunArguments()
-        common.policies = PolicyRegistry.all.map(\.name)
-        common.out = "Reports/frontier"
+struct FrontierCommand: CommandDefinition {
+    struct Values {
+        var run = RunArguments()
         var knobs: [(policy: String, values: [String], text: String)] = []
         var levels = FrontierRequest.defaultEnergyLevels
         var range: ClosedRange<Double>?
-        var parser = OptionParser(tokens, command: "frontier")
-        try parser.parse(
-            FrontierOption.runOptions, FrontierOption.allCases,
-            option: { option, value in _ = try common.take(option, value) },
-            own: { option, value in
-                let name = option.rawValue
-                switch option {
-                case .knob: knobs.append(try parseKnob(required(value, for: name, expected: "POLICY=V1,V2,...")))
-                case .energyLevels:
-                    levels = try energies(required(value, for: name, expected: "J/day values"), for: name, count: nil)
-                case .energyRange:
-                    let pair = try energies(required(value, for: name, expected: "LOW,HIGH in J/day"), for: name, count: 2)
-                    guard pair[0] < pair[1] else {
-                        throw CLIError.usage("invalid value '\(value!)' for '--energy-range': expected LOW,HIGH in J/day with LOW < HIGH")
-                    }
-                    range = pair[0]...pair[1]
-                }
+    }
+
+    static let name = "frontier"
+    static let synopsis = """
+        bgbench frontier [--knob POLICY=V1,V2,... ...] [run options]
+                                     every policy at every value of its knob and the
+                                     baseline at its own point, on the same users:
+                                     fresh opens at matched energy (frontier.csv)
+        """
+    static let reference: String? = "docs/policies.md, \"The frontier\""
+    static let defaults: Values = {
+        var values = Values()
+        values.run.policies = PolicyRegistry.all.map(\.name)
+        values.run.out = "Reports/frontier"
+        return values
+    }()
+    static var options: [Option<Values>] {
+        [
+            .value("knob", "POLICY=V1,V2,...", expected: "POLICY=V1,V2,...",
+                   help: "the values of POLICY's knob, one per policy", repeatable: true,
+                   defaultText: "its declared sweep, docs/scenario.md") { values, text, _ in values.knobs.append(try Command.parseKnob(text)) },
+            .value("energy-levels", "J,...", expected: "comma-separated non-negative J/day values",
+                   help: "J/day at which each curve is read besides the baseline's own",
+                   shownDefault: { $0.levels.map { "\(Int(exactly: $0).map(String.init) ?? "\($0)")" }.joined(separator: ",") }
+            ) { values, text, _ in
+                values.levels = try Command.energies(text, for: "energy-levels", count: nil)
             },
-            positional: { throw CLIError.unexpected($0, command: "frontier") })
+            .value("energy-range", "LOW,HIGH", expected: "LOW,HIGH in J/day",
+                   help: "J/day range of the areas under the curves",
+                   defaultText: "the baseline policy's curve range, else the range every curve spans") { values, text, _ in
+                let pair = try Command.energies(text, for: "energy-range", count: 2)
+                guard pair[0] < pair[1] else {
+                    throw CLIError.usage("invalid value '\(text)' for '--energy-range': expected LOW,HIGH in J/day with LOW < HIGH")
+                }
+                values.range = pair[0]...pair[1]
+            },
+            RunArguments.options.option("policy").lifted(\Values.run),
+            RunArguments.options.option("baseline-policy").lifted(\Values.run)
+                .withHelp("the policy whose point at the scenario's own parameters every arm is compared with"),
+            RunArguments.options.option("replications").lifted(\Values.run)
+                .withHelp("R seeds (S, S+1, ...); the intervals are then across the seeds"),
+        ]
+    }
+    /// The run options a frontier takes: all but the per-device files.
+    static var runOptions: [Option<Values>] {
+        RunArguments.options.excluding("policy", "baseline-policy", "replications", "per-device",
+                                       "trace-devices").map { $0.lifted(\Values.run) }
+    }
+    static let endsCleanlyOnSignals = true
+
+    static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
+        var common = values.run
+        let knobs = values.knobs, levels = values.levels, range = values.range
         try common.finish()
         let policies = common.policies, replications = common.replications, baseline = common.baseline
         var knobValues: [String: [String]] = [:]
@@ -55,21 +75,24 @@ extension Command {
                 throw CLIError.usage("'--knob' given twice for policy '\(knob.policy)'")
             }
         }
-        let loaded = try loadScenario(common.scenarioFile, overrides: common.overrides)
+        let loaded = try Command.loadScenario(common.scenarioFile, overrides: common.overrides)
         let request = FrontierRequest(scenario: loaded, policies: policies, baselinePolicy: baseline, knobValues: knobValues,
                                       energyLevels: levels, energyRange: range, options: common.options,
-                                      replications: replications, commandLine: ["bgbench"] + arguments)
+                                      replications: replications, commandLine: ["bgbench"] + invocation.arguments)
         // Every arm's scenario is loaded (a bad knob value found) before the folder is opened.
         let arms: [FrontierArm]
         do { arms = try Frontier.arms(request) } catch let error as FrontierError { throw CLIError.usage(error.description) }
         let work = common.options.part.devices(of: common.options.devices).count * common.options.days * arms.count * replications
         try common.pipeline(.frontier, work: work).run(output: &output) { progress in
             let report = try Frontier.run(request, progress: progress)
-            return .init(files: FrontierFiles.files(report), text: frontierTable(report), seconds: report.run.wallSeconds,
+            return .init(files: FrontierFiles.files(report), text: Command.frontierTable(report), seconds: report.run.wallSeconds,
                          deviceDays: work)
         }
     }
 
+}
+
+extension Command {
     /// `--knob POLICY=V1,V2,...`: a policy with a declared knob and its values as `--set` takes them.
     static func parseKnob(_ text: String) throws -> (policy: String, values: [String], text: String) {
         let withKnob = PolicyRegistry.all.filter { $0.parameters?.knob != nil }.map(\.name)

@@ -5,30 +5,46 @@ import Foundation
 /// (`run --shard K/N`) added into the whole run's report folder, byte for byte the one a
 /// single process writes but for run.json's `execution`, which lists the shards
 /// (ShardMerge; README.md, "Beyond one machine").
-extension Command {
-    enum MergeOption: String, CommandOption {
-        case out, force, quiet
-        var isFlag: Bool { self == .force || self == .quiet }
-        var isRepeatable: Bool { false }
+struct MergeCommand: CommandDefinition {
+    struct Values {
+        var out: String?
+        var force = false, quiet = false
+        var inputs: [String] = []
     }
 
-    static func merge<Out: TextOutputStream>(_ tokens: [Token], arguments: [String], output: inout Out) throws {
+    static let name = "merge"
+    static let synopsis = """
+        bgbench merge --out DIR SHARD_DIR... | PARENT
+                                     add the shard folders of a run, sweep or
+                                     frontier made with --shard K/N into the whole
+                                     one's report, byte for byte what a single
+                                     process writes
+        """
+    static let reference: String? = "README.md, \"Beyond one machine\""
+    static let discussion: String? = """
+        merge takes the shard folders SHARD_DIR..., every shard 0...N-1 once, or one PARENT
+        folder whose sub-folders are the shards. A shard of another run (scenario, seed,
+        policies, fleet, days, version...), a missing, repeated or incomplete shard is
+        refused (exit 65) with the folder named.
+        """
+    static let defaults = Values()
+    static var options: [Option<Values>] {
+        [
+            .text("out", "DIR", \.out, expected: "a folder", help: "report folder (required), replaced whole when done"),
+            .flag("force", \.force, help: "replace --out whole, whatever it holds (or an input)"),
+            .flag("quiet", \.quiet, help: "accepted, as by run (merge draws no progress line)"),
+        ]
+    }
+    static let endsCleanlyOnSignals = true
+
+    static func positional(_ word: String, _ values: inout Values) throws { values.inputs.append(word) }
+
+    static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
         let start = DispatchTime.now()
-        var out: String?, force = false
-        var inputs: [String] = []
-        var parser = OptionParser(tokens, command: "merge")
-        try parser.parse(
-            option: { (option: MergeOption, value) in
-                switch option {
-                case .out: out = try required(value, for: option.rawValue, expected: "a folder")
-                case .force: force = true
-                case .quiet: break
-                }
-            },
-            positional: { inputs.append($0) })
-        guard let out else { throw CLIError.usage("'merge' needs '--out DIR': the folder of the merged report") }
+        let inputs = values.inputs, force = values.force
+        guard let out = values.out else { throw CLIError.usage("'merge' needs '--out DIR': the folder of the merged report") }
         guard !inputs.isEmpty else { throw CLIError.usage("'merge' needs the shard folders (or one folder holding them)") }
-        let folders = try shardFolders(inputs)
+        let folders = try Command.shardFolders(inputs)
         // The merged report is of the shards' kind; an unreadable shard is refused by the merge.
         let kind = (try? ReportManifest.read(folder: folders[0]))??.kind ?? .run
         let pipeline = ReportPipeline(out: out, force: force, kind: kind,
@@ -46,7 +62,7 @@ extension Command {
             let files: [(String, String)], table: String
             switch report {
             case .run(var run):
-                run.request.commandLine = ["bgbench"] + arguments
+                run.request.commandLine = ["bgbench"] + invocation.arguments
                 files = ReportWriter.files(run)
                 table = SummaryTable.render(run)
             case .sweep(let sweep, let points, let policies, let seeds):
@@ -55,13 +71,15 @@ extension Command {
                     + (seeds.count > 1 ? "seeds \(seeds.first!)–\(seeds.last!)" : "seed \(seeds.first ?? 0)") + "\n"
             case .frontier(let frontier):
                 files = FrontierFiles.files(frontier)
-                table = frontierTable(frontier)
+                table = Command.frontierTable(frontier)
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             return .init(files: files, text: table + "merged \(shards.count) shards in \(SummaryTable.fixed(seconds, 2)) s\n")
         }
     }
+}
 
+extension Command {
     /// The shard folders named: each a folder with shard.state, or one parent whose
     /// sub-folders are (hidden ones and others skipped), in name order.
     static func shardFolders(_ inputs: [String]) throws -> [String] {

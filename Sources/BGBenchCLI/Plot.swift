@@ -3,22 +3,35 @@ import Foundation
 
 /// `bgbench plot DIR`: runs Reports/plot.py (built into the binary) on a report folder when python3 with
 /// matplotlib and pandas is there, and otherwise says exactly how to install them.
-extension Command {
-    enum PlotOption: String, CommandOption {
-        case force
-        var isFlag: Bool { true }
+struct PlotCommand: CommandDefinition {
+    struct Values {
+        var folder: String?
+        var force = false
     }
 
-    static func plot<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
-        var folder: String?, force = false
-        var parser = OptionParser(tokens, command: "plot")
-        try parser.parse(
-            option: { (_: PlotOption, _) in force = true },
-            positional: { value in
-                guard folder == nil else { throw CLIError.unexpected(value, command: "plot") }
-                folder = value
-            })
-        guard let folder else { throw CLIError.usage("'plot' needs a report folder, e.g. bgbench plot Reports/latest") }
+    static let name = "plot"
+    static let synopsis = """
+        bgbench plot DIR [--force]   draw a report folder as PNG files (python3,
+                                     matplotlib, pandas)
+        """
+    static let defaults = Values()
+    static var options: [Option<Values>] {
+        [
+            .flag("force", \.force,
+                  help: "overwrite PNG files of the folder that bgbench did not draw (without it, such a file is refused)"),
+        ]
+    }
+
+    static func positional(_ word: String, _ values: inout Values) throws {
+        guard values.folder == nil else { throw CLIError.unexpected(word, command: name) }
+        values.folder = word
+    }
+
+    static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
+        let force = values.force
+        guard let folder = values.folder else {
+            throw CLIError.usage("'plot' needs a report folder, e.g. bgbench plot Reports/latest")
+        }
         guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("summary.csv")) else {
             throw CLIError(message: "no summary.csv in '\(folder)': expected a bgbench report folder", code: 66)
         }
@@ -36,7 +49,7 @@ extension Command {
                 throw CLIError.cannotCreate("'\(path)' is not a PNG that bgbench plot drew: not overwritten (use --force to replace it)")
             }
         }
-        guard run(["python3", "-c", "import matplotlib, pandas"]).status == 0 else {
+        guard launch(["python3", "-c", "import matplotlib, pandas"]).status == 0 else {
             throw CLIError(message: "bgbench plot needs python3 with matplotlib and pandas: install them with "
                            + "'python3 -m pip install matplotlib pandas' (or 'apt-get install python3-matplotlib python3-pandas')",
                            code: 69, hint: false)
@@ -45,7 +58,7 @@ extension Command {
         // run, removed, so plot works wherever bgbench is installed.
         let script = try EmbeddedFiles.writePlotScript()
         defer { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
-        let result = run(["python3", script.path, folder])
+        let result = launch(["python3", script.path, folder])
         guard result.status == 0 else {
             // One line, never a traceback: its last line says what went wrong.
             let last = result.output.split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
@@ -56,7 +69,7 @@ extension Command {
     }
 
     /// Runs a program through /usr/bin/env; its status and combined output.
-    static func run(_ arguments: [String]) -> (status: Int32, output: String) {
+    static func launch(_ arguments: [String]) -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments

@@ -1,39 +1,15 @@
 import BGBench
 import Foundation
 
-/// The options of `run`; `sweep` takes every one but `--version` (``shared``), so each
-/// point of a sweep is a full run.
-enum RunOption: String, CommandOption {
-    case policy, days, devices, seed, threads, scenario, set
-    case warmupDays = "warmup-days"
-    case out, quiet
-    case opensTrace = "opens-trace"
-    case force
-    case checkInvariants = "check-invariants"
-    case perDevice = "per-device"
-    case traceDevices = "trace-devices"
-    case baselinePolicy = "baseline-policy"
-    case replications
-    case shard
-    // `run` only.
-    case version
-
-    /// What to simulate, how big, where to write: the options `run` and `sweep` share.
-    static let shared: [RunOption] = allCases.filter { $0 != .version }
-
-    var isFlag: Bool { self == .quiet || self == .perDevice || self == .version || self == .force || self == .checkInvariants }
-    var isRepeatable: Bool { self == .set }
-}
-
-/// The options `run` and `sweep` share (``RunOption/shared``), as read: the one place
-/// both commands parse and check them.
+/// The run options: what to simulate, how big, where to write. `run` takes them all (and
+/// `--version`), `sweep` all of them, `frontier` all but the per-device files; each is
+/// declared once, in ``options``, and parsed and checked here for all three.
 struct RunArguments {
     var policies = ["adaptive"]
     var options = RunOptions()
     var scenarioFile: String?
     var overrides: [String] = []
     var out = "Reports/latest"
-    var warmup = 0
     var quiet = false
     /// Replace `out` even when it holds files that are not a bgbench report.
     var force = false
@@ -42,54 +18,67 @@ struct RunArguments {
     var replications = 1
     /// `--baseline-policy`: the policy paired.csv compares every other with.
     var baseline: String?
-    /// `--shard`: K/N, auto or auto/N, resolved by `finish()` into `options.shard`.
-    var shard: String?
     private var daysGiven = false, devicesGiven = false
 
-    /// Takes one of the shared options; false when `option` is not one of them.
-    mutating func take(_ option: RunOption, _ value: String?) throws -> Bool {
-        let name = option.rawValue
-        switch option {
-        case .policy:
-            policies = try Command.parsePolicies(required(value, for: name, expected: "a policy name"))
-        case .days:
-            options.days = try integer(required(value, for: name, expected: "a positive integer"),
-                                       for: name, in: 1...36500, expected: "an integer from 1 to 36500")
-            daysGiven = true
-        case .devices:
-            options.devices = try integer(required(value, for: name, expected: "a positive integer"),
-                                          for: name, in: 1...100_000_000, expected: "an integer from 1 to 100000000")
-            devicesGiven = true
-        case .seed:
-            options.seed = try integer(required(value, for: name, expected: "a non-negative integer"),
-                                       for: name, in: 0...UInt64.max, expected: "an integer from 0 to 18446744073709551615")
-        case .threads:
-            options.threads = try integer(required(value, for: name, expected: "a non-negative integer"),
-                                          for: name, in: 0...1024, expected: "an integer from 0 to 1024")
-        case .warmupDays:
-            warmup = try integer(required(value, for: name, expected: "a non-negative integer"),
-                                 for: name, in: 0...36499, expected: "an integer from 0 to 36499")
-        case .scenario: scenarioFile = try required(value, for: name, expected: "a scenario file")
-        case .set: overrides.append(try required(value, for: name, expected: "PATH=VALUE"))
-        case .out:
-            out = try required(value, for: name, expected: "a folder")
-            guard !out.isEmpty else { throw CLIError.usage("invalid value '' for '--out': expected a folder") }
-        case .opensTrace: traceFile = try required(value, for: name, expected: "a trace CSV file")
-        case .quiet: quiet = true
-        case .force: force = true
-        case .checkInvariants: options.checksInvariants = true
-        case .replications:
-            replications = try integer(required(value, for: name, expected: "a positive integer"),
-                                       for: name, in: 1...1000, expected: "an integer from 1 to 1000")
-        case .perDevice: options.keepDevices = true
-        case .traceDevices:
-            options.traceDevices = try integer(required(value, for: name, expected: "a positive integer"),
-                                               for: name, in: 1...1000, expected: "an integer from 1 to 1000")
-        case .baselinePolicy: baseline = try required(value, for: name, expected: "a policy name")
-        case .shard: shard = try required(value, for: name, expected: "K/N, auto or auto/N")
-        case .version: return false
-        }
-        return true
+    /// `--days`; given, it wins over an opens trace's span.
+    var days: Int {
+        get { options.days }
+        set { options.days = newValue; daysGiven = true }
+    }
+    /// `--devices`; given with `--opens-trace`, it must be the trace's device count.
+    var devices: Int {
+        get { options.devices }
+        set { options.devices = newValue; devicesGiven = true }
+    }
+
+    static var options: [Option<RunArguments>] {
+        [
+            .value("policy", "NAME[,NAME...]", expected: "'all' or policy names separated by commas",
+                   help: "policies to compare, or 'all'", shownDefault: { Command.shownPolicies($0.policies) }) { values, text, _ in
+                values.policies = try Command.parsePolicies(text)
+            },
+            .integer("days", "D", \.days, in: 1...36500, help: "days to simulate"),
+            .integer("devices", "N", \.devices, in: 1...100_000_000, help: "devices in the fleet"),
+            .integer("seed", "S", \.options.seed, in: 0...UInt64.max, help: "run seed"),
+            .threads(\.options.threads),
+            .text("scenario", "FILE|NAME", \.scenarioFile, expected: "a scenario file or a preset's name",
+                  help: "scenario JSON, or a preset's name (bgbench list); a file at that path wins",
+                  defaultText: "the built-in default scenario, the same as preset 'default'"),
+            .value("set", "PATH=VALUE", expected: "PATH=VALUE",
+                   help: "override one scenario field by its JSON path, e.g. --set policies.fixed.interval=30m",
+                   repeatable: true) { values, text, _ in values.overrides.append(text) },
+            .text("opens-trace", "FILE", \.traceFile, expected: "a trace CSV file",
+                  help: "replay the opens of a trace CSV instead of drawing them (Datasets/README.md, \"Traces\"): one device "
+                    + "per trace device, --days defaults to the trace's span"),
+            .integer("warmup-days", "W", \.options.warmupDays, in: 0...36499,
+                     help: "leave the first W days out of every metric (fewer than --days)"),
+            .text("out", "DIR", \.out, expected: "a folder",
+                  help: "report folder, replaced whole when the command has written every file"),
+            .flag("force", \.force,
+                  help: "replace --out whole, whatever it holds (without it, only the files of bgbench's own earlier report "
+                    + "of the same kind are replaced: Reports/README.md)"),
+            .flag("check-invariants", \.options.checksInvariants,
+                  help: "check every device's counts against their identities (requests, runs, denials, opens) and stop at "
+                    + "the first broken one: a soak's checking mode"),
+            .flag("per-device", \.options.keepDevices, help: "also write devices.csv: every device's totals"),
+            .integer("trace-devices", "K", \.options.traceDevices, in: 1...1000,
+                     help: "also write events.csv: every event of the first K devices with its reason code", showsDefault: false),
+            .text("baseline-policy", "NAME", \.baseline, expected: "a policy name",
+                  help: "the policy the others are compared with, device by device (paired.csv, the terminal's paired "
+                    + "table; written whenever more than one policy runs)",
+                  defaultText: "fixed when it runs, else the first policy"),
+            .integer("replications", "R", \.replications, in: 1...1000,
+                     help: "run R independent seeds (S, S+1, ...) and write replications.csv: each metric across the seeds"),
+            .flag("quiet", \.quiet, help: "no progress line (it is drawn only on a terminal)"),
+            .value("shard", "K/N|auto[/N]", expected: "K/N, auto or auto/N",
+                   help: "simulate only shard K (0...N-1) of the fleet: its blocks of 64 devices (a sweep: of every point's "
+                    + "fleet); --out also gets shard.state, which 'bgbench merge' adds up (run, sweep and frontier; "
+                    + "Scripts/cluster/). auto: K and N from a Slurm array task or a Kubernetes Indexed Job (N from /N or "
+                    + "BGBENCH_SHARD_COUNT)",
+                   environment: ["SLURM_ARRAY_TASK_*", "JOB_COMPLETION_INDEX", "BGBENCH_SHARD_COUNT"]) { values, text, environment in
+                values.options.shard = try shard(text, environment: environment)
+            },
+        ]
     }
 
     /// Checks what only the whole command line can tell, and loads the opens trace: it
@@ -105,11 +94,9 @@ struct RunArguments {
             if !daysGiven { options.days = trace.days }
             options.opensTrace = trace
         }
-        guard warmup < options.days else {
-            throw CLIError.usage("invalid value '\(warmup)' for '--warmup-days': expected an integer from 0 to \(options.days - 1) (fewer than --days)")
+        guard options.warmupDays < options.days else {
+            throw CLIError.usage("invalid value '\(options.warmupDays)' for '--warmup-days': expected an integer from 0 to \(options.days - 1) (fewer than --days)")
         }
-        options.warmupDays = warmup
-        if let shard { options.shard = try Self.shard(shard, environment: ProcessInfo.processInfo.environment) }
         if let baseline {
             guard policies.contains(baseline) else {
                 throw CLIError.usage("invalid value '\(baseline)' for '--baseline-policy': expected one of the policies run (\(policies.joined(separator: ", ")))")

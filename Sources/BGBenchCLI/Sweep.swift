@@ -6,19 +6,33 @@ import Foundation
 /// differences between points are not noise). Every point is a full run with every run
 /// option; the folder holds each file such a run writes with a column per swept
 /// parameter, long.csv, the points' scenarios and run.json (SweepReport).
-extension Command {
-    typealias Axis = SweepAxis
+struct SweepCommand: CommandDefinition {
+    static let name = "sweep"
+    static let synopsis = """
+        bgbench sweep --set PATH=V1,V2,... [--set ...] [run options]
+                                     the cartesian grid of the values, every point a
+                                     full run on the same seed, into one folder: every
+                                     report file with a column per parameter, long.csv,
+                                     a Pareto column within each world, run.json
+        """
+    static let discussion: String? = """
+        sweep: a --set with a comma-separated list of values is an axis of the grid.
+        Parameters under 'policies.' are design axes, the others environment axes:
+        summary.csv's pareto column compares only rows of the same environment values and
+        archetype (Reports/README.md, "Sweeps").
+        """
+    static let defaults: RunArguments = {
+        var values = RunArguments()
+        values.out = "Reports/sweep"
+        return values
+    }()
+    static var runOptions: [Option<RunArguments>] { RunArguments.options }
+    static let endsCleanlyOnSignals = true
 
-    static func sweep<Out: TextOutputStream>(_ tokens: [Token], arguments: [String], output: inout Out) throws {
-        var common = RunArguments()
-        common.out = "Reports/sweep"
-        var parser = OptionParser(tokens, command: "sweep")
-        try parser.parse(
-            RunOption.shared,
-            option: { option, value in _ = try common.take(option, value) },
-            positional: { throw CLIError.unexpected($0, command: "sweep") })
+    static func run<Out: TextOutputStream>(_ values: RunArguments, _ invocation: Invocation, output: inout Out) throws {
+        var common = values
         try common.finish()
-        let axes = try common.overrides.map(parseAxis)
+        let axes = try common.overrides.map(Command.parseAxis)
         guard !axes.isEmpty else {
             throw CLIError.usage("'sweep' needs at least one '--set PATH=V1,V2,...' to sweep over")
         }
@@ -26,10 +40,10 @@ extension Command {
             throw CLIError.usage("parameter '\(twice.element)' given twice in '--set': expected each swept parameter once, with all its values")
         }
         // Every point is loaded (and so validated) before anything runs.
-        let points = grid(axes)
-        let commandLine = ["bgbench"] + arguments
+        let points = Command.grid(axes)
+        let commandLine = ["bgbench"] + invocation.arguments
         let requests = try points.map { point in
-            try common.request(loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" }),
+            try common.request(Command.loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" }),
                                commandLine: commandLine)
         }
         try common.pipeline(.sweep, work: common.workPerScenario * points.count).run(output: &output) { progress in
@@ -51,6 +65,10 @@ extension Command {
                          seconds: seconds, deviceDays: common.workPerScenario * points.count)
         }
     }
+}
+
+extension Command {
+    typealias Axis = SweepAxis
 
     /// `PATH=V1,V2,...`: commas inside brackets or braces belong to a value (`[1,2]`).
     static func parseAxis(_ text: String) throws -> Axis {

@@ -4,17 +4,27 @@ import Foundation
 /// `bgbench validate FILE`: checks a scenario or an opens trace and reports every problem
 /// at once (the loaders collect them), each with its file:line:column and JSON path or
 /// column; one `ok:` line when the file is valid.
-extension Command {
+struct ValidateCommand: CommandDefinition {
     enum InputKind { case scenario, trace }
 
-    static func validate<Out: TextOutputStream>(_ tokens: [Token], output: inout Out) throws {
-        var file: String?
-        var parser = OptionParser(tokens, command: "validate")
-        try parser.parse(
-            positional: { word in
-                guard file == nil else { throw CLIError.usage("unexpected argument '\(word)': 'validate' takes one file") }
-                file = word
-            })
+    static let name = "validate"
+    static let synopsis = """
+        bgbench validate FILE        check a scenario JSON or an opens trace CSV and
+                                     report every problem at once
+        """
+    static let discussion: String? = """
+        validate: FILE is a scenario if it ends in .json, a trace if it ends in .csv, else
+        a scenario if its first character other than a space is '{'; exit 0 and one 'ok:'
+        line when it is valid, 65 and an 'error:' line per problem when not.
+        """
+    static let defaults: String? = nil
+
+    static func positional(_ word: String, _ file: inout String?) throws {
+        guard file == nil else { throw CLIError.usage("unexpected argument '\(word)': 'validate' takes one file") }
+        file = word
+    }
+
+    static func run<Out: TextOutputStream>(_ file: String?, _ invocation: Invocation, output: inout Out) throws {
         guard let file else { throw CLIError.usage("'validate' needs a file: a scenario JSON or a trace CSV") }
         // Read once: a FIFO or /dev/stdin cannot be read twice.
         let lower = file.lowercased()

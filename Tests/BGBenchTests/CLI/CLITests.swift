@@ -80,13 +80,13 @@ private let errorCases: [ErrorCase] = [
     ErrorCase(["--out", "OUT", "--out", "OUT"], "'--out' given twice"),
     ErrorCase(["--out", "OUT", "-h", "-h"], "'-h' given twice"),
     // Missing values: at the end, or followed by another option.
-    ErrorCase(["--out", "OUT", "--days"], "missing value for '--days': expected a positive integer"),
-    ErrorCase(["--out", "OUT", "--devices", "--days", "3"], "missing value for '--devices': expected a positive integer"),
-    ErrorCase(["--out", "OUT", "--seed"], "missing value for '--seed': expected a non-negative integer"),
-    ErrorCase(["--out", "OUT", "--threads"], "missing value for '--threads': expected a non-negative integer"),
-    ErrorCase(["--out", "OUT", "--warmup-days"], "missing value for '--warmup-days': expected a non-negative integer"),
-    ErrorCase(["--out", "OUT", "--policy"], "missing value for '--policy': expected a policy name"),
-    ErrorCase(["--out", "OUT", "--scenario"], "missing value for '--scenario': expected a scenario file"),
+    ErrorCase(["--out", "OUT", "--days"], "missing value for '--days': expected an integer from 1 to 36500"),
+    ErrorCase(["--out", "OUT", "--devices", "--days", "3"], "missing value for '--devices': expected an integer from 1 to 100000000"),
+    ErrorCase(["--out", "OUT", "--seed"], "missing value for '--seed': expected an integer from 0 to 18446744073709551615"),
+    ErrorCase(["--out", "OUT", "--threads"], "missing value for '--threads': expected an integer from 0 to 1024"),
+    ErrorCase(["--out", "OUT", "--warmup-days"], "missing value for '--warmup-days': expected an integer from 0 to 36499"),
+    ErrorCase(["--out", "OUT", "--policy"], "missing value for '--policy': expected 'all' or policy names separated by commas"),
+    ErrorCase(["--out", "OUT", "--scenario"], "missing value for '--scenario': expected a scenario file or a preset's name"),
     ErrorCase(["--out", "OUT", "--set"], "missing value for '--set': expected PATH=VALUE"),
     ErrorCase(["--days", "3", "--out"], "missing value for '--out': expected a folder"),
     // Malformed and out-of-range numbers.
@@ -172,7 +172,7 @@ private let errorCases: [ErrorCase] = [
     ErrorCase(["bench", "--quick=yes"], "'--quick' takes no value"),
     ErrorCase(["bench", "--quick", "--quick"], "'--quick' given twice"),
     ErrorCase(["bench", "--repeats", "0"], "invalid value '0' for '--repeats': expected an integer from 1 to 100"),
-    ErrorCase(["bench", "--repeats"], "missing value for '--repeats': expected a positive integer"),
+    ErrorCase(["bench", "--repeats"], "missing value for '--repeats': expected an integer from 1 to 100"),
     ErrorCase(["bench", "--threads", "-1"], "invalid value '-1' for '--threads': expected an integer from 0 to 1024"),
     ErrorCase(["bench", "--workloads", "r1/fixed,nope"],
               "unknown workload 'nope' for '--workloads': expected one of r1/fixed, default/fixed, default/adaptive, default/usage, default/histogram, default/nhpp, default/bayes, default/kde, default/logistic"),
@@ -189,7 +189,7 @@ private let errorCases: [ErrorCase] = [
     ErrorCase(["scenario", "default"], "unexpected argument 'default': 'scenario' takes only options"),
     ErrorCase(["scenario", "--days", "3"], "unknown option '--days' for 'scenario'"),
     ErrorCase(["scenario", "--sett", "name=x"], "unknown option '--sett' for 'scenario' (did you mean '--set'?)"),
-    ErrorCase(["scenario", "--scenario"], "missing value for '--scenario': expected a scenario file"),
+    ErrorCase(["scenario", "--scenario"], "missing value for '--scenario': expected a scenario file or a preset's name"),
     ErrorCase(["scenario", "--scenario", "DIR/missing.json"], "cannot read scenario 'DIR/missing.json': no such file", code: 66),
     ErrorCase(["scenario", "--scenario", "DIR/unknown-key.json"],
               "DIR/unknown-key.json:1:15: platform.nam: unknown key (did you mean 'name'?)", code: 65),
@@ -277,21 +277,11 @@ private let errorCases: [ErrorCase] = [
             #expect(result.output == Command.usage(of: command), "\(arguments)")
             #expect(result.output.hasPrefix("usage: bgbench \(command == "run" ? "[run]" : command)"), "\(arguments)")
         }
-        // Every option a command accepts is in its usage.
-        let options: [String] = switch command {
-        case "run": RunOption.allCases.filter { $0 != .version }.map(\.rawValue)
-        case "sweep": RunOption.shared.map(\.rawValue)
-        case "frontier": Command.FrontierOption.runOptions.map(\.rawValue) + Command.FrontierOption.allCases.map(\.rawValue)
-        case "bench": Command.BenchOption.documented.map(\.rawValue)
-        case "check": Command.CheckOption.allCases.map(\.rawValue)
-        case "scenario": Command.ScenarioOption.allCases.map(\.rawValue)
-        case "convert-lsapp": Command.ConvertOption.allCases.map(\.rawValue)
-        case "plot": Command.PlotOption.allCases.map(\.rawValue)
-        case "merge": Command.MergeOption.allCases.map(\.rawValue)
-        default: []
-        }
-        for option in options {
-            #expect(Command.usage(of: command).contains("--\(option)"), "\(command) usage lacks --\(option)")
+        // Every option the command parses but the internal ones is in its usage, once.
+        func declared<C: CommandDefinition>(_ c: C.Type) -> [String] { (c.options + c.runOptions).filter { !$0.isHidden }.map(\.shown) }
+        let usage = Command.usage(of: command)
+        for option in declared(Command.named(command)!) {
+            #expect(usage.components(separatedBy: "\n  \(option) ").count == 2, "\(command) usage lists \(option) once")
         }
     }
 
@@ -303,8 +293,8 @@ private let errorCases: [ErrorCase] = [
                                                 matplotlib, pandas)
 
             plot options:
-              --force                  overwrite PNG files of the folder that bgbench did
-                                       not draw (without it, such a file is refused)
+              --force                  overwrite PNG files of the folder that bgbench did not draw
+                                       (without it, such a file is refused)
 
             """),
         (["help", "help"], "usage: bgbench help [COMMAND]       this help, or one command's usage\n"),
@@ -324,8 +314,8 @@ private let errorCases: [ErrorCase] = [
 
             convert-lsapp options:
               --app NAME               only this app's opens (default: every app's open counts)
-              --out FILE               the trace CSV to write (required; an existing FILE
-                                       only if it is an opens trace, never IN.tsv)
+              --out FILE               the trace CSV to write (required; an existing FILE only if it
+                                       is an opens trace, never IN.tsv)
               --force                  overwrite --out whatever it is
 
             """),
@@ -338,15 +328,16 @@ private let errorCases: [ErrorCase] = [
 
             bench options (Benchmarks/README.md):
               --quick                  a tenth of the devices of each workload
-              --workloads NAME,...     only these workloads (default: all): r1/fixed,
-                                       default/fixed, default/adaptive, default/usage,
-                                       default/histogram, default/nhpp, default/bayes,
-                                       default/kde, default/logistic
+              --workloads NAME,...     only these workloads: r1/fixed, default/fixed,
+                                       default/adaptive, default/usage, default/histogram,
+                                       default/nhpp, default/bayes, default/kde, default/logistic
+                                       (default: all)
               --memory                 R1 with 100,000 devices × 365 days, once
-              --repeats N              runs of each workload, 1...100 (default: 3)
-              --threads T              only this thread count, 0 = all cores (default: 1 and all)
-              --csv FILE               also write the results as CSV (an existing FILE
-                                       only if it is a bench CSV, never --baseline's)
+              --repeats N              runs of each workload (1...100; default: 3)
+              --threads T              only this thread count, 0 = all cores (0...1024; default: 1
+                                       and all)
+              --csv FILE               also write the results as CSV (an existing FILE only if it is
+                                       a bench CSV, never --baseline's)
               --force                  overwrite --csv whatever it is
               --baseline FILE          compare with a bench CSV made on this machine
 

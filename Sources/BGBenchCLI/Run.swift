@@ -1,0 +1,78 @@
+import BGBench
+import Foundation
+
+/// `bgbench [run]`: simulate every policy on one fleet, print a summary, write a report
+/// folder (Reports/README.md). The command a bare `bgbench` runs.
+struct RunCommand: CommandDefinition {
+    struct Values {
+        var run = RunArguments()
+        var version = false
+    }
+
+    static let name = "run"
+    static let synopsis = """
+        bgbench [run] [options]      simulate, print a summary, write reports
+        """
+    static let defaults = Values()
+    static var options: [Option<Values>] {
+        RunArguments.options.map { $0.lifted(\Values.run) }
+            + [.flag("version", \.version, help: "print bgbench's version, the commit it was built from and GSL's version")]
+    }
+    static let endsCleanlyOnSignals = true
+
+    static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
+        if values.version {
+            return output.write("bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL \(BuildInfo.gslVersion))\n")
+        }
+        var common = values.run
+        try common.finish()
+        let loaded = try Command.loadScenario(common.scenarioFile, overrides: common.overrides)
+        let request = try common.request(loaded, commandLine: ["bgbench"] + invocation.arguments)
+        try common.pipeline(.run, work: common.workPerScenario).run(output: &output) { progress in
+            let report = try Runner.run(request, progress: progress)
+            return .init(files: ReportWriter.files(report), text: SummaryTable.render(report),
+                         seconds: report.wallSeconds, deviceDays: report.simulatedDeviceDays)
+        }
+    }
+}
+
+extension Command {
+    /// `--policy`'s value: 'all' or registered names, each once.
+    static func parsePolicies(_ text: String) throws -> [String] {
+        let known = PolicyRegistry.all.map { $0.name }
+        if text == "all" { return known }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        if names.contains("all") {
+            throw CLIError.usage("invalid value '\(text)' for '--policy': expected 'all' alone or a list of policy names")
+        }
+        var seen: Set<String> = []
+        for name in names {
+            guard known.contains(name) else {
+                var message = "unknown policy '\(name)' for '--policy': expected one of \((known + ["all"]).joined(separator: ", "))"
+                if let close = closest(to: name, in: known) { message += " (did you mean '\(close)'?)" }
+                throw CLIError.usage(message)
+            }
+            guard seen.insert(name).inserted else { throw CLIError.usage("policy '\(name)' given twice in '--policy'") }
+        }
+        return names
+    }
+
+    /// Policies as `--policy` takes them: `all` for every registered one.
+    static func shownPolicies(_ policies: [String]) -> String {
+        policies == PolicyRegistry.all.map(\.name) ? "all" : policies.joined(separator: ",")
+    }
+
+    /// The scenario of `--scenario` (a file or a preset's name; the built-in default
+    /// without one) with the `--set` overrides.
+    static func loadScenario(_ file: String?, overrides: [String]) throws -> LoadedScenario {
+        // Every problem on its own line; a bad --set is a usage error (64), a file that
+        // cannot be read is no input (66), bad data is 65.
+        try readingInput {
+            if let file { return try EmbeddedFiles.loadScenario(file, overrides: overrides) }
+            if overrides.isEmpty { return ScenarioLoader.builtInDefault() }
+            // The built-in defaults with overrides: hashed like the defaults alone.
+            return try ScenarioLoader.load(json: ScenarioLoader.builtInDefaultText(),
+                                           file: "(built-in default)", overrides: overrides)
+        }
+    }
+}
