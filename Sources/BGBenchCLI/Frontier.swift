@@ -23,7 +23,7 @@ struct FrontierCommand: CommandDefinition {
     static let reference: String? = "docs/policies.md, \"The frontier\""
     static let defaults: Values = {
         var values = Values()
-        values.run.policies = PolicyRegistry.all.map(\.name)
+        values.run.policyChoice = .all
         values.run.out = "Reports/frontier"
         return values
     }()

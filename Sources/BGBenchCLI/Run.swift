@@ -38,9 +38,9 @@ struct RunCommand: CommandDefinition {
 
 extension Command {
     /// `--policy`'s value: 'all' or registered names, each once.
-    static func parsePolicies(_ text: String) throws -> [String] {
+    static func parsePolicies(_ text: String) throws -> PolicyChoice {
         let known = PolicyRegistry.all.map { $0.name }
-        if text == "all" { return known }
+        if text == "all" { return .all }
         let names = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         if names.contains("all") {
             throw CLIError.usage("invalid value '\(text)' for '--policy': expected 'all' alone or a list of policy names")
@@ -54,12 +54,7 @@ extension Command {
             }
             guard seen.insert(name).inserted else { throw CLIError.usage("policy '\(name)' given twice in '--policy'") }
         }
-        return names
-    }
-
-    /// Policies as `--policy` takes them: `all` for every registered one.
-    static func shownPolicies(_ policies: [String]) -> String {
-        policies == PolicyRegistry.all.map(\.name) ? "all" : policies.joined(separator: ",")
+        return .named(names)
     }
 
     /// The scenario of `--scenario` (a file or a preset's name; the built-in default
@@ -73,6 +68,30 @@ extension Command {
             // The built-in defaults with overrides: hashed like the defaults alone.
             return try ScenarioLoader.load(json: ScenarioLoader.builtInDefaultText(),
                                            file: "(built-in default)", overrides: overrides)
+        }
+    }
+}
+
+/// `--policy`: every registered policy, or these. `all` is read from the registry when the
+/// names are asked for, not when the option is parsed or a command's defaults are made,
+/// so a policy registered in between (a library user's, a test's) is in it, and help
+/// shows `all` whatever has been registered.
+enum PolicyChoice: Equatable {
+    case all
+    case named([String])
+
+    var names: [String] {
+        switch self {
+        case .all: PolicyRegistry.all.map(\.name)
+        case .named(let names): names
+        }
+    }
+
+    /// As `--policy` takes it.
+    var shown: String {
+        switch self {
+        case .all: "all"
+        case .named(let names): names.joined(separator: ",")
         }
     }
 }

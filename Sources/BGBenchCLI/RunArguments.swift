@@ -5,7 +5,10 @@ import Foundation
 /// `--version`), `sweep` all of them, `frontier` all but the per-device files; each is
 /// declared once, in ``options``, and parsed and checked here for all three.
 struct RunArguments {
-    var policies = ["adaptive"]
+    /// `--policy`; ``finish()`` reads `all` from the registry once, so a run's policies do
+    /// not change under it.
+    var policyChoice = PolicyChoice.named(["adaptive"])
+    var policies: [String] { policyChoice.names }
     var options = RunOptions()
     var scenarioFile: String?
     var overrides: [String] = []
@@ -34,8 +37,8 @@ struct RunArguments {
     static var options: [Option<RunArguments>] {
         [
             .value("policy", "NAME[,NAME...]", expected: "'all' or policy names separated by commas",
-                   help: "policies to compare, or 'all'", shownDefault: { Command.shownPolicies($0.policies) }) { values, text, _ in
-                values.policies = try Command.parsePolicies(text)
+                   help: "policies to compare, or 'all'", shownDefault: { $0.policyChoice.shown }) { values, text, _ in
+                values.policyChoice = try Command.parsePolicies(text)
             },
             .integer("days", "D", \.days, in: 1...36500, help: "days to simulate"),
             .integer("devices", "N", \.devices, in: 1...100_000_000, help: "devices in the fleet"),
@@ -85,6 +88,7 @@ struct RunArguments {
     /// sets the fleet (one device per trace device; `--devices` may only repeat that
     /// number) and, without `--days`, the run's length (the trace's span in whole days).
     mutating func finish() throws {
+        policyChoice = .named(policyChoice.names)
         if let traceFile {
             let trace = try readingInput { try OpensTraceLoader.load(file: traceFile) }
             if devicesGiven && options.devices != trace.deviceCount {

@@ -9,7 +9,7 @@ struct ScenarioCommand: CommandDefinition {
     struct Values {
         var file: String?
         var overrides: [String] = []
-        var policies = RunArguments().policies
+        var policies = RunArguments().policyChoice
         var complete = false, markdown = false
     }
 
@@ -28,7 +28,7 @@ struct ScenarioCommand: CommandDefinition {
             .value("set", "PATH=VALUE", expected: "PATH=VALUE", help: "override one scenario field by its JSON path",
                    repeatable: true) { values, text, _ in values.overrides.append(text) },
             .value("policy", "NAME[,NAME...]", expected: "'all' or policy names separated by commas",
-                   help: "the run's policies, or 'all'", shownDefault: { Command.shownPolicies($0.policies) }) { values, text, _ in
+                   help: "the run's policies, or 'all'", shownDefault: { $0.policies.shown }) { values, text, _ in
                 values.policies = try Command.parsePolicies(text)
             },
             .flag("complete", \.complete, help: "every registered component's parameters (default.json)"),
@@ -39,6 +39,6 @@ struct ScenarioCommand: CommandDefinition {
     static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
         if values.markdown { return output.write(ParameterDocs.markdown()) }
         let loaded = try Command.loadScenario(values.file, overrides: values.overrides)
-        output.write(values.complete ? loaded.resolvedJSON : loaded.resolvedJSON(policies: values.policies))
+        output.write(values.complete ? loaded.resolvedJSON : loaded.resolvedJSON(policies: values.policies.names))
     }
 }

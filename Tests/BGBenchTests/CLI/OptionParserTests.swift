@@ -1,5 +1,6 @@
 import Testing
 @testable import BGBenchCLI
+import BGBench
 import BGBenchTestSupport
 
 /// The option declarations and their parser (Options.swift), on a command of the tests'
@@ -143,5 +144,21 @@ import BGBenchTestSupport
                                        output: &output, errors: &errors, environment: ["JOB_COMPLETION_INDEX": "1"])
         #expect(code == 64)
         #expect(errors.hasPrefix("error: '--shard auto': JOB_COMPLETION_INDEX is set but not the shard count: expected '--shard auto/N' or BGBENCH_SHARD_COUNT\n"))
+    }
+
+    /// `--policy all` (frontier's default) is read from the registry when the run starts,
+    /// not when the option is parsed or the defaults are made: help says `all` whatever is
+    /// registered (CI once failed docs/cli.md's test when another suite registered a policy
+    /// after frontier's defaults were made), and a frozen choice does not move.
+    @Test func allPoliciesAreReadWhenTheRunStarts() throws {
+        #expect(FrontierCommand.defaults.run.policyChoice == .all)
+        #expect(try Command.parsePolicies("all") == .all)
+        #expect(Command.description(RunArguments.options.option("policy").lifted(\FrontierCommand.Values.run),
+                                  defaults: FrontierCommand.defaults).hasSuffix("(default: all)"))
+        var arguments = FrontierCommand.defaults.run
+        try arguments.finish()
+        #expect(arguments.policyChoice == .named(PolicyRegistry.all.map(\.name)))
+        #expect(try Command.parsePolicies("fixed,none") == .named(["fixed", "none"]))
+        #expect(PolicyChoice.named(PolicyRegistry.all.map(\.name)).shown != "all")
     }
 }
