@@ -4,9 +4,6 @@ import Foundation
 /// (everything that must be equal across the shards of one run, sweep or frontier) and how
 /// it ran (Reports/README.md, "Shards").
 public struct ShardHeader: Codable, Sendable, Equatable {
-    /// What made the shard.
-    public enum Kind: String, Codable, Sendable { case run, sweep, frontier }
-
     /// One run (a sweep has one per point; a frontier's policies are its arms' labels).
     public struct Identity: Codable, Sendable, Equatable {
         public var scenarioFile: String?
@@ -47,7 +44,8 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     public var bgbenchVersion: String
     public var gitCommit: String
     public var formatVersion: Int
-    public var kind: Kind
+    /// What made the shard.
+    public var kind: ReportKind
     public var runs: [Identity]
     public var sweep: Sweep?
     public var frontier: Frontier?
@@ -62,7 +60,7 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     public static let formatVersion = 1
 
     /// The header of a shard made of `requests` (a run's one, a sweep's points').
-    init(kind: Kind, requests: [RunRequest], wallSeconds: Double, threads: Int, commandLine: [String]) {
+    init(kind: ReportKind, requests: [RunRequest], wallSeconds: Double, threads: Int, commandLine: [String]) {
         bgbenchVersion = BuildInfo.version
         gitCommit = BuildInfo.gitCommit
         formatVersion = Self.formatVersion

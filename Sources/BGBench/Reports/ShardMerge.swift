@@ -1,58 +1,9 @@
 import Dispatch
 import Foundation
-import Synchronization
 
-/// A shard's state (shard.state): the header line and the base64 of every accumulator of
-/// its runs, in order: per run, per seed and policy, the fleet result, busy seconds and
-/// paired comparison; a frontier's joint sums per seed after its run (Reports/README.md,
-/// "Shards"). Written by a run, sweep or frontier with `--shard`, read by `bgbench merge`.
-public struct ShardState {
-    public static let fileName = ReportFile.shardState.name
-
-    private var requests: [RunRequest] = []
-    private var writer = StateWriter()
-    private var wallSeconds = 0.0, threads = 0
-    var sweep: ShardHeader.Sweep?
-    var frontier: ShardHeader.Frontier?
-    let kind: ShardHeader.Kind
-
-    public init(kind: ShardHeader.Kind) { self.kind = kind }
-
-    /// Adds a run's (or a sweep point's) results.
-    public mutating func add(_ report: RunReport) {
-        requests.append(report.request)
-        wallSeconds += report.wallSeconds
-        threads = max(threads, report.threads)
-        for result in report.results {
-            result.result.encode(&writer)
-            writer.double(result.wallSeconds)
-            writer.bool(result.paired != nil)
-            result.paired?.encode(&writer)
-        }
-    }
-
-    /// The text of shard.state.
-    public func text(commandLine: [String]) -> String {
-        var header = ShardHeader(kind: kind, requests: requests, wallSeconds: wallSeconds, threads: threads, commandLine: commandLine)
-        header.sweep = sweep
-        header.frontier = frontier
-        return header.json + "\n" + Data(writer.bytes).base64EncodedString() + "\n"
-    }
-
-    /// shard.state of a run.
-    static func text(_ report: RunReport) -> String {
-        var state = ShardState(kind: .run)
-        state.add(report)
-        return state.text(commandLine: report.request.commandLine)
-    }
-
-    /// shard.state of a sweep: its points' runs, in grid order.
-    public static func text(sweep axes: [SweepAxis], specs: [String], points: [[String]], reports: ShardState) -> String {
-        var state = reports
-        state.sweep = ShardHeader.Sweep(paths: axes.map(\.path), values: axes.map(\.values), specs: specs, points: points)
-        return state.text(commandLine: state.requests.first?.commandLine ?? [])
-    }
-
+/// The merge's side of shard.state, and a frontier's (its joint sums, which only the
+/// frontier and the merge know).
+extension ShardState {
     /// shard.state of a frontier: its run of every arm and the joint sums per seed.
     static func text(_ report: FrontierReport) -> String {
         var state = ShardState(kind: .frontier)
@@ -246,21 +197,4 @@ public enum MergeError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self { case .usage(let m), .refused(let m): m }
     }
-}
-
-/// `transform` of every element, `threads` at a time; the first error thrown (in element
-/// order) is rethrown.
-func concurrentMap<T: Sendable, R: Sendable>(_ items: [T], threads: Int, _ transform: @Sendable (T) throws -> R) throws -> [R] {
-    let results = Slots(UnsafeMutableBufferPointer<Result<R, any Error>?>.allocate(capacity: items.count))
-    results.buffer.initialize(repeating: nil)
-    defer { results.buffer.deinitialize(); results.buffer.deallocate() }
-    let next = Atomic<Int>(0)
-    DispatchQueue.concurrentPerform(iterations: max(1, min(threads, items.count))) { _ in
-        while true {
-            let i = next.add(1, ordering: .relaxed).oldValue
-            if i >= items.count { break }
-            results.buffer[i] = Result { try transform(items[i]) }
-        }
-    }
-    return try results.buffer.map { try $0!.get() }
 }
