@@ -1,4 +1,5 @@
 import BGBench
+import BGHarness
 import Foundation
 
 /// What a writing command may replace (Reports/README.md, "What may be replaced"), checked

@@ -1,3 +1,4 @@
+import BGBench
 import BGNumerics
 
 /// The files of a frontier folder (Reports/README.md, "A frontier folder"): summary.csv,
@@ -100,5 +101,19 @@ public enum FrontierFiles {
             }
         }
         return csv.output
+    }
+}
+
+extension ShardState {
+    /// shard.state of a frontier: its run of every arm and the joint sums per seed.
+    static func text(_ report: FrontierReport) -> String {
+        var state = ShardState(kind: .frontier)
+        state.add(report.run)
+        for sums in report.jointSums { state.add(sums) }
+        let r = report.request
+        state.frontier = ShardHeader.Frontier(policies: r.policies, baselinePolicy: r.baselinePolicy, knobValues: r.knobValues,
+                                              energyLevels: r.energyLevels,
+                                              energyRange: r.energyRange.map { [$0.lowerBound, $0.upperBound] })
+        return state.text(commandLine: r.commandLine)
     }
 }

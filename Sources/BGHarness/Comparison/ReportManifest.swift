@@ -1,3 +1,4 @@
+import BGBench
 import Foundation
 
 /// What a report folder's run.json says bgbench wrote there: the folder's kind and every

@@ -1,50 +1,6 @@
+import BGBench
 import Dispatch
 import Foundation
-
-/// The merge's side of shard.state, and a frontier's (its joint sums, which only the
-/// frontier and the merge know).
-extension ShardState {
-    /// shard.state of a frontier: its run of every arm and the joint sums per seed.
-    static func text(_ report: FrontierReport) -> String {
-        var state = ShardState(kind: .frontier)
-        state.add(report.run)
-        for sums in report.jointSums { sums.encode(&state.writer) }
-        let r = report.request
-        state.frontier = ShardHeader.Frontier(policies: r.policies, baselinePolicy: r.baselinePolicy, knobValues: r.knobValues,
-                                              energyLevels: r.energyLevels,
-                                              energyRange: r.energyRange.map { [$0.lowerBound, $0.upperBound] })
-        return state.text(commandLine: r.commandLine)
-    }
-
-    /// A payload's results, for the runs of `requests`, and a frontier's joint sums.
-    static func decode(_ payload: [UInt8], requests: [RunRequest], joint: (arms: Int, seeds: Int)?)
-        throws(ShardStateError) -> (runs: [[PolicyResult]], joint: [JointSums]) {
-        var r = StateReader(payload)
-        var runs: [[PolicyResult]] = []
-        for request in requests {
-            let o = request.options
-            let empty = FleetResult(scenario: request.scenario.scenario, days: o.days, keepDevices: o.keepDevices,
-                                    replay: request.opensTraceIdentity != nil)
-            var results: [PolicyResult] = []
-            for seed in request.seeds {
-                for policy in request.policies {
-                    let result = try FleetResult(empty: empty, days: o.days, firstDay: o.warmupDays, &r)
-                    let seconds = try r.double()
-                    let paired = try r.bool() ? try PairedTally(&r) : nil
-                    results.append(PolicyResult(policy: policy, seed: seed, result: result, wallSeconds: seconds, workers: 0,
-                                                paired: paired))
-                }
-            }
-            runs.append(results)
-        }
-        var sums: [JointSums] = []
-        if let joint {
-            for _ in 0..<joint.seeds { sums.append(try JointSums(arms: joint.arms, quantities: Frontier.jointQuantities, &r)) }
-        }
-        guard r.atEnd else { throw .malformed("\(payload.count - r.offset) bytes after the last result") }
-        return (runs, sums)
-    }
-}
 
 /// What a merge makes: the report of the whole run, sweep or frontier.
 public enum MergedReport {
@@ -127,7 +83,8 @@ public enum ShardMerge {
         let header = parts[0].header
         let requests = try header.runs.indices.map(header.request)
         let seeds = requests.first?.seeds.count ?? 0
-        let joint = header.kind == .frontier ? (arms: requests[0].policies.count, seeds: seeds) : nil
+        let joint = header.kind == .frontier
+            ? (arms: requests[0].policies.count, seeds: seeds, quantities: Frontier.jointQuantities) : nil
         var runs: [[PolicyResult]]?, sums: [JointSums] = []
         let batch = max(1, threads)
         for first in stride(from: 0, to: parts.count, by: batch) {
