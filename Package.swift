@@ -34,11 +34,8 @@ let package = Package(
         .plugin(name: "BuildStamp", capability: .buildTool()),
         .target(name: "BGBuildStamp", plugins: ["BuildStamp"]),
         // The simulator: engine, model, platforms, policies, metrics, report writers.
-        .target(
-            name: "BGBench",
-            dependencies: ["BGNumerics"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
-        ),
+        // No unsafe flags in either library, so a package can depend on them by version.
+        .target(name: "BGBench", dependencies: ["BGNumerics"]),
         // The harness above the simulator: comparing report folders, the frontier, merging
         // shards, the LSApp converter. The simulator never imports it.
         .target(name: "BGHarness", dependencies: ["BGBench", "BGNumerics"]),
