@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "bgbench", targets: ["bgbench"]),
         // The simulator as a library, so a researcher's package can add its own policy.
         .library(name: "BGBench", targets: ["BGBench"]),
+        // The harness as a library, so that package can compare its policy with others.
+        .library(name: "BGHarness", targets: ["BGHarness"]),
     ],
     targets: [
         // The one door to C: GSL through pkg-config, with the link flags in the module map
@@ -32,19 +34,19 @@ let package = Package(
         .plugin(name: "BuildStamp", capability: .buildTool()),
         .target(name: "BGBuildStamp", plugins: ["BuildStamp"]),
         // The simulator: engine, model, platforms, policies, metrics, report writers.
-        .target(
-            name: "BGBench",
-            dependencies: ["BGNumerics"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
-        ),
+        // No unsafe flags in either library, so a package can depend on them by version.
+        .target(name: "BGBench", dependencies: ["BGNumerics"]),
+        // The harness above the simulator: comparing report folders, the frontier, merging
+        // shards, the LSApp converter. The simulator never imports it.
+        .target(name: "BGHarness", dependencies: ["BGBench", "BGNumerics"]),
         // The command line: argument parsing, commands, error messages and exit codes.
-        .target(name: "BGBenchCLI", dependencies: ["BGBench", "CSyscalls"]),
+        .target(name: "BGBenchCLI", dependencies: ["BGBench", "BGHarness", "CSyscalls"]),
         .executableTarget(name: "bgbench", dependencies: ["BGBench", "BGBenchCLI", "BGBuildStamp"]),
         // What the test suites share: the in-process command line (`bgbench(_:)`) and
         // temporary folders.
         .target(name: "BGBenchTestSupport", dependencies: ["BGBenchCLI"], path: "Tests/BGBenchTestSupport"),
         .testTarget(name: "BGBenchTests",
-                    dependencies: ["BGBench", "BGBenchCLI", "BGNumerics", "BGBenchTestSupport", "BGBuildStamp"]),
+                    dependencies: ["BGBench", "BGHarness", "BGBenchCLI", "BGNumerics", "BGBenchTestSupport", "BGBuildStamp"]),
         // Only the public API (no @testable import): a researcher's own policy, registered
         // and run through the runner and the report writers (docs/policies.md).
         .testTarget(name: "PublicAPITests", dependencies: ["BGBench"]),
@@ -55,6 +57,6 @@ let package = Package(
 // `-sanitize=fuzzer,address` (its main.swift starts libFuzzer's driver).
 if Context.environment["BGBENCH_FUZZ"] != nil {
     package.targets.append(.executableTarget(
-        name: "bgbench-fuzz", dependencies: ["BGBench", "BGBenchCLI"], path: "Fuzz/Sources/bgbench-fuzz"))
+        name: "bgbench-fuzz", dependencies: ["BGBench", "BGHarness", "BGBenchCLI"], path: "Fuzz/Sources/bgbench-fuzz"))
     package.products.append(.executable(name: "bgbench-fuzz", targets: ["bgbench-fuzz"]))
 }

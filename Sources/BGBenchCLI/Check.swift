@@ -1,4 +1,5 @@
 import BGBench
+import BGHarness
 import Foundation
 
 /// `bgbench check`: compares a run's report folder with a baseline's, for CI (README "In

@@ -1,4 +1,5 @@
 import BGBench
+import BGHarness
 import Foundation
 
 extension Command {

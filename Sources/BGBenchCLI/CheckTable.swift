@@ -1,4 +1,5 @@
 import BGBench
+import BGHarness
 import Foundation
 
 /// The table of what moved: every comparison beyond its tolerance, regressions first.

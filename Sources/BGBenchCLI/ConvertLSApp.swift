@@ -1,4 +1,5 @@
 import BGBench
+import BGHarness
 import Foundation
 
 /// `bgbench convert-lsapp IN.tsv [--app NAME] --out OUT.csv`: an LSApp-style app usage log

@@ -1,4 +1,5 @@
 import BGBench
+import BGHarness
 import Foundation
 
 /// `bgbench frontier`: every policy at every value of its aggressiveness knob, and the

@@ -1,4 +1,5 @@
 import BGBench
+import BGHarness
 import Foundation
 
 /// JUnit XML (the format of Ant's junit task that CI servers read): one <testsuite> per

@@ -1,4 +1,5 @@
 import BGBench
+import BGHarness
 import Foundation
 
 /// `bgbench merge --out DIR SHARD_DIR... | PARENT`: the shard folders of one run

@@ -1,4 +1,5 @@
 import BGBench
+import BGHarness
 import Foundation
 
 /// What a writing command may replace (Reports/README.md, "What may be replaced"), checked
@@ -25,7 +26,7 @@ enum OutputGuard {
     /// Which folders a command may replace.
     enum Scope {
         /// A report folder of this kind (the previous output of the same command).
-        case report(ReportManifest.Kind)
+        case report(ReportKind)
         /// `check --update`'s baseline: a report folder of any kind, or a folder of them.
         case baselines
     }
@@ -59,7 +60,7 @@ enum OutputGuard {
     }
 
     /// A report folder of `kind` (nil: any kind) that holds nothing bgbench did not write.
-    private static func checkReport(_ folder: String, shown: String, kind: ReportManifest.Kind?) throws {
+    private static func checkReport(_ folder: String, shown: String, kind: ReportKind?) throws {
         let entries = try contents(folder, shown: shown)
         guard !entries.isEmpty else { return }
         let manifest: ReportManifest

@@ -1,4 +1,5 @@
 import BGBench
+import BGHarness
 import Foundation
 
 /// `bgbench plot DIR`: runs Reports/plot.py (built into the binary) on a report folder when python3 with

@@ -12,7 +12,7 @@ struct ReportPipeline {
     var out: String
     var force: Bool
     /// The kind of report the command writes: it replaces only its own kind.
-    var kind: ReportManifest.Kind
+    var kind: ReportKind
     /// What the command reads: never an output.
     var inputs: [OutputGuard.Input] = []
     /// Device-days of work the command will report as progress (nil: no progress line).

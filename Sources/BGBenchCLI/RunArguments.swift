@@ -155,7 +155,7 @@ struct RunArguments {
 
     /// The folder pipeline of a command that runs these options into `--out`, reporting
     /// `work` device-days of progress.
-    func pipeline(_ kind: ReportManifest.Kind, work: Int) -> ReportPipeline {
+    func pipeline(_ kind: ReportKind, work: Int) -> ReportPipeline {
         ReportPipeline(out: out, force: force, kind: kind, inputs: inputs, progressTotal: work, quiet: quiet,
                        shard: options.shard.map { ($0, options.devices) })
     }

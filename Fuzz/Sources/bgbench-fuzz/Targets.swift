@@ -1,6 +1,7 @@
 import Foundation
 @testable import BGBench
 @testable import BGBenchCLI
+import BGHarness
 
 // libFuzzer targets for every reader of untrusted input (issue 13 point 6). One binary;
 // the target is chosen by BGBENCH_FUZZ_TARGET (Fuzz/README.md). Every input must end in a

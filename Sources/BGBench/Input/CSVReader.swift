@@ -7,9 +7,9 @@ import Foundation
 /// separator and doubled quotes (and, in the ``Dialect/reportTable`` dialect, line
 /// breaks). Lines end with LF, CRLF or CR; a UTF-8 byte order mark is skipped; empty lines
 /// are skipped. Reads bytes, so a big trace is not copied into strings.
-struct CSVReader {
+package struct CSVReader {
     /// How a file writes its fields.
-    struct Dialect: Sendable {
+    package struct Dialect: Sendable {
         var separator: UInt8
         /// A quoted field may span lines (RFC 4180). Else a quote must close on its line.
         var quotedLineBreaks: Bool
@@ -21,18 +21,18 @@ struct CSVReader {
         /// Hand-made or exported input, one record a line: opens traces.
         static let commaSeparatedLines = Dialect(separator: UInt8(ascii: ","), quotedLineBreaks: false, strictQuotes: false)
         /// LSApp logs.
-        static let tabSeparatedLines = Dialect(separator: UInt8(ascii: "\t"), quotedLineBreaks: false, strictQuotes: false)
+        package static let tabSeparatedLines = Dialect(separator: UInt8(ascii: "\t"), quotedLineBreaks: false, strictQuotes: false)
     }
 
-    struct Field {
+    package struct Field {
         var bytes: ArraySlice<UInt8>
         /// 1-based byte column of the field's first character on its line (ASCII files:
         /// the column).
-        var column: Int
+        package var column: Int
         var text: String { String(decoding: bytes, as: UTF8.self) }
         /// Without surrounding spaces and tabs (on bytes: Foundation's trimming costs
         /// more than the rest of reading a row).
-        var trimmed: String {
+        package var trimmed: String {
             var b = bytes[...]
             while let c = b.first, c == 0x20 || c == 0x09 { b.removeFirst() }
             while let c = b.last, c == 0x20 || c == 0x09 { b.removeLast() }
@@ -50,7 +50,7 @@ struct CSVReader {
     let bytes: [UInt8]
     let dialect: Dialect
 
-    init(_ data: Data, dialect: Dialect) {
+    package init(_ data: Data, dialect: Dialect) {
         self.init(bytes: [UInt8](data), dialect: dialect)
     }
 
@@ -196,7 +196,7 @@ struct CSVReader {
     /// when it has none, every later record must have as many fields (else a problem) and
     /// goes to `row`. A record that cannot be read is a problem of its line. Returns false
     /// for a file without a record.
-    func forEachRow(problems: LineProblems, header: (Int, [Field]) -> Void, row: (Int, [Field]) -> Void) -> Bool {
+    package func forEachRow(problems: LineProblems, header: (Int, [Field]) -> Void, row: (Int, [Field]) -> Void) -> Bool {
         var headerSeen = false, headerOK = false, width = 0
         forEachRecord({ line, fields in
             if !headerSeen {

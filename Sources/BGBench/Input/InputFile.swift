@@ -79,7 +79,7 @@ extension InputFile {
 
     /// The line and column (columns count characters) of the first byte of `data` that is
     /// not well-formed UTF-8, or nil.
-    static func firstInvalidUTF8(_ bytes: [UInt8]) -> SourcePosition? {
+    package static func firstInvalidUTF8(_ bytes: [UInt8]) -> SourcePosition? {
         guard let bad = CSVReader.firstInvalidUTF8(bytes[...]) else { return nil }
         let lineStart = bytes[..<bad].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
         let line = 1 + bytes[..<bad].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }

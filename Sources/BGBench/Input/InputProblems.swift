@@ -9,26 +9,26 @@ public struct TraceError: Error, Sendable, CustomStringConvertible {
 /// Collects the problems of a text file by line and column; after `limit` of them, only
 /// counts (a file with a bad column on every line would otherwise print millions). A
 /// class, so that a reader and the closures it calls can all add to one list.
-final class LineProblems {
+package final class LineProblems {
     static let limit = 100
     let file: String
     private(set) var problems: [ScenarioError.Problem] = []
     private(set) var dropped = 0
 
-    init(file: String) { self.file = file }
+    package init(file: String) { self.file = file }
 
-    var isEmpty: Bool { problems.isEmpty }
+    package var isEmpty: Bool { problems.isEmpty }
 
-    func add(line: Int, column: Int, _ path: String, _ message: String) {
+    package func add(line: Int, column: Int, _ path: String, _ message: String) {
         add(.init(location: .position(file: file, line: line, column: column), path: path, message: message))
     }
 
-    func add(_ problem: ScenarioError.Problem) {
+    package func add(_ problem: ScenarioError.Problem) {
         if problems.count < Self.limit { problems.append(problem) } else { dropped += 1 }
     }
 
     /// The problems, with a last line saying how many were left out.
-    var all: [ScenarioError.Problem] {
+    package var all: [ScenarioError.Problem] {
         problems + (dropped > 0 ? [.init(location: .file(file), path: "",
                                          message: "\(dropped) more problems not shown (the first \(Self.limit) are above)")] : [])
     }

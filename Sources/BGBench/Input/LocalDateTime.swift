@@ -2,9 +2,9 @@
 /// between date and time, then optionally `Z` or an offset `±HH:MM`, `±HHMM` or `±HH`.
 /// The wall-clock time as written is the device's local time; the offset is checked
 /// but not used (the simulation runs in device-local time, MODEL.md §2).
-enum LocalDateTime {
+package enum LocalDateTime {
     /// Microseconds since 1970-01-01 00:00 on the local wall clock, or nil.
-    static func parse(_ text: String) -> SimTime? {
+    package static func parse(_ text: String) -> SimTime? {
         let b = Array(text.utf8)
         var i = 0
         func digits(_ n: Int) -> Int? {
@@ -78,7 +78,7 @@ enum LocalDateTime {
 
     /// `2018-01-16T06:01:05` (with `.ffffff` when there are microseconds); the year in
     /// four digits (`0018-03-03T07:45:10`).
-    static func format(_ t: SimTime) -> String {
+    package static func format(_ t: SimTime) -> String {
         let days = Int(t.floorDiv(Clock.day))
         let rest = t - SimTime(days) * Clock.day
         // civil_from_days
@@ -103,5 +103,5 @@ enum LocalDateTime {
 
 extension SimTime {
     /// Division rounding toward minus infinity.
-    func floorDiv(_ d: SimTime) -> SimTime { self >= 0 ? self / d : -((-self + d - 1) / d) }
+    package func floorDiv(_ d: SimTime) -> SimTime { self >= 0 ? self / d : -((-self + d - 1) / d) }
 }

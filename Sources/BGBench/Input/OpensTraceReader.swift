@@ -6,7 +6,7 @@ public enum OpensTraceLoader {
     static let columns = ["device", "timestamp", "session_seconds"]
     /// The longest run, 36,500 days (as `--days`), in seconds.
     static let maxSeconds = 36_500.0 * 86_400
-    static let maxSessionSeconds = 86_400.0
+    package static let maxSessionSeconds = 86_400.0
     /// Opens of one device in one day: a phone's heaviest users open an app a few hundred
     /// times a day; more is a broken export (docs/limits.md).
     static let maxOpensPerDay = 2_000

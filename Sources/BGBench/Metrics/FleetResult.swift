@@ -68,7 +68,7 @@ public struct FleetResult: Sendable {
     /// their opens to their archetype's only), and puts per-device rows and event logs in
     /// device order (workers add blocks in the order they claim them). Call once all
     /// devices are in.
-    mutating func finish() {
+    package mutating func finish() {
         var all = LogHistogram()
         for a in archetypes { all.merge(a.staleness) }
         fleet.staleness = all
@@ -77,7 +77,7 @@ public struct FleetResult: Sendable {
         trace = trace.enumerated().sorted { ($0.element.device, $0.offset) < ($1.element.device, $1.offset) }.map(\.element)
     }
 
-    mutating func merge(_ other: FleetResult) {
+    package mutating func merge(_ other: FleetResult) {
         fleet.merge(other.fleet)
         for i in archetypes.indices { archetypes[i].merge(other.archetypes[i]) }
         daily.merge(other.daily)

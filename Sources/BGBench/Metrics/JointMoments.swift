@@ -44,7 +44,7 @@ public struct JointSums: Sendable, Equatable {
         add(z)
     }
 
-    mutating func merge(_ o: JointSums) {
+    package mutating func merge(_ o: JointSums) {
         n += o.n
         for k in sums.indices { sums[k].add(o.sums[k]) }
         for k in products.indices { products[k].add(o.products[k]) }

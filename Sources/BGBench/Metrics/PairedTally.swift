@@ -185,7 +185,7 @@ public struct PairedTally: Sendable, Equatable {
         }
     }
 
-    mutating func merge(_ other: PairedTally) {
+    package mutating func merge(_ other: PairedTally) {
         for k in moments.indices { moments[k].merge(other.moments[k]) }
     }
 

@@ -21,7 +21,7 @@ public struct ServerLoad: Sendable {
     }
 
     /// Adds another set of devices' counts (a shard's).
-    mutating func add(_ other: ServerLoad) {
+    package mutating func add(_ other: ServerLoad) {
         for i in counts.indices { counts[i] += other.counts[i] }
     }
 

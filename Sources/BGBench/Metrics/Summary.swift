@@ -62,6 +62,9 @@ public struct Moments: Sendable {
     public var n: Double
     public var sy: Double, syy: Double, sxy: Double
     public var sx: Double, sxx: Double
+    package init(n: Double, sy: Double, syy: Double, sxy: Double, sx: Double, sxx: Double) {
+        self.n = n; self.sy = sy; self.syy = syy; self.sxy = sxy; self.sx = sx; self.sxx = sxx
+    }
 }
 
 /// The estimators of MODEL.md §9, on cluster moments: a rate is a ratio of totals over

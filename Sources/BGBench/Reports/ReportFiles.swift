@@ -1,3 +1,10 @@
+/// The kinds of report folder, by the command that makes them: a run's (a run, a shard, a
+/// merged run), a sweep's and a frontier's. run.json says which (`ReportManifest`), and so
+/// does a shard's header.
+public enum ReportKind: String, Codable, Sendable, CaseIterable {
+    case run, sweep, frontier
+}
+
 /// Every file bgbench writes into a report folder, once: its name, its format (a CSV's
 /// header), the folders it is written in and when, who writes it, and how `check` and
 /// `merge` read it back (ReportFilesTests checks that each folder kind writes exactly its
@@ -12,7 +19,7 @@ public struct ReportFile: Sendable, Equatable {
     public let format: Format
     /// The folders it can be in (a merged folder is of its shards' kind; a shard folder is
     /// of its command's kind, with shard.state).
-    public let folders: Set<ReportManifest.Kind>
+    public let folders: Set<ReportKind>
     /// When it is written: Reports/README.md's "when" column.
     public let when: String
     /// The function that writes it, for whoever changes it.
@@ -59,8 +66,8 @@ public struct ReportFile: Sendable, Equatable {
 }
 
 extension ReportFile {
-    static let runs: Set<ReportManifest.Kind> = [.run, .sweep]
-    static let every: Set<ReportManifest.Kind> = [.run, .sweep, .frontier]
+    static let runs: Set<ReportKind> = [.run, .sweep]
+    static let every: Set<ReportKind> = [.run, .sweep, .frontier]
 
     public static let summary = ReportFile(
         name: "summary.csv", format: .csv(header: SummarySchema.header), folders: every, when: "always",
@@ -93,11 +100,19 @@ extension ReportFile {
         when: "`--replications R`, R ≥ 2", writer: "SeriesReports.replicationsCSV", readBack: .compared,
         what: "every fleet metric across independent seeds: mean, sd, interval; and each policy minus the baseline across the seeds")
     public static let frontier = ReportFile(
-        name: "frontier.csv", format: .csv(header: FrontierFiles.frontierHeader), folders: [.frontier],
+        name: "frontier.csv",
+        // Each default headline metric (`FrontierFiles.metrics`) with its paired difference.
+        format: .csv(header: ["scenario", "policy", "arm", "knob", "knob_value", "baseline", "seed", "interval", "devices"]
+            + MetricTable.defaultHeadline.flatMap { [$0, $0 + "_difference", $0 + "_difference_ci_low", $0 + "_difference_ci_high"] }),
+        folders: [.frontier],
         when: "`bgbench frontier` (\"A frontier folder\" below)", writer: "FrontierFiles.frontierCSV", readBack: .compared,
         what: "each arm (policy × knob value) against the baseline's point")
     public static let frontierMatched = ReportFile(
-        name: "frontier-matched.csv", format: .csv(header: FrontierFiles.matchedHeader), folders: [.frontier],
+        name: "frontier-matched.csv", format: .csv(header: [
+            "scenario", "policy", "baseline", "seed", "interval", "measure", "energy_j_per_day", "energy_low_j_per_day",
+            "energy_high_j_per_day", "value", "value_ci_low", "value_ci_high", "reference", "difference", "difference_ci_low",
+            "difference_ci_high", "excludes_zero", "status"]),
+        folders: [.frontier],
         when: "`bgbench frontier`", writer: "FrontierFiles.matchedCSV", readBack: .compared,
         what: "each policy's fresh-open rate at matched energy and the area under its curve")
     public static let long = ReportFile(
@@ -147,7 +162,7 @@ extension ReportFile {
     public static func markdownTable() -> String {
         var out = "| file | what | when | folders |\n|---|---|---|---|\n"
         for file in all {
-            let folders = ReportManifest.Kind.allCases.filter(file.folders.contains).map(\.rawValue).joined(separator: ", ")
+            let folders = ReportKind.allCases.filter(file.folders.contains).map(\.rawValue).joined(separator: ", ")
             out += "| `\(file.name)` | \(file.what) | \(file.when) | \(folders) |\n"
         }
         return out

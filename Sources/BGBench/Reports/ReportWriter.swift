@@ -40,7 +40,7 @@ public enum ReportWriter {
     }
 
     /// run.json's manifest of files: name, size, SHA-256 each, in writing order.
-    static func manifest(_ files: [(String, String)]) -> [RunManifest.File] {
+    package static func manifest(_ files: [(String, String)]) -> [RunManifest.File] {
         files.map { name, text in RunManifest.File(name: name, bytes: text.utf8.count, sha256: SHA256.hex(Array(text.utf8))) }
     }
 
@@ -89,7 +89,7 @@ public enum ReportWriter {
     /// With its manifest, so it renders every other file of the folder (see ``files(_:)``).
     public static func runJSON(_ report: RunReport) -> String { files(report).last!.1 }
 
-    static func runJSON(_ report: RunReport, manifest: [RunManifest.File], frontier: RunManifest.Frontier? = nil,
+    package static func runJSON(_ report: RunReport, manifest: [RunManifest.File], frontier: RunManifest.Frontier? = nil,
                         resolvedSha256: String? = nil) -> String {
         encode(runManifest(report, manifest: manifest, frontier: frontier, resolvedSha256: resolvedSha256))
     }
@@ -138,7 +138,8 @@ public enum ReportWriter {
     }
 }
 
-struct RunManifest: Encodable {
+/// run.json's fields (`package`: the harness writes a frontier's, with its arms).
+package struct RunManifest: Encodable {
     struct Execution: Encodable {
         var commandLine: [String]
         var threads: Int
@@ -203,22 +204,28 @@ struct RunManifest: Encodable {
     var sweep: SweepManifest? = nil
     /// A frontier's arms (`bgbench frontier`; absent for a run): `policies` are their labels.
     var frontier: Frontier? = nil
-    struct Frontier: Encodable {
+    package struct Frontier: Encodable {
         var baseline: String
         var arms: [FrontierArm]
         var energyLevels: [Double]
         var energyRange: [Double]?
+        package init(baseline: String, arms: [FrontierArm], energyLevels: [Double], energyRange: [Double]?) {
+            self.baseline = baseline; self.arms = arms; self.energyLevels = energyLevels; self.energyRange = energyRange
+        }
     }
-    struct FrontierArm: Encodable {
+    package struct FrontierArm: Encodable {
         var label: String
         var policy: String
         var knob: String?
         var value: String?
+        package init(label: String, policy: String, knob: String?, value: String?) {
+            self.label = label; self.policy = policy; self.knob = knob; self.value = value
+        }
     }
     /// Every other file of the folder, in writing order: what `check` verifies before it
     /// trusts the folder (Reports/README.md, run.json).
     var manifest: [File]
-    struct File: Encodable {
+    package struct File: Encodable {
         var name: String
         var bytes: Int
         var sha256: String

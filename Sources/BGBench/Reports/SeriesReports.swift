@@ -103,7 +103,7 @@ public enum SeriesReports {
     }
 
     /// "true" when an interval excludes zero, "false" when it does not, empty without one.
-    static func mark(_ excludesZero: Bool?) -> String { excludesZero.map { $0 ? "true" : "false" } ?? "" }
+    package static func mark(_ excludesZero: Bool?) -> String { excludesZero.map { $0 ? "true" : "false" } ?? "" }
 
     /// paired.csv: for each policy other than the baseline, the device-by-device paired
     /// difference (policy − baseline) of every metric that splits by device, with its 95 %

@@ -4,9 +4,6 @@ import Foundation
 /// (everything that must be equal across the shards of one run, sweep or frontier) and how
 /// it ran (Reports/README.md, "Shards").
 public struct ShardHeader: Codable, Sendable, Equatable {
-    /// What made the shard.
-    public enum Kind: String, Codable, Sendable { case run, sweep, frontier }
-
     /// One run (a sweep has one per point; a frontier's policies are its arms' labels).
     public struct Identity: Codable, Sendable, Equatable {
         public var scenarioFile: String?
@@ -42,12 +39,18 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         public var knobValues: [String: [String]]
         public var energyLevels: [Double]
         public var energyRange: [Double]?
+        package init(policies: [String], baselinePolicy: String?, knobValues: [String: [String]], energyLevels: [Double],
+                     energyRange: [Double]?) {
+            self.policies = policies; self.baselinePolicy = baselinePolicy; self.knobValues = knobValues
+            self.energyLevels = energyLevels; self.energyRange = energyRange
+        }
     }
 
     public var bgbenchVersion: String
     public var gitCommit: String
     public var formatVersion: Int
-    public var kind: Kind
+    /// What made the shard.
+    public var kind: ReportKind
     public var runs: [Identity]
     public var sweep: Sweep?
     public var frontier: Frontier?
@@ -62,7 +65,7 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     public static let formatVersion = 1
 
     /// The header of a shard made of `requests` (a run's one, a sweep's points').
-    init(kind: Kind, requests: [RunRequest], wallSeconds: Double, threads: Int, commandLine: [String]) {
+    init(kind: ReportKind, requests: [RunRequest], wallSeconds: Double, threads: Int, commandLine: [String]) {
         bgbenchVersion = BuildInfo.version
         gitCommit = BuildInfo.gitCommit
         formatVersion = Self.formatVersion
@@ -93,7 +96,7 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         return String(decoding: try! encoder.encode(self), as: UTF8.self)
     }
 
-    static func parse(_ line: Substring) throws -> ShardHeader {
+    package static func parse(_ line: Substring) throws -> ShardHeader {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return try decoder.decode(ShardHeader.self, from: Data(line.utf8))
@@ -101,7 +104,7 @@ public struct ShardHeader: Codable, Sendable, Equatable {
 
     /// Run k of the header, rebuilt as the whole run (no shard): its scenario loaded from
     /// the resolved JSON.
-    func request(_ k: Int) throws -> RunRequest {
+    package func request(_ k: Int) throws -> RunRequest {
         let i = runs[k]
         var loaded = try ScenarioLoader.load(json: i.resolvedScenario, file: i.scenarioFile ?? "(built-in default)", overrides: [])
         loaded.file = i.scenarioFile
@@ -117,7 +120,7 @@ public struct ShardHeader: Codable, Sendable, Equatable {
 
     /// The first way in which another shard's header is of another run, as "its FIELD is
     /// X, expected Y"; nil when both are parts of the same.
-    func difference(from other: ShardHeader) -> String? {
+    package func difference(from other: ShardHeader) -> String? {
         func text<T>(_ v: T?) -> String { v.map { "\($0)" } ?? "none" }
         var fields: [(String, String, String)] = [
             ("bgbench version", bgbenchVersion, other.bgbenchVersion), ("commit", gitCommit, other.gitCommit),

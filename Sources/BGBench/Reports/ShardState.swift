@@ -1,5 +1,91 @@
 import Foundation
 
+/// A shard's state (shard.state): the header line and the base64 of every accumulator of
+/// its runs, in order: per run, per seed and policy, the fleet result, busy seconds and
+/// paired comparison; a frontier's joint sums per seed after its run (Reports/README.md,
+/// "Shards"). Written by a run, sweep or frontier with `--shard`, read by `bgbench merge`.
+public struct ShardState {
+    public static let fileName = ReportFile.shardState.name
+
+    private var requests: [RunRequest] = []
+    private var writer = StateWriter()
+    private var wallSeconds = 0.0, threads = 0
+    var sweep: ShardHeader.Sweep?
+    /// A frontier's request (its shard.state is written by the harness, which knows frontiers).
+    package var frontier: ShardHeader.Frontier?
+    let kind: ReportKind
+
+    public init(kind: ReportKind) { self.kind = kind }
+
+    /// Adds a run's (or a sweep point's) results.
+    public mutating func add(_ report: RunReport) {
+        requests.append(report.request)
+        wallSeconds += report.wallSeconds
+        threads = max(threads, report.threads)
+        for result in report.results {
+            result.result.encode(&writer)
+            writer.double(result.wallSeconds)
+            writer.bool(result.paired != nil)
+            result.paired?.encode(&writer)
+        }
+    }
+
+    /// Adds a frontier's joint sums of one seed, after its run.
+    package mutating func add(_ sums: JointSums) { sums.encode(&writer) }
+
+    /// The text of shard.state.
+    public func text(commandLine: [String]) -> String {
+        var header = ShardHeader(kind: kind, requests: requests, wallSeconds: wallSeconds, threads: threads, commandLine: commandLine)
+        header.sweep = sweep
+        header.frontier = frontier
+        return header.json + "\n" + Data(writer.bytes).base64EncodedString() + "\n"
+    }
+
+    /// shard.state of a run.
+    static func text(_ report: RunReport) -> String {
+        var state = ShardState(kind: .run)
+        state.add(report)
+        return state.text(commandLine: report.request.commandLine)
+    }
+
+    /// shard.state of a sweep: its points' runs, in grid order.
+    public static func text(sweep axes: [SweepAxis], specs: [String], points: [[String]], reports: ShardState) -> String {
+        var state = reports
+        state.sweep = ShardHeader.Sweep(paths: axes.map(\.path), values: axes.map(\.values), specs: specs, points: points)
+        return state.text(commandLine: state.requests.first?.commandLine ?? [])
+    }
+
+    /// A payload's results, for the runs of `requests`, and a frontier's joint sums (of
+    /// `joint.quantities`): what `bgbench merge` adds up.
+    package static func decode(_ payload: [UInt8], requests: [RunRequest], joint: (arms: Int, seeds: Int, quantities: [Quantity])?)
+        throws(ShardStateError) -> (runs: [[PolicyResult]], joint: [JointSums]) {
+        var r = StateReader(payload)
+        var runs: [[PolicyResult]] = []
+        for request in requests {
+            let o = request.options
+            let empty = FleetResult(scenario: request.scenario.scenario, days: o.days, keepDevices: o.keepDevices,
+                                    replay: request.opensTraceIdentity != nil)
+            var results: [PolicyResult] = []
+            for seed in request.seeds {
+                for policy in request.policies {
+                    let result = try FleetResult(empty: empty, days: o.days, firstDay: o.warmupDays, &r)
+                    let seconds = try r.double()
+                    let paired = try r.bool() ? try PairedTally(&r) : nil
+                    results.append(PolicyResult(policy: policy, seed: seed, result: result, wallSeconds: seconds, workers: 0,
+                                                paired: paired))
+                }
+            }
+            runs.append(results)
+        }
+        var sums: [JointSums] = []
+        if let joint {
+            for _ in 0..<joint.seeds { sums.append(try JointSums(arms: joint.arms, quantities: joint.quantities, &r)) }
+        }
+        guard r.atEnd else { throw .malformed("\(payload.count - r.offset) bytes after the last result") }
+        return (runs, sums)
+    }
+}
+
 /// The binary form of a shard's sufficient statistics (Reports/README.md, "shard.state"):
 /// every accumulator behind a report, exactly as held in memory, so that `bgbench merge`
 /// adds shards into the totals a single process would have. Integers are LEB128 varints

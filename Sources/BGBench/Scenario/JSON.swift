@@ -1,6 +1,6 @@
 /// A JSON value as the scenario loader sees it (RFC 8259). Numbers keep their source text, so
 /// re-serialising never changes them; objects keep their keys in file order.
-enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double, text: String)
@@ -8,11 +8,11 @@ enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object(JSONObject)
 
-    var object: JSONObject? { if case .object(let o) = self { o } else { nil } }
-    var array: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
+    package var object: JSONObject? { if case .object(let o) = self { o } else { nil } }
+    package var array: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
 
     /// Compact JSON text.
-    var text: String {
+    package var text: String {
         var out = ""
         write(to: &out)
         return out
@@ -63,12 +63,12 @@ enum JSONValue: Sendable, Equatable {
 }
 
 /// A JSON object's members: in insertion order, looked up by key.
-struct JSONObject: Sendable, Equatable {
-    private(set) var keys: [String] = []
+package struct JSONObject: Sendable, Equatable {
+    package private(set) var keys: [String] = []
     private var values: [String: JSONValue] = [:]
 
     /// Setting a new key appends it; setting nil removes the key.
-    subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         get { values[key] }
         set {
             if newValue == nil {
@@ -80,49 +80,50 @@ struct JSONObject: Sendable, Equatable {
         }
     }
 
-    var members: [(key: String, value: JSONValue)] { keys.map { ($0, values[$0]!) } }
+    package var members: [(key: String, value: JSONValue)] { keys.map { ($0, values[$0]!) } }
 }
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
-    init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
         for (key, value) in elements { self[key] = value }
     }
 }
 
 /// A 1-based line and column; columns count Unicode scalars.
-struct SourcePosition: Sendable, Equatable {
-    var line: Int
-    var column: Int
+package struct SourcePosition: Sendable, Equatable {
+    package var line: Int
+    package var column: Int
+    package init(line: Int, column: Int) { self.line = line; self.column = column }
 }
 
 /// Dotted JSON paths as users read them: `population.routine.opens[1].at`.
-enum JSONPathText {
-    static func key(_ parent: String, _ key: String) -> String { parent.isEmpty ? key : parent + "." + key }
-    static func index(_ parent: String, _ index: Int) -> String { "\(parent)[\(index)]" }
+package enum JSONPathText {
+    package static func key(_ parent: String, _ key: String) -> String { parent.isEmpty ? key : parent + "." + key }
+    package static func index(_ parent: String, _ index: Int) -> String { "\(parent)[\(index)]" }
 }
 
 /// A parsed JSON text with the position of every value and every object key, by JSON path
 /// (the root value's path is "").
-struct JSONDocument: Sendable {
-    var root: JSONValue
-    var valuePositions: [String: SourcePosition] = [:]
-    var keyPositions: [String: SourcePosition] = [:]
+package struct JSONDocument: Sendable {
+    package var root: JSONValue
+    package var valuePositions: [String: SourcePosition] = [:]
+    package var keyPositions: [String: SourcePosition] = [:]
     /// Problems after which parsing went on (a duplicate key: the first value is kept; a
     /// number beyond a double's range), so that one pass reports every problem.
-    var problems: [JSONSyntaxError] = []
+    package var problems: [JSONSyntaxError] = []
 }
 
 /// Why a text is not JSON, and where; `path` is set for a duplicate key.
-struct JSONSyntaxError: Error, Equatable {
-    var position: SourcePosition
-    var path: String = ""
-    var message: String
+package struct JSONSyntaxError: Error, Equatable {
+    package var position: SourcePosition
+    package var path: String = ""
+    package var message: String
 }
 
 /// A strict RFC 8259 parser over UTF-8 bytes. Duplicate keys and numbers beyond a double's
 /// range are problems (`JSONDocument.problems`); strings, arrays, objects and nesting have
 /// caps (docs/limits.md), so that no input makes memory grow without bound.
-struct JSONParser {
+package struct JSONParser {
     private let bytes: [UInt8]
     private var i = 0
     private var line = 1
@@ -140,7 +141,7 @@ struct JSONParser {
     /// Parses one JSON value surrounded by optional whitespace (and an optional byte order
     /// mark). `lenient`: problems after which parsing can go on are returned in the document
     /// rather than thrown (the first of them), so a loader can report them all.
-    static func parse(_ text: String, lenient: Bool = false) throws(JSONSyntaxError) -> JSONDocument {
+    package static func parse(_ text: String, lenient: Bool = false) throws(JSONSyntaxError) -> JSONDocument {
         var parser = JSONParser(bytes: Array(text.utf8))
         if parser.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { (parser.i, parser.lineStart) = (3, 3) }
         parser.document.root = try parser.value(at: "")
@@ -376,7 +377,7 @@ private extension String {
 /// A parsed value written back by JSONEncoder, in the encoder's own format (numbers as
 /// the Doubles they parsed to: JSONEncoder wrote them, so they print alike).
 extension JSONValue: Encodable {
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
             var c = encoder.singleValueContainer(); try c.encodeNil()

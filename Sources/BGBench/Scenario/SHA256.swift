@@ -1,7 +1,7 @@
 /// SHA-256 (FIPS 180-4), to fingerprint scenario files in reports; CryptoKit is not on Linux.
-enum SHA256 {
+package enum SHA256 {
     /// The digest of `bytes` as 64 lowercase hex digits.
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    package static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef")
         return String(digest(bytes).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
     }

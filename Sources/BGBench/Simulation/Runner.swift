@@ -61,6 +61,9 @@ public struct RunReport: Sendable {
     public var baselinePolicy: String? { request.resolvedBaseline }
     /// The shards a merged report was made of (run.json's `execution.shards`); empty for a run.
     public var mergedShards: [ShardHeader] = []
+    package init(request: RunRequest, results: [PolicyResult], wallSeconds: Double, threads: Int) {
+        self.request = request; self.results = results; self.wallSeconds = wallSeconds; self.threads = threads
+    }
 }
 
 /// Runs every policy of a request over the same fleet: the same device seeds and the same
@@ -98,7 +101,7 @@ public enum Runner {
                          threads: results.map(\.workers).max() ?? 0)
     }
 
-    static func seconds(since start: DispatchTime) -> Double {
+    package static func seconds(since start: DispatchTime) -> Double {
         Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 }

@@ -4,6 +4,7 @@ import FoundationXML
 #endif
 import Testing
 @testable import BGBench
+@testable import BGHarness
 @testable import BGBenchCLI
 import BGNumerics
 import BGBenchTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BGBench
+@testable import BGHarness
 @testable import BGBenchCLI
 import BGBenchTestSupport
 
@@ -78,7 +79,7 @@ import BGBenchTestSupport
         #expect(bgbench(["check", "--exact", "--baseline", one, "--current", two]).code == 0)
 
         let frontier = try rows(one + "/frontier.csv")
-        #expect(frontier[0] == FrontierFiles.frontierHeader)
+        #expect(frontier[0] == ReportFile.frontier.header)
         #expect(frontier.dropFirst().map { $0[2] } == ["fixed", "fixed[interval=15m]", "fixed[interval=1h]", "none"])
         let same = frontier[2]
         for metric in FrontierFiles.metrics {
@@ -93,7 +94,7 @@ import BGBenchTestSupport
 
         // At the baseline's own J/day fixed's curve passes through the baseline's point.
         let matched = try rows(one + "/frontier-matched.csv")
-        #expect(matched[0] == FrontierFiles.matchedHeader)
+        #expect(matched[0] == ReportFile.frontierMatched.header)
         let at = try #require(matched.first { $0[1] == "fixed" && $0[5] == "at_baseline_energy" })
         #expect(at[13] == "0" && at[17] == "ok")
         #expect(matched.filter { $0[1] == "none" }.allSatisfy { $0.last == "single_point" && $0[9].isEmpty })

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BGBench
+@testable import BGHarness
 
 /// Issue 11 point 4's check of the learnable bound: on the default scenario, R1 and the
 /// routine user, no built-in learning policy is fresher than `prophet` at matched energy

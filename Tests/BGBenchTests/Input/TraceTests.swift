@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BGBench
+@testable import BGHarness
 @testable import BGBenchCLI
 import BGBenchTestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BGBench
+@testable import BGHarness
 @testable import BGBenchCLI
 import BGBenchTestSupport
 
@@ -22,8 +23,8 @@ import BGBenchTestSupport
     /// Each kind of folder, written with every option that adds a file, holds only files
     /// the table places in that kind, each CSV with the table's header (a sweep's after
     /// its axis column), and every non-PNG entry of the kind that those options reach.
-    @Test(arguments: [ReportManifest.Kind.run, .sweep, .frontier])
-    func foldersHoldTheirEntries(_ kind: ReportManifest.Kind) throws {
+    @Test(arguments: [ReportKind.run, .sweep, .frontier])
+    func foldersHoldTheirEntries(_ kind: ReportKind) throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-files-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: out) }
         let command: [String] = switch kind {

@@ -1,3 +1,4 @@
+import BGBench
 import Foundation
 
 /// Compares two report folders of one configuration (Reports/README.md): the statistics of

@@ -1,3 +1,4 @@
+import BGBench
 import Foundation
 
 /// One arm of a frontier: a policy at one value of its aggressiveness knob (or at the

@@ -1,3 +1,4 @@
+import BGBench
 import BGNumerics
 
 /// The outcome of a frontier: every arm's results (a ``RunReport`` whose policies are the

@@ -1,19 +1,13 @@
+import BGBench
 import BGNumerics
 
 /// The files of a frontier folder (Reports/README.md, "A frontier folder"): summary.csv,
 /// paired.csv and (replicated) replications.csv as a run writes them with one row per arm,
 /// frontier.csv, frontier-matched.csv, scenario.json and run.json (with the arms).
 public enum FrontierFiles {
-    /// The metrics frontier.csv shows for each arm, each with its paired difference.
+    /// The metrics frontier.csv shows for each arm, each with its paired difference (the
+    /// columns of `ReportFile.frontier`'s header).
     public static let metrics = MetricTable.defaultHeadline
-
-    public static let frontierHeader = ["scenario", "policy", "arm", "knob", "knob_value", "baseline", "seed", "interval", "devices"]
-        + metrics.flatMap { [$0, $0 + "_difference", $0 + "_difference_ci_low", $0 + "_difference_ci_high"] }
-
-    public static let matchedHeader = ["scenario", "policy", "baseline", "seed", "interval", "measure", "energy_j_per_day",
-                                       "energy_low_j_per_day", "energy_high_j_per_day", "value", "value_ci_low", "value_ci_high",
-                                       "reference", "difference", "difference_ci_low", "difference_ci_high", "excludes_zero",
-                                       "status"]
 
     /// Every file, in writing order, run.json last with the manifest of the others.
     public static func files(_ report: FrontierReport) -> [(String, String)] {
@@ -56,7 +50,7 @@ public enum FrontierFiles {
             (MetricTable.named(metric)!, MetricTable.pairedMetrics.firstIndex { $0.metric.name == metric }!)
         }
         var csv = CSVWriter("")
-        csv.row(frontierHeader)
+        csv.row(ReportFile.frontier.header!)
         func identity(_ arm: FrontierArm) -> [String] { [name, arm.policy, arm.label, arm.knob ?? "", arm.value ?? "", baseline] }
         for r in run.results {
             let arm = report.arms.first { $0.label == r.policy }!
@@ -93,7 +87,7 @@ public enum FrontierFiles {
         let name = report.run.request.scenario.scenario.name
         let baseline = report.request.resolvedBaseline
         var csv = CSVWriter("")
-        csv.row(matchedHeader)
+        csv.row(ReportFile.frontierMatched.header!)
         var blocks = report.seeds.indices.map { (String(report.seeds[$0]), "devices", report.matched(seed: $0)) }
         if report.seeds.count > 1 { blocks.append(("", "seeds", report.matchedAcrossSeeds())) }
         for (seed, interval, rows) in blocks {
@@ -107,5 +101,19 @@ public enum FrontierFiles {
             }
         }
         return csv.output
+    }
+}
+
+extension ShardState {
+    /// shard.state of a frontier: its run of every arm and the joint sums per seed.
+    static func text(_ report: FrontierReport) -> String {
+        var state = ShardState(kind: .frontier)
+        state.add(report.run)
+        for sums in report.jointSums { state.add(sums) }
+        let r = report.request
+        state.frontier = ShardHeader.Frontier(policies: r.policies, baselinePolicy: r.baselinePolicy, knobValues: r.knobValues,
+                                              energyLevels: r.energyLevels,
+                                              energyRange: r.energyRange.map { [$0.lowerBound, $0.upperBound] })
+        return state.text(commandLine: r.commandLine)
     }
 }

@@ -1,3 +1,4 @@
+import BGBench
 import Foundation
 
 /// What a report folder's run.json says bgbench wrote there: the folder's kind and every
@@ -6,12 +7,6 @@ import Foundation
 /// replaces a folder only when every entry in it is one of these, byte for byte
 /// (Reports/README.md, "What may be replaced").
 public struct ReportManifest: Sendable {
-    /// Which command's report a folder is, read from run.json: a sweep's has `sweep`, a
-    /// frontier's has `frontier`, every other (a run, a shard, a merged run) is a run's.
-    public enum Kind: String, Sendable, CaseIterable {
-        case run, sweep, frontier
-    }
-
     /// One file the manifest lists.
     public struct Entry: Sendable, Equatable {
         public let name: String
@@ -19,7 +14,9 @@ public struct ReportManifest: Sendable {
         public let sha256: String
     }
 
-    public let kind: Kind
+    /// Which command's report the folder is: a sweep's run.json has `sweep`, a frontier's
+    /// has `frontier`, every other (a run, a shard, a merged run) is a run's.
+    public let kind: ReportKind
     /// In the manifest's order (run.json itself is not listed: it holds the manifest).
     public let entries: [Entry]
 

@@ -1,99 +1,6 @@
+import BGBench
 import Dispatch
 import Foundation
-import Synchronization
-
-/// A shard's state (shard.state): the header line and the base64 of every accumulator of
-/// its runs, in order: per run, per seed and policy, the fleet result, busy seconds and
-/// paired comparison; a frontier's joint sums per seed after its run (Reports/README.md,
-/// "Shards"). Written by a run, sweep or frontier with `--shard`, read by `bgbench merge`.
-public struct ShardState {
-    public static let fileName = ReportFile.shardState.name
-
-    private var requests: [RunRequest] = []
-    private var writer = StateWriter()
-    private var wallSeconds = 0.0, threads = 0
-    var sweep: ShardHeader.Sweep?
-    var frontier: ShardHeader.Frontier?
-    let kind: ShardHeader.Kind
-
-    public init(kind: ShardHeader.Kind) { self.kind = kind }
-
-    /// Adds a run's (or a sweep point's) results.
-    public mutating func add(_ report: RunReport) {
-        requests.append(report.request)
-        wallSeconds += report.wallSeconds
-        threads = max(threads, report.threads)
-        for result in report.results {
-            result.result.encode(&writer)
-            writer.double(result.wallSeconds)
-            writer.bool(result.paired != nil)
-            result.paired?.encode(&writer)
-        }
-    }
-
-    /// The text of shard.state.
-    public func text(commandLine: [String]) -> String {
-        var header = ShardHeader(kind: kind, requests: requests, wallSeconds: wallSeconds, threads: threads, commandLine: commandLine)
-        header.sweep = sweep
-        header.frontier = frontier
-        return header.json + "\n" + Data(writer.bytes).base64EncodedString() + "\n"
-    }
-
-    /// shard.state of a run.
-    static func text(_ report: RunReport) -> String {
-        var state = ShardState(kind: .run)
-        state.add(report)
-        return state.text(commandLine: report.request.commandLine)
-    }
-
-    /// shard.state of a sweep: its points' runs, in grid order.
-    public static func text(sweep axes: [SweepAxis], specs: [String], points: [[String]], reports: ShardState) -> String {
-        var state = reports
-        state.sweep = ShardHeader.Sweep(paths: axes.map(\.path), values: axes.map(\.values), specs: specs, points: points)
-        return state.text(commandLine: state.requests.first?.commandLine ?? [])
-    }
-
-    /// shard.state of a frontier: its run of every arm and the joint sums per seed.
-    static func text(_ report: FrontierReport) -> String {
-        var state = ShardState(kind: .frontier)
-        state.add(report.run)
-        for sums in report.jointSums { sums.encode(&state.writer) }
-        let r = report.request
-        state.frontier = ShardHeader.Frontier(policies: r.policies, baselinePolicy: r.baselinePolicy, knobValues: r.knobValues,
-                                              energyLevels: r.energyLevels,
-                                              energyRange: r.energyRange.map { [$0.lowerBound, $0.upperBound] })
-        return state.text(commandLine: r.commandLine)
-    }
-
-    /// A payload's results, for the runs of `requests`, and a frontier's joint sums.
-    static func decode(_ payload: [UInt8], requests: [RunRequest], joint: (arms: Int, seeds: Int)?)
-        throws(ShardStateError) -> (runs: [[PolicyResult]], joint: [JointSums]) {
-        var r = StateReader(payload)
-        var runs: [[PolicyResult]] = []
-        for request in requests {
-            let o = request.options
-            let empty = FleetResult(scenario: request.scenario.scenario, days: o.days, keepDevices: o.keepDevices,
-                                    replay: request.opensTraceIdentity != nil)
-            var results: [PolicyResult] = []
-            for seed in request.seeds {
-                for policy in request.policies {
-                    let result = try FleetResult(empty: empty, days: o.days, firstDay: o.warmupDays, &r)
-                    let seconds = try r.double()
-                    let paired = try r.bool() ? try PairedTally(&r) : nil
-                    results.append(PolicyResult(policy: policy, seed: seed, result: result, wallSeconds: seconds, workers: 0,
-                                                paired: paired))
-                }
-            }
-            runs.append(results)
-        }
-        var sums: [JointSums] = []
-        if let joint {
-            for _ in 0..<joint.seeds { sums.append(try JointSums(arms: joint.arms, quantities: Frontier.jointQuantities, &r)) }
-        }
-        guard r.atEnd else { throw .malformed("\(payload.count - r.offset) bytes after the last result") }
-        return (runs, sums)
-    }
-}
 
 /// What a merge makes: the report of the whole run, sweep or frontier.
 public enum MergedReport {
@@ -176,7 +83,8 @@ public enum ShardMerge {
         let header = parts[0].header
         let requests = try header.runs.indices.map(header.request)
         let seeds = requests.first?.seeds.count ?? 0
-        let joint = header.kind == .frontier ? (arms: requests[0].policies.count, seeds: seeds) : nil
+        let joint = header.kind == .frontier
+            ? (arms: requests[0].policies.count, seeds: seeds, quantities: Frontier.jointQuantities) : nil
         var runs: [[PolicyResult]]?, sums: [JointSums] = []
         let batch = max(1, threads)
         for first in stride(from: 0, to: parts.count, by: batch) {
@@ -246,21 +154,4 @@ public enum MergeError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self { case .usage(let m), .refused(let m): m }
     }
-}
-
-/// `transform` of every element, `threads` at a time; the first error thrown (in element
-/// order) is rethrown.
-func concurrentMap<T: Sendable, R: Sendable>(_ items: [T], threads: Int, _ transform: @Sendable (T) throws -> R) throws -> [R] {
-    let results = Slots(UnsafeMutableBufferPointer<Result<R, any Error>?>.allocate(capacity: items.count))
-    results.buffer.initialize(repeating: nil)
-    defer { results.buffer.deinitialize(); results.buffer.deallocate() }
-    let next = Atomic<Int>(0)
-    DispatchQueue.concurrentPerform(iterations: max(1, min(threads, items.count))) { _ in
-        while true {
-            let i = next.add(1, ordering: .relaxed).oldValue
-            if i >= items.count { break }
-            results.buffer[i] = Result { try transform(items[i]) }
-        }
-    }
-    return try results.buffer.map { try $0!.get() }
 }

@@ -1,3 +1,4 @@
+import BGBench
 import Foundation
 
 /// `bgbench check --exact`: two report folders of one configuration and seed, file by file.

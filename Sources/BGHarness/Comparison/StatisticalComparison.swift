@@ -1,3 +1,4 @@
+import BGBench
 import BGNumerics
 import Foundation
 

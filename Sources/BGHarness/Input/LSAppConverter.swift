@@ -1,3 +1,4 @@
+import BGBench
 import Foundation
 
 /// Turns an LSApp-style app usage log into an opens trace (Datasets/README.md, "Traces").

@@ -1,3 +1,5 @@
+import BGBench
+
 /// A policy's freshness–energy curve: its arms' (J/day, fresh-open rate) points in order of
 /// energy, joined by straight lines (docs/policies.md, "The frontier"). Nothing is
 /// extrapolated: outside the energies the arms span the curve is undefined.

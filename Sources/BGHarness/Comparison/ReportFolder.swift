@@ -1,3 +1,4 @@
+import BGBench
 import Foundation
 
 /// A report folder read back (Reports/README.md): run.json's identity fields, summary.csv,
