@@ -32,11 +32,7 @@ let package = Package(
         .plugin(name: "BuildStamp", capability: .buildTool()),
         .target(name: "BGBuildStamp", plugins: ["BuildStamp"]),
         // The simulator: engine, model, platforms, policies, metrics, report writers.
-        .target(
-            name: "BGBench",
-            dependencies: ["BGNumerics"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
-        ),
+        .target(name: "BGBench", dependencies: ["BGNumerics"]),
         // The command line: argument parsing, commands, error messages and exit codes.
         .target(name: "BGBenchCLI", dependencies: ["BGBench", "CSyscalls"]),
         .executableTarget(name: "bgbench", dependencies: ["BGBench", "BGBenchCLI", "BGBuildStamp"]),
