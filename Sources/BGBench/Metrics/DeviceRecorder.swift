@@ -182,7 +182,7 @@ struct ReusableLog<Element: BitwiseCopyable> {
     mutating func append(_ x: Element) {
         if count == capacity { grow() }
         base[count] = x
-        count += 1
+        count &+= 1  // below capacity before: cannot overflow
     }
 
     private mutating func grow() {

@@ -99,7 +99,7 @@ struct ProfiledPoisson {
     mutating func next(_ rng: inout RandomStream) -> SimTime {
         var e = rng.standardExponential()
         while tau < horizon {
-            let room = segmentRate * Double(segmentEnd - tau)
+            let room = segmentRate * Double(segmentEnd &- tau)  // 0 ≤ tau ≤ segmentEnd: no overflow
             if e < room {
                 // Wrapping: the step is below segmentEnd − tau (e < room), so tau stays below
                 // segmentEnd.

@@ -95,7 +95,7 @@ extension DeviceSimulation {
 
     @inline(__always)
     mutating func screenOn(at t: SimTime) {
-        screenCount += 1
+        screenCount &+= 1  // one per open or screen session under way: far below 2⁶³
         if processing.running { interruptProcessing(at: t) }
         battery.setScreen(true, at: t)
         noteBattery(at: t)
@@ -106,7 +106,7 @@ extension DeviceSimulation {
 
     @inline(__always)
     mutating func screenOff(at t: SimTime) {
-        screenCount -= 1
+        screenCount &-= 1  // its screenOn counted it
         if screenCount == 0 {
             battery.setScreen(false, at: t)
             noteBattery(at: t)
