@@ -40,13 +40,22 @@ public enum IRLS {
                                            tolerance: Double = 1e-4) -> [Double]? {
         guard n > 0, p > 0, data.count == n * p, start.count == p else { return nil }
         // The data rows, then the ridge's pseudo-observations.
-        var design = data
-        design.append(contentsOf: repeatElement(0, count: (p - 1) * p))
-        for j in 1..<p { design[(n + j - 1) * p + j] = ridge.squareRoot() }
+        var rows = data
+        rows.append(contentsOf: repeatElement(0, count: (p - 1) * p))
+        for j in 1..<p { rows[(n + j - 1) * p + j] = ridge.squareRoot() }
+        let design = rows
+        // Row i of the design times β. Unchecked: callers pass i < n + p − 1 (the design's
+        // rows) and a β of (at least) p coefficients, checked once here.
         @inline(__always) func linearPredictor(_ i: Int, _ beta: [Double]) -> Double {
-            var eta = 0.0
-            for j in 0..<p { eta += design[i * p + j] * beta[j] }
-            return eta
+            precondition(i >= 0 && i < n + p - 1 && beta.count >= p)
+            return design.withUnsafeBufferPointer { x in
+                beta.withUnsafeBufferPointer { b in
+                    var eta = 0.0
+                    let row = i &* p
+                    for j in 0..<p { eta += x[row &+ j] * b[j] }
+                    return eta
+                }
+            }
         }
         func penalisedDeviance(_ beta: [Double]) -> Double {
             var d = 0.0

@@ -7,7 +7,7 @@
 /// Nothing allocates per event: the variable-length parts (daily rows, staleness values,
 /// server requests) go into a worker's ``RecorderStorage``, reused from device to device.
 struct DeviceRecorder {
-    /// The device's totals: the simulation adds to them directly (`recorder.tally[.opens] += 1`).
+    /// The device's totals: the simulation adds to them directly (`recorder.tally.increment(.opens)`).
     var tally = DeviceTally()
     /// The series totals at the start of the day, and the whole run's by hour of day.
     private var dayStart = SeriesRow(repeating: 0)
@@ -37,8 +37,10 @@ struct DeviceRecorder {
     @inline(__always)
     mutating func record(_ field: SeriesField, _ value: Double, at t: SimTime) {
         // Events come in time order: move the hour forward instead of dividing.
-        while t >= hourEnd { hourEnd += Clock.hour; hourRow = hourRow == 23 * SeriesField.count ? 0 : hourRow + SeriesField.count }
-        byHour[hourRow + field.rawValue] += value
+        // Wrapping and unchecked: hourEnd stays within an hour after t; hourRow ≤ 23 · 9 and a
+        // field's raw value < 9, so the index stays below 216.
+        while t >= hourEnd { hourEnd &+= Clock.hour; hourRow = hourRow == 23 * SeriesField.count ? 0 : hourRow &+ SeriesField.count }
+        byHour[unchecked: hourRow &+ field.rawValue] += value
     }
 
     /// A counted open's staleness in seconds (0 when fresh), for the archetype's histogram.
@@ -180,7 +182,7 @@ struct ReusableLog<Element: BitwiseCopyable> {
     mutating func append(_ x: Element) {
         if count == capacity { grow() }
         base[count] = x
-        count += 1
+        count &+= 1  // below capacity before: cannot overflow
     }
 
     private mutating func grow() {

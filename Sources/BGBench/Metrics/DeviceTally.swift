@@ -1,11 +1,16 @@
 /// Everything counted for one device over the counted period (MODEL.md §9): one slot per
 /// ``Quantity``. Counts are exact integers; times are integer ticks; energy and bytes are
 /// doubles summed in event order, so a device's tally does not depend on where or when it
-/// was simulated. The simulation adds to it by quantity: `tally[.opens] += 1`,
+/// was simulated. The simulation adds to it by quantity: `tally.increment(.opens)`,
 /// `tally[ticks: .staleness] += t`, `tally[amount: .backgroundEnergy] += joules`.
 public struct DeviceTally: Sendable {
     /// One slot per quantity, in ``Quantity`` order: counts and ticks as integers, amounts
     /// as the bit patterns of doubles. 51 = `Quantity.count` (MetricTableTests checks it).
+    ///
+    /// The hot accessors below read and write the slots unchecked (`slots[unchecked:]`):
+    /// every index is a quantity's raw value, 0..<Quantity.count = 51, or a run status or
+    /// denial reason added to the first slot of its block (the cases follow each other in
+    /// ``Quantity``), so none can fall outside.
     var slots = InlineArray<51, Int64>(repeating: 0)
 
     public init() {}
@@ -13,22 +18,28 @@ public struct DeviceTally: Sendable {
     /// A count.
     @inline(__always)
     public subscript(_ q: Quantity) -> Int {
-        get { Int(slots[q.rawValue]) }
-        set { slots[q.rawValue] = Int64(newValue) }
+        get { Int(slots[unchecked: q.rawValue]) }
+        set { slots[unchecked: q.rawValue] = Int64(newValue) }
     }
+
+    /// Adds one to a count. Wrapping: a device counts at most a few things per event, far
+    /// below 2⁶³, and the check would cost the hot loop a load, a branch and a store where
+    /// one increment of memory does.
+    @inline(__always)
+    public mutating func increment(_ q: Quantity) { slots[unchecked: q.rawValue] &+= 1 }
 
     /// A time, in ticks.
     @inline(__always)
     public subscript(ticks q: Quantity) -> SimTime {
-        get { slots[q.rawValue] }
-        set { slots[q.rawValue] = newValue }
+        get { slots[unchecked: q.rawValue] }
+        set { slots[unchecked: q.rawValue] = newValue }
     }
 
     /// An amount: joules or bytes.
     @inline(__always)
     public subscript(amount q: Quantity) -> Double {
-        get { Double(bitPattern: UInt64(bitPattern: slots[q.rawValue])) }
-        set { slots[q.rawValue] = Int64(bitPattern: newValue.bitPattern) }
+        get { Double(bitPattern: UInt64(bitPattern: slots[unchecked: q.rawValue])) }
+        set { slots[unchecked: q.rawValue] = Int64(bitPattern: newValue.bitPattern) }
     }
 
     public func outcome(_ s: RunStatus) -> Int { Int(slots[Quantity.newData.rawValue + Int(s.rawValue)]) }
@@ -37,13 +48,13 @@ public struct DeviceTally: Sendable {
     /// Counts a denial: its reason and the total (hot path: the slot without a lookup).
     @inline(__always)
     mutating func countDenial(_ r: DenialReason) {
-        slots[Quantity.deniedForeground.rawValue + Int(r.rawValue)] += 1
-        slots[Quantity.denied.rawValue] += 1
+        slots[unchecked: Quantity.deniedForeground.rawValue &+ Int(r.rawValue)] &+= 1
+        slots[unchecked: Quantity.denied.rawValue] &+= 1  // counts: far below 2⁶³
     }
 
     /// Counts a run's outcome.
     @inline(__always)
-    mutating func countOutcome(_ s: RunStatus) { slots[Quantity.newData.rawValue + Int(s.rawValue)] += 1 }
+    mutating func countOutcome(_ s: RunStatus) { slots[unchecked: Quantity.newData.rawValue &+ Int(s.rawValue)] &+= 1 }
 }
 
 /// The per-device quantities the reports aggregate, in one fixed order: the slots of

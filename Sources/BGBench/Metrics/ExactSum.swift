@@ -76,13 +76,15 @@ public struct ExactSum: Sendable, Equatable {
         return kept + (rest > half || (rest == half && kept & 1 == 1) ? 1 : 0)
     }
 
+    /// Adds `low` and `high` at limbs k and k + 1, carrying up. k ≤ 3: a position ≤ 255
+    /// (`add`) or limb 2 (`foldSmall`), so limbs k and k + 1 are read unchecked.
     @inline(__always)
     mutating func addShifted(_ low: UInt64, _ high: UInt64, at k: Int) {
-        var (s, c0) = limbs[k].addingReportingOverflow(low)
-        limbs[k] = s
-        let (t, c1) = limbs[k + 1].addingReportingOverflow(high)
+        var (s, c0) = limbs[unchecked: k].addingReportingOverflow(low)
+        limbs[unchecked: k] = s
+        let (t, c1) = limbs[unchecked: k &+ 1].addingReportingOverflow(high)
         (s, c0) = t.addingReportingOverflow(c0 ? 1 : 0)
-        limbs[k + 1] = s
+        limbs[unchecked: k &+ 1] = s
         var carry = c0 || c1, i = k + 2
         while carry && i < Self.limbCount {
             (limbs[i], carry) = limbs[i].addingReportingOverflow(1)
@@ -90,13 +92,14 @@ public struct ExactSum: Sendable, Equatable {
         }
     }
 
+    /// `addShifted`'s twin, borrowing (k ≤ 3 likewise).
     @inline(__always)
     mutating func subtractShifted(_ low: UInt64, _ high: UInt64, at k: Int) {
-        var (s, b0) = limbs[k].subtractingReportingOverflow(low)
-        limbs[k] = s
-        let (t, b1) = limbs[k + 1].subtractingReportingOverflow(high)
+        var (s, b0) = limbs[unchecked: k].subtractingReportingOverflow(low)
+        limbs[unchecked: k] = s
+        let (t, b1) = limbs[unchecked: k &+ 1].subtractingReportingOverflow(high)
         (s, b0) = t.subtractingReportingOverflow(b0 ? 1 : 0)
-        limbs[k + 1] = s
+        limbs[unchecked: k &+ 1] = s
         var borrow = b0 || b1, i = k + 2
         while borrow && i < Self.limbCount {
             (limbs[i], borrow) = limbs[i].subtractingReportingOverflow(1)

@@ -46,15 +46,19 @@ public struct SeriesTally: Sendable, Equatable {
 
     /// Adds one device's values for `row`.
     mutating func add(row: Int, _ values: SeriesRow) {
-        let base = 3 * row * SeriesField.count
+        // The row checked once: the indices below then stay inside `sums` (and far from
+        // overflow), so they are computed wrapping and read unchecked.
+        precondition(row >= 0 && row < rows)
+        let base = 3 &* row &* SeriesField.count
         let opens = values[SeriesField.opens.rawValue]
         sums.withUnsafeMutableBufferPointer { s in
             for f in 0..<SeriesField.count {
-                let v = values[f]
+                let v = values[unchecked: f]
                 if v == 0 { continue }
-                s[base + 3 * f].add(v)
-                s[base + 3 * f + 1].add(v * v)
-                s[base + 3 * f + 2].add(v * opens)
+                let i = base &+ 3 &* f
+                s[i].add(v)
+                s[i &+ 1].add(v * v)
+                s[i &+ 2].add(v * opens)
             }
         }
     }

@@ -29,11 +29,16 @@ public struct ServerLoad: Sendable {
     public func minute(_ m: Int) -> (mean: Double, peak: Int32) {
         let countedDays = days - firstDay
         guard countedDays > 0 else { return (0, 0) }
+        // The minute checked once: every index below is then inside `counts` (countedDays
+        // rows of minutesPerDay), read unchecked and computed wrapping.
+        precondition(m >= 0 && m < Self.minutesPerDay && counts.count >= countedDays * Self.minutesPerDay)
         var total = 0.0, peak: Int32 = 0
-        for d in 0..<countedDays {
-            let c = counts[d * Self.minutesPerDay + m]
-            total += Double(c)
-            peak = max(peak, c)
+        counts.withUnsafeBufferPointer { counts in
+            for d in 0..<countedDays {
+                let c = counts[d &* Self.minutesPerDay &+ m]
+                total += Double(c)
+                peak = max(peak, c)
+            }
         }
         return (total / Double(countedDays), peak)
     }

@@ -285,14 +285,14 @@ struct Battery {
         planFrom = updated; planJoules = joules; planWatts = watts
         let ticks = (joules - low) * (screenOn ? screenTicksPerJoule : idleTicksPerJoule) * (1 - 1e-9)
         guard ticks < Double(Clock.never / 4) else { return Clock.never }
-        return updated + SimTime(ticks)
+        return updated &+ SimTime(ticks)  // both below 2⁶¹: cannot overflow
     }
 
     /// `lowCrossingTime` as of the last `lowCrossingBound()`.
     func plannedCrossingTime() -> SimTime {
         let ticks = (planJoules - lowLevel * capacity) / planWatts * 1e6
         guard ticks < Double(Clock.never / 2) else { return Clock.never }
-        return planFrom + SimTime(ticks) + 1
+        return planFrom &+ SimTime(ticks) &+ 1  // below 2⁶¹ + 2⁶²: cannot overflow
     }
 
     var lowCrossingTime: SimTime {

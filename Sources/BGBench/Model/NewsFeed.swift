@@ -121,8 +121,12 @@ struct FeedCursor {
     /// `Clock.never`, the closing entry's time).
     @inline(__always)
     mutating func cache(upTo c: SimTime) {
-        feed.items.withUnsafeBufferPointer { items in
-            while items[firstMissing].time <= c { firstMissing += 1 }
+        // The scans stop at the closing entry (`Clock.never`), so the index stays in bounds
+        // and cannot overflow.
+        firstMissing = feed.items.withUnsafeBufferPointer { items in
+            var i = firstMissing
+            while items[i].time <= c { i &+= 1 }
+            return i
         }
     }
 
@@ -137,8 +141,10 @@ struct FeedCursor {
     mutating func missing(upTo t: SimTime) -> (count: Int, bytes: Double) {
         if firstFuture < firstMissing { firstFuture = firstMissing }
         return feed.items.withUnsafeBufferPointer { items in
-            while items[firstFuture].time <= t { firstFuture += 1 }
-            return (firstFuture - firstMissing, items[firstFuture].bytesBefore - items[firstMissing].bytesBefore)
+            var i = firstFuture
+            while items[i].time <= t { i &+= 1 }
+            firstFuture = i
+            return (i &- firstMissing, items[i].bytesBefore - items[firstMissing].bytesBefore)
         }
     }
 }

@@ -99,9 +99,11 @@ struct ProfiledPoisson {
     mutating func next(_ rng: inout RandomStream) -> SimTime {
         var e = rng.standardExponential()
         while tau < horizon {
-            let room = segmentRate * Double(segmentEnd - tau)
+            let room = segmentRate * Double(segmentEnd &- tau)  // 0 ≤ tau ≤ segmentEnd: no overflow
             if e < room {
-                tau += SimTime(e / segmentRate)
+                // Wrapping: the step is below segmentEnd − tau (e < room), so tau stays below
+                // segmentEnd.
+                tau &+= SimTime(e / segmentRate)
                 return tau >= driftStart ? tau + driftShift : tau
             }
             e -= room
@@ -114,18 +116,20 @@ struct ProfiledPoisson {
     /// Moves to the next segment, into the next day after the last.
     @inline(__always)
     private mutating func advanceSegment() {
-        segment += 1
+        // Wrapping and unchecked: segment < count ≤ 32 (the profile's capacity), and
+        // dayStart + a day's end stays within a day after the horizon.
+        segment &+= 1
         // Read the profiles in place: binding one to a local would copy 512 bytes.
         let weekendDay = dayOfWeek >= 5
         if segment == (weekendDay ? weekend.count : weekday.count) {
             segment = 0
-            dayStart += Clock.day
-            dayOfWeek = dayOfWeek == 6 ? 0 : dayOfWeek + 1
+            dayStart &+= Clock.day
+            dayOfWeek = dayOfWeek == 6 ? 0 : dayOfWeek &+ 1
         }
         if dayOfWeek >= 5 {
-            segmentEnd = dayStart + weekend.ends[segment]; segmentRate = weekend.rates[segment]
+            segmentEnd = dayStart &+ weekend.ends[unchecked: segment]; segmentRate = weekend.rates[unchecked: segment]
         } else {
-            segmentEnd = dayStart + weekday.ends[segment]; segmentRate = weekday.rates[segment]
+            segmentEnd = dayStart &+ weekday.ends[unchecked: segment]; segmentRate = weekday.rates[unchecked: segment]
         }
     }
 }

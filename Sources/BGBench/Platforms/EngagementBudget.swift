@@ -72,9 +72,9 @@ public struct EngagementBudget: Sendable {
         let rate = fillRate
         let then = min(capacity, tokens + rate * Double(due - t))
         guard then < 1 else { return due }
-        // Converted only once known to fit: a Double beyond SimTime's range does not trap
-        // under -Ounchecked but becomes Int64.min, which made the wait one tick, and a
-        // policy that retried at the time it was given asked again every tick, forever.
+        // Converted only once known to fit: a Double beyond SimTime's range traps (built with
+        // -Ounchecked, as bgbench once was, it became Int64.min, which made the wait one
+        // tick, and a policy that retried at the time it was given asked again every tick).
         let ticks = rate > 0 ? ((1 - then) / rate).rounded(.up) : Double(Clock.day)
         let wait = ticks < Double(Self.longestWait) ? SimTime(ticks) : Self.longestWait
         return due + max(1, wait)

@@ -51,9 +51,11 @@ public struct AdaptivePolicy: WakePolicy {
             let notBefore = max(t + 1, lastRunStart + interval)
             var start = notBefore + lead - (notBefore + lead) % Self.slot
             if start - lead < notBefore { start += Self.slot }
-            while start - lead <= t + maxInterval {
+            // Wrapping in the scan: start stays within a slot of t + maxInterval + lead.
+            let last = t + maxInterval
+            while start &- lead <= last {
                 if habit[Int((start % Clock.day) / Self.slot)] >= threshold { return .request(at: start - lead) }
-                start += Self.slot
+                start &+= Self.slot
             }
         }
         return .request(at: t + interval)

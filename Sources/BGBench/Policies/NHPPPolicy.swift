@@ -97,8 +97,15 @@ public struct NHPPPolicy: GuardedPolicy {
 
     /// λ for the covariates `x[offset..<offset + β.count]` (a row of a table of them).
     static func intensity(_ beta: [Double], covariates x: [Double], at offset: Int) -> Double {
-        var eta = 0.0
-        for j in 0..<beta.count { eta += beta[j] * x[offset + j] }
+        // The row's bounds checked once; the loop then reads unchecked.
+        precondition(offset >= 0 && offset <= x.count - beta.count)
+        let eta = beta.withUnsafeBufferPointer { b in
+            x.withUnsafeBufferPointer { x in
+                var eta = 0.0
+                for j in 0..<b.count { eta += b[j] * x[offset &+ j] }
+                return eta
+            }
+        }
         return exp(min(eta, 30))
     }
 

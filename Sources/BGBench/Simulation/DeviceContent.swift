@@ -12,7 +12,7 @@ extension DeviceSimulation {
         case .processingDue: considerProcessing(at: t)
         case .processingEnd: if processing.running && payload == processing.generation { processingCompleted(at: t) }
         case .processingDeadline:
-            if processing.deadlinePassed(instance: payload) && counting(t) { rec.tally[.processingMissed] += 1 }
+            if processing.deadlinePassed(instance: payload) && counting(t) { rec.tally.increment(.processingMissed) }
         default: break
         }
     }
@@ -41,9 +41,9 @@ extension DeviceSimulation {
             let first = cursor.firstMissingTime
             let lag = first <= t ? t - first : 0
             let onTime = lag <= ctx.scenario.content.sync.targetAge.ticks
-            rec.tally[.serverJobs] += 1
+            rec.tally.increment(.serverJobs)
             rec.tally[ticks: .serverLag] += lag
-            if onTime { rec.tally[.serverOnTime] += 1 }
+            if onTime { rec.tally.increment(.serverOnTime) }
             if tracing { log("server_job", onTime ? "on_time" : "late", Clock.seconds(lag), at: t) }
         }
         schedule(.serverJob, at: t + Clock.day)
@@ -104,7 +104,7 @@ extension DeviceSimulation {
         let energy = task.transferEnergy(bytes: bytes, on: net)
         if hasBattery { battery.spend(energy, at: t); noteBattery(at: t) }
         if counting(t) {
-            rec.tally[.transfers] += 1
+            rec.tally.increment(.transfers)
             rec.tally[amount: .backgroundEnergy] += energy
             rec.record(.backgroundEnergy, energy, at: t)
             rec.serverRequests(1, at: t)
@@ -141,7 +141,7 @@ extension DeviceSimulation {
     mutating func interruptProcessing(at t: SimTime) {
         let energy = processing.interrupt(at: t)
         bookProcessing(energy, at: t)
-        if counting(t) { rec.tally[.processingInterruptions] += 1 }
+        if counting(t) { rec.tally.increment(.processingInterruptions) }
         if tracing { log("processing", "interrupted", Clock.seconds(processing.remaining), at: t) }
     }
 
@@ -150,8 +150,8 @@ extension DeviceSimulation {
         let (energy, onTime) = processing.complete(at: t)
         bookProcessing(energy, at: t)
         if counting(t) {
-            rec.tally[.processingCompleted] += 1
-            if onTime { rec.tally[.processingOnTime] += 1 }
+            rec.tally.increment(.processingCompleted)
+            if onTime { rec.tally.increment(.processingOnTime) }
         }
         if tracing { log("processing", onTime ? "completed" : "completed_late", chargeCount > 0 ? 1 : 0, at: t) }
         schedule(.processingDue, at: processing.due)

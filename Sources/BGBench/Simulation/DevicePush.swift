@@ -31,7 +31,7 @@ extension DeviceSimulation {
         if let arrival = push.send(at: t) {
             schedule(.pushArrive, at: arrival)
         } else {
-            if counting(t) { rec.tally[.pushSent] += 1; rec.tally[.pushLost] += 1 }
+            if counting(t) { rec.tally.increment(.pushSent); rec.tally.increment(.pushLost) }
             if tracing { log("push_lost", "push", at: t) }
         }
     }
@@ -41,11 +41,11 @@ extension DeviceSimulation {
         if hasBattery { battery.advance(to: t) }
         let arrival = push.arrive(at: t, gates: gates(), busy: inFlight)
         if counting(t) {
-            rec.tally[.pushSent] += 1
+            rec.tally.increment(.pushSent)
             switch arrival {
-            case .delivered: rec.tally[.pushRuns] += 1
-            case .gated: rec.tally[.pushGated] += 1
-            case .throttled: rec.tally[.pushThrottled] += 1
+            case .delivered: rec.tally.increment(.pushRuns)
+            case .gated: rec.tally.increment(.pushGated)
+            case .throttled: rec.tally.increment(.pushThrottled)
             }
         }
         switch arrival {
@@ -83,7 +83,7 @@ extension DeviceSimulation {
     /// gate the next wake waits for the next open, session end, state change or midnight.
     mutating func systemWake(at t: SimTime) {
         systemWakeTime = Clock.never
-        if counting(t) { rec.tally[.requested] += 1 }
+        if counting(t) { rec.tally.increment(.requested) }
         if tracing {
             log("requested", "system", Clock.seconds(t), at: t)
         }

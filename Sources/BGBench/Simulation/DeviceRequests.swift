@@ -12,7 +12,7 @@ extension DeviceSimulation {
         }
         requestPending = false
         nextRequest = Clock.never
-        if counting(t) { rec.tally[.requested] += 1 }
+        if counting(t) { rec.tally.increment(.requested) }
         if inFlight {
             deny(.busy, retryAt: nil, at: t)
             return
@@ -39,7 +39,7 @@ extension DeviceSimulation {
         while true {
             if hasBattery { battery.advance(to: t) }
             if counting(t) {
-                rec.tally[.requested] += 1
+                rec.tally.increment(.requested)
                 rec.tally.countDenial(decidedReason)
                 rec.record(.denied, 1, at: t)
             }
@@ -85,7 +85,7 @@ extension DeviceSimulation {
                            extraBytes: images, limit: platform.runLimit(at: t))
         if hasBattery { battery.spend(run.energy, at: t); noteBattery(at: t) }
         if counting(t) {
-            rec.tally[.runs] += 1
+            rec.tally.increment(.runs)
             rec.tally.countOutcome(run.status)
             rec.tally[amount: .backgroundEnergy] += run.energy
             rec.record(.runs, 1, at: t)
@@ -145,14 +145,14 @@ extension DeviceSimulation {
                 }
                 requestPending = false
                 nextRequest = Clock.never
-                if counting(t) { rec.tally[.replaced] += 1; rec.tally[.requested] += 1 }
+                if counting(t) { rec.tally.increment(.replaced); rec.tally.increment(.requested) }
             }
         case .request(let when):
             if requestPending {
                 if tracing {
                     log("replaced", "policy", at: t)
                 }
-                if counting(t) { rec.tally[.replaced] += 1; rec.tally[.requested] += 1 }
+                if counting(t) { rec.tally.increment(.replaced); rec.tally.increment(.requested) }
             }
             if tracing {
                 log("requested", "policy", Clock.seconds(max(when, t)), at: t)
@@ -171,7 +171,7 @@ extension DeviceSimulation {
         requestTime = t
         if t < ctx.horizon {
             nextRequest = t
-            rec.tally[.events] += 1
+            rec.tally.increment(.events)
         } else {
             nextRequest = Clock.never
         }

@@ -213,7 +213,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
                 }
             }
             // A request was counted when it was made (`apply`).
-            if !requestFirst { rec.tally[.events] += 1 }
+            if !requestFirst { rec.tally.increment(.events) }
             switch event.kind {
             case .midnight: midnight(at: t)
             case .chargeOn: setCharging(delta: 1, at: t)
@@ -245,8 +245,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             }
         }
         if requestPending && counting(horizon - 1) {
-            rec.tally[.pending] += 1
-            rec.tally[.requested] += 1
+            rec.tally.increment(.pending)
+            rec.tally.increment(.requested)
         }
         if hasBattery {
             battery.advance(to: horizon)

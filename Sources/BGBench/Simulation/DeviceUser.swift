@@ -95,7 +95,7 @@ extension DeviceSimulation {
 
     @inline(__always)
     mutating func screenOn(at t: SimTime) {
-        screenCount += 1
+        screenCount &+= 1  // one per open or screen session under way: far below 2⁶³
         if processing.running { interruptProcessing(at: t) }
         battery.setScreen(true, at: t)
         noteBattery(at: t)
@@ -106,7 +106,7 @@ extension DeviceSimulation {
 
     @inline(__always)
     mutating func screenOff(at t: SimTime) {
-        screenCount -= 1
+        screenCount &-= 1  // its screenOn counted it
         if screenCount == 0 {
             battery.setScreen(false, at: t)
             noteBattery(at: t)
@@ -164,7 +164,7 @@ extension DeviceSimulation {
     /// the other state changes; nothing is told twice.
     mutating func batteryChanged() {
         let t = lowCrossing
-        rec.tally[.events] += 1
+        rec.tally.increment(.events)
         battery.advance(to: t)
         let changed = battery.lowPower != toldLowPower || battery.isLow != toldLowBattery
         toldBattery()
@@ -191,8 +191,8 @@ extension DeviceSimulation {
         let firstMissing = cursor.firstMissingTime
         let stale = firstMissing <= t
         if counting(t) {
-            rec.tally[.opens] += 1
-            if stale { rec.tally[ticks: .staleness] += t - firstMissing } else { rec.tally[.freshOpens] += 1 }
+            rec.tally.increment(.opens)
+            if stale { rec.tally[ticks: .staleness] += t - firstMissing } else { rec.tally.increment(.freshOpens) }
             rec.tally[ticks: .age] += t - cacheTime
             let staleness = stale ? Clock.seconds(t - firstMissing) : 0
             rec.staleness(staleness)
@@ -207,7 +207,7 @@ extension DeviceSimulation {
             // The app fetches in the foreground and the user waits.
             let net = network.at(t)
             if net == .offline {
-                if counting(t) { rec.tally[.foregroundFailures] += 1 }
+                if counting(t) { rec.tally.increment(.foregroundFailures) }
             } else {
                 let missing = cursor.missing(upTo: t)
                 // Catalog images come too, but not on cellular when they are Wi-Fi-only.
@@ -218,7 +218,7 @@ extension DeviceSimulation {
                 let wait = userWaits ? fetch.wait : 0
                 if hasBattery { battery.spend(fetch.energy, at: t); noteBattery(at: t) }
                 if counting(t) {
-                    rec.tally[.foregroundFetches] += 1
+                    rec.tally.increment(.foregroundFetches)
                     rec.tally[ticks: .foregroundWait] += wait
                     rec.record(.foregroundWait, Clock.seconds(wait), at: t)
                     rec.serverRequests(1, at: t)
