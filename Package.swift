@@ -24,6 +24,10 @@ let package = Package(
         // The second door to C: renameat2(RENAME_EXCHANGE), which swaps a finished report
         // folder into place (Glibc does not expose it). A header only, nothing to link.
         .systemLibrary(name: "CSyscalls"),
+        // The third door to C: a double truncated to an integer without Swift's range check,
+        // for the hot paths' conversions whose range the code has already established. A
+        // header only, nothing to link.
+        .systemLibrary(name: "CConvert"),
         // The only Swift module that imports CGSL: distributions, quantiles, statistics.
         .target(name: "BGNumerics", dependencies: ["CGSL"]),
         // The commit the binary is built from (run.json's `git_commit`, `--version`), written
@@ -35,7 +39,7 @@ let package = Package(
         .target(name: "BGBuildStamp", plugins: ["BuildStamp"]),
         // The simulator: engine, model, platforms, policies, metrics, report writers.
         // No unsafe flags in either library, so a package can depend on them by version.
-        .target(name: "BGBench", dependencies: ["BGNumerics"]),
+        .target(name: "BGBench", dependencies: ["BGNumerics", "CConvert"]),
         // The harness above the simulator: comparing report folders, the frontier, merging
         // shards, the LSApp converter. The simulator never imports it.
         .target(name: "BGHarness", dependencies: ["BGBench", "BGNumerics"]),

@@ -83,6 +83,9 @@ public final class EventQueue<Kind: EventKind> {
         if size == capacity { grow() }
         // Move the earlier keys one place back until the key's place is found. Wrapping
         // arithmetic: 0 < i ≤ size < capacity, and size + 1 ≤ capacity after the growth.
+        // The pointer in a local: read from the object at every step, it is reloaded after
+        // each store (which the optimiser cannot prove leaves the field alone).
+        let keys = self.keys
         var i = size
         while i > 0 && keys[i &- 1] < key {
             keys[i] = keys[i &- 1]

@@ -1,6 +1,17 @@
+import CConvert
+
 /// Simulated time: an integer count of microseconds since day 0, 00:00 device-local time
 /// (MODEL.md §2). Integer time means event order never depends on floating-point rounding.
 public typealias SimTime = Int64
+
+extension Int64 {
+    /// `x` truncated toward zero with no range check: one instruction, where `Int64(x)`
+    /// compares with both ends of the range first (in the hot paths, most of what the
+    /// build without -Ounchecked added). Each use says why its value is in range.
+    /// - Precondition: x is finite and inside (−2⁶³, 2⁶³); anything else is undefined,
+    ///   not trapped.
+    @inlinable @inline(__always) init(uncheckedTruncating x: Double) { self = bg_int64_truncating(x) }
+}
 
 /// Units and calendar arithmetic on ``SimTime``. Day 0 is a Monday (MODEL.md §2).
 public enum Clock {
@@ -16,9 +27,12 @@ public enum Clock {
 
     /// Seconds (possibly fractional) as ticks, rounded to the nearest microsecond (half
     /// away from zero; by truncation, one instruction, where `rounded()` calls libm).
+    /// Beyond ±2⁶² µs (146,000 years) it saturates, and NaN gives +2⁶² (never reached), so
+    /// any Double converts without a check and nothing traps.
     @inlinable @inline(__always) public static func ticks(seconds: Double) -> SimTime {
         let micros = seconds * 1e6
-        return SimTime(micros < 0 ? micros - 0.5 : micros + 0.5)
+        let rounded = micros < 0 ? micros - 0.5 : micros + 0.5
+        return SimTime(uncheckedTruncating: rounded < 0x1p62 ? (rounded > -0x1p62 ? rounded : -0x1p62) : 0x1p62)
     }
 
     /// Ticks as seconds.

@@ -285,14 +285,17 @@ struct Battery {
         planFrom = updated; planJoules = joules; planWatts = watts
         let ticks = (joules - low) * (screenOn ? screenTicksPerJoule : idleTicksPerJoule) * (1 - 1e-9)
         guard ticks < Double(Clock.never / 4) else { return Clock.never }
-        return updated &+ SimTime(ticks)  // both below 2⁶¹: cannot overflow
+        // 0 ≤ ticks (joules ≥ low) < 2⁶¹ (checked above): the conversion needs no check, and
+        // both terms below 2⁶¹ cannot overflow.
+        return updated &+ SimTime(uncheckedTruncating: ticks)
     }
 
     /// `lowCrossingTime` as of the last `lowCrossingBound()`.
     func plannedCrossingTime() -> SimTime {
         let ticks = (planJoules - lowLevel * capacity) / planWatts * 1e6
         guard ticks < Double(Clock.never / 2) else { return Clock.never }
-        return planFrom &+ SimTime(ticks) &+ 1  // below 2⁶¹ + 2⁶²: cannot overflow
+        // 0 ≤ ticks (as at the bound) < 2⁶²: an unchecked conversion; below 2⁶¹ + 2⁶²: no overflow.
+        return planFrom &+ SimTime(uncheckedTruncating: ticks) &+ 1
     }
 
     var lowCrossingTime: SimTime {

@@ -101,9 +101,9 @@ struct ProfiledPoisson {
         while tau < horizon {
             let room = segmentRate * Double(segmentEnd &- tau)  // 0 ≤ tau ≤ segmentEnd: no overflow
             if e < room {
-                // Wrapping: the step is below segmentEnd − tau (e < room), so tau stays below
-                // segmentEnd.
-                tau &+= SimTime(e / segmentRate)
+                // Wrapping and unchecked: the step is at least 0 and below segmentEnd − tau
+                // (0 ≤ e < room), so it converts in range and tau stays below segmentEnd.
+                tau &+= SimTime(uncheckedTruncating: e / segmentRate)
                 return tau >= driftStart ? tau + driftShift : tau
             }
             e -= room
