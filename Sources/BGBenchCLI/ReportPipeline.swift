@@ -82,6 +82,6 @@ extension Command {
     static func shardLine(_ shard: Shard, devices fleet: Int, seconds: Double, deviceDays: Int) -> String {
         let devices = shard.devices(of: fleet)
         let span = devices.isEmpty ? "no devices" : "devices \(devices.lowerBound)–\(devices.upperBound - 1)"
-        return "shard \(shard) (\(span) of \(fleet)): \(SummaryTable.fixed(seconds, 2)) s, \(Int(Double(deviceDays) / max(seconds, 1e-9))) device-days/s\n"
+        return "shard \(shard) (\(span) of \(fleet)): \(SummaryTable.fixed(seconds, 2)) s, \(SummaryTable.fixed((Double(deviceDays) / max(seconds, 1e-9)).rounded(.down), 0)) device-days/s\n"
     }
 }

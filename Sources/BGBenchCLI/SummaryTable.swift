@@ -130,10 +130,14 @@ enum SummaryTable {
         return fixed(e.value * 100, 1) + " [" + fixed(low * 100, 1) + ", " + fixed(high * 100, 1) + "]"
     }
 
-    /// A number with a fixed count of decimals, independent of the locale.
+    /// A number with a fixed count of decimals, independent of the locale. Any Double
+    /// prints, none traps: NaN as "-" (no value), the infinities as "inf" and "-inf", and a
+    /// number too large for the integer path (scaled, 2^62 or more) in full through printf.
     static func fixed(_ x: Double, _ decimals: Int) -> String {
-        guard x.isFinite else { return "-" }
+        if x.isNaN { return "-" }
+        if x.isInfinite { return x < 0 ? "-inf" : "inf" }
         let scale = pow(10.0, Double(decimals))
+        guard (x * scale).magnitude < 0x1p62 else { return String(format: "%.\(decimals)f", x) }
         let rounded = (x * scale).rounded() / scale
         var text = String(Int64(rounded.magnitude.rounded(.down)))
         if decimals > 0 {

@@ -120,6 +120,8 @@ public enum ReportWriter {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
+        // The scenario's policies: bgbench's own and those run (a frontier's by its arms').
+        encoder.userInfo[PolicyParameters.runPoliciesKey] = Set(manifest.policies + (manifest.frontier?.arms.map(\.policy) ?? []))
         // Encoding plain values cannot fail.
         return String(decoding: try! encoder.encode(manifest), as: UTF8.self) + "\n"
     }

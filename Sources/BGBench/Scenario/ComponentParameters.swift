@@ -87,9 +87,19 @@ public struct PolicyParameters: Codable, Sendable, Equatable, SchemaMembers {
 
     public static func == (a: Self, b: Self) -> Bool { a.store.equals(b.store) }
 
+    /// An encoder's `userInfo` key: the names of the policies a report's run uses. Given,
+    /// only bgbench's own policies and those are encoded, so a policy registered elsewhere
+    /// in the process (a package's, another test's) changes no run.json of a run without it.
+    static let runPoliciesKey = CodingUserInfoKey(rawValue: "bgbench.runPolicies")!
+
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: ComponentKey.self)
-        try store.encode(Self.entries, to: &container)
+        var entries = Self.entries
+        if let run = encoder.userInfo[Self.runPoliciesKey] as? Set<String> {
+            let builtIn = Set(PolicyRegistry.builtIn.map(\.name))
+            entries = entries.filter { builtIn.contains($0.key) || run.contains($0.key) }
+        }
+        try store.encode(entries, to: &container)
     }
 
     public init(from decoder: any Decoder) throws {

@@ -82,6 +82,35 @@ import BGNumerics
         #expect(compared >= 2 * 40, "most metrics apply on every scenario")
     }
 
+    /// The general branch on hand-built devices whose denominators differ (the oracle above
+    /// never reaches it: on its presets no metric's denominators differ between the
+    /// policies on any device, checked 2026-12): the difference
+    /// of the two ratios and the half-width t(0.975, 3) · √(n/(n−1) · Σeᵢ²), with eᵢ written
+    /// out per device (not through the expanded sums the estimator uses).
+    @Test func unequalDenominatorsByHand() throws {
+        // (y_a, y_b, x_a, x_b) of four devices.
+        let devices: [(Double, Double, Double, Double)] = [(3, 1, 4, 2), (5, 4, 6, 5), (2, 2, 3, 4), (7, 3, 8, 3)]
+        var moments = PairedMoments()
+        for (ya, yb, xa, xb) in devices { moments.add(ya: ya, yb: yb, xa: xa, xb: xb) }
+        #expect(moments.unequal == 4)
+        // R_a = 17/21, R_b = 10/14; e = (y_a − R_a·x_a)/21 − (y_b − R_b·x_b)/14.
+        let ra = 17.0 / 21, rb = 10.0 / 14
+        let e = devices.map { (ya, yb, xa, xb) in (ya - ra * xa) / 21 - (yb - rb * xb) / 14 }
+        let se = (e.map { $0 * $0 }.reduce(0, +) * 4 / 3).squareRoot()
+        let t3 = 3.182446305284263  // Student t, 3 degrees of freedom, 0.975 (tables)
+        for scale in [1.0, 100.0] {
+            let estimate = Estimators.pairedRatio(moments, scale: scale)
+            let d = (ra - rb) * scale, half = t3 * se * scale
+            #expect(abs(estimate.policy - ra * scale) < 1e-12 * scale && abs(estimate.baseline - rb * scale) < 1e-12 * scale)
+            #expect(abs(estimate.difference.value - d) < 1e-12 * scale)
+            #expect(abs(try #require(estimate.difference.low) - (d - half)) < 1e-9 * scale)
+            #expect(abs(try #require(estimate.difference.high) - (d + half)) < 1e-9 * scale)
+        }
+        // Written out: d = 17/21 − 5/7 = 2/21, and the interval is not degenerate.
+        #expect(abs(Estimators.pairedRatio(moments).difference.value - 2.0 / 21) < 1e-15)
+        #expect(se > 0.01)
+    }
+
     /// The baseline by default: `fixed` when it runs, else the first policy listed; none
     /// for one policy; `--baseline-policy` (the request's `baselinePolicy`) chooses.
     @Test func defaultBaseline() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import BGBench
+import BGBenchTestSupport
 
 /// `prophet`, the learnable bound (issue 11): the intensity it is handed is the model's,
 /// its planner puts runs just before the opens, and on the default scenario it is fresher
@@ -181,5 +182,30 @@ import Testing
             }
         }
         print("prophet (paired, policy − prophet):", lines.joined(separator: "; "))
+    }
+
+    /// Where the platform never refuses (`unrestricted`), prophet's `runs_per_day` is what
+    /// limits it: over three weeks no device starts more than 3 runs on any day (events.csv
+    /// of every device), and the cap binds: at seed 1 85 of the 168 device-days have 3
+    /// (the planner skips runs worth too little), so at least a quarter must.
+    @Test func runsPerDayCapsProphetWhereThePlatformAllowsMore() throws {
+        let out = freshPath("prophet-cap")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = bgbench(["--policy", "prophet", "--set", "platform.name=unrestricted",
+                              "--set", "policies.prophet.runs_per_day=3", "--days", "21", "--devices", "8",
+                              "--trace-devices", "8", "--quiet", "--out", out])
+        #expect(result.code == 0, "\(result.errors)")
+        let lines = try String(contentsOfFile: out + "/events.csv", encoding: .utf8).split(separator: "\n")
+        let header = lines[0].split(separator: ",").map(String.init)
+        let device = try #require(header.firstIndex(of: "device")), day = try #require(header.firstIndex(of: "day"))
+        let event = try #require(header.firstIndex(of: "event"))
+        var starts: [String: Int] = [:]
+        for line in lines.dropFirst() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            if fields[event] == "started" { starts["\(fields[device])/\(fields[day])", default: 0] += 1 }
+        }
+        #expect(starts.count == 8 * 21, "device-days with runs")
+        #expect(starts.values.max() == 3, "runs a device-day: \(Set(starts.values).sorted())")
+        #expect(starts.values.filter { $0 == 3 }.count * 4 >= starts.count, "device-days at the cap")
     }
 }

@@ -1,0 +1,29 @@
+import Testing
+@testable import BGBenchCLI
+
+/// The terminal's number formatter prints any Double and never traps (issue 29: a huge
+/// value once crashed the process converting to Int64).
+@Suite struct NumberFormatTests {
+    @Test func ordinaryValuesKeepTheirFixedDecimals() {
+        #expect(SummaryTable.fixed(3.14159, 2) == "3.14")
+        #expect(SummaryTable.fixed(-0.005, 2) == "-0.01")
+        #expect(SummaryTable.fixed(2.5, 0) == "3")
+        #expect(SummaryTable.fixed(-1.25, 1) == "-1.3")
+        #expect(SummaryTable.fixed(7, 3) == "7.000")
+    }
+
+    @Test func hugeInfiniteAndNaNValuesPrint() {
+        // printf's digits of 1e300 (the Double nearest 10^300), as Python's '%.0f' gives them.
+        let tenTo300 = "1000000000000000052504760255204420248704468581108159154915854115511802457988908195786371375080447864043704443832883878176942523235360430575644792184786706982848387200926575803737830233794788090059368953234970799945081119038967640880074652742780142494579258788820056842838115669472196386865459400540160"
+        #expect(SummaryTable.fixed(1e300, 0) == tenTo300)
+        #expect(SummaryTable.fixed(-1e300, 1) == "-" + tenTo300 + ".0")
+        #expect(SummaryTable.fixed(Double.greatestFiniteMagnitude, 2).count == 309 + 3)
+        // Just past the integer path's limit (2^62 after scaling) and just inside it.
+        #expect(SummaryTable.fixed(0x1p62, 0) == "4611686018427387904")
+        #expect(SummaryTable.fixed(0x1p62 - 1024, 0) == "4611686018427386880")
+        #expect(SummaryTable.fixed(1e17, 2) == "100000000000000000.00")
+        #expect(SummaryTable.fixed(.infinity, 2) == "inf")
+        #expect(SummaryTable.fixed(-.infinity, 0) == "-inf")
+        #expect(SummaryTable.fixed(.nan, 2) == "-")
+    }
+}
