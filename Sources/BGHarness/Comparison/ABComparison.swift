@@ -45,11 +45,7 @@ extension RunComparison {
         let dc = try DeviceTable(try current.table("devices.csv")!, path: current.file("devices.csv"))
         let bs = try SummaryRows(baseline), cs = try SummaryRows(current)
         var out: [ABDifference] = []
-        for key in bs.keys {
-            guard let cRow = cs.rows[key] else {
-                throw .invalid("'\(current.file("summary.csv"))' has no row for policy \(key.policy), archetype \(key.archetype), which the baseline has")
-            }
-            let bRow = bs.rows[key]!
+        for (key, bRow, cRow) in try bs.matched(with: cs) {
             for name in bs.metricColumns {
                 var d = ABDifference(scenario: bRow.scenario, policy: key.policy, archetype: key.archetype, metric: name,
                                      baseline: try bs.value(bRow, name), current: try cs.value(cRow, name))

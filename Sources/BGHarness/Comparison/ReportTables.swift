@@ -39,6 +39,19 @@ struct SummaryRows {
         }
     }
 
+    /// Each of these rows with `current`'s row of the same policy and archetype, in this
+    /// table's order (check's and --ab's comparison); a row `current` lacks is an error.
+    func matched(with current: SummaryRows) throws(ReportFolderError) -> [(key: Key, baseline: Row, current: Row)] {
+        var out: [(key: Key, baseline: Row, current: Row)] = []
+        for key in keys {
+            guard let row = current.rows[key] else {
+                throw .invalid("'\(current.path)' has no row for policy \(key.policy), archetype \(key.archetype), which the baseline has")
+            }
+            out.append((key, rows[key]!, row))
+        }
+        return out
+    }
+
     func number(_ row: Row, _ column: String) throws(ReportFolderError) -> Double? {
         guard let i = header[column] else { return nil }
         let text = row.fields[i]

@@ -97,11 +97,7 @@ extension RunComparison {
         }
         let bs = try SummaryRows(baseline), cs = try SummaryRows(current)
         var out: [MetricComparison] = []
-        for key in bs.keys {
-            guard let cRow = cs.rows[key] else {
-                throw .invalid("'\(current.file("summary.csv"))' has no row for policy \(key.policy), archetype \(key.archetype), which the baseline has")
-            }
-            let bRow = bs.rows[key]!
+        for (key, bRow, cRow) in try bs.matched(with: cs) {
             for name in bs.metricColumns {
                 let metric = CheckMetrics.named(name)
                 var m = MetricComparison(
