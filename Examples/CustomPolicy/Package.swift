@@ -6,7 +6,8 @@ import PackageDescription
 // as a versioned dependency (Examples/README.md). BGBENCH_URL names the repository; by
 // default it is the checkout this example sits in, which needs the tag (`git tag 0.1.0`).
 // Examples/build.sh builds it against a tagged temporary clone of HEAD.
-let bgbenchURL = Context.environment["BGBENCH_URL"]
+let bgbenchURL =
+    Context.environment["BGBENCH_URL"]
     ?? URL(fileURLWithPath: Context.packageDirectory + "/../..").standardizedFileURL.absoluteString
 // SwiftPM names a package by its URL's last path component, without `.git`.
 let bgbench = URL(string: bgbenchURL)!.deletingPathExtension().lastPathComponent
@@ -15,9 +16,11 @@ let package = Package(
     name: "CustomPolicy",
     dependencies: [.package(url: bgbenchURL, from: "0.1.0")],
     targets: [
-        .executableTarget(name: "custom-policy", dependencies: [
-            .product(name: "BGBench", package: bgbench),
-            .product(name: "BGHarness", package: bgbench),
-        ], path: "Sources/CustomPolicy"),
+        .executableTarget(
+            name: "custom-policy",
+            dependencies: [
+                .product(name: "BGBench", package: bgbench),
+                .product(name: "BGHarness", package: bgbench),
+            ], path: "Sources/CustomPolicy")
     ]
 )

@@ -20,20 +20,23 @@ import PackagePlugin
         let output = context.pluginWorkDirectoryURL.appending(path: "BuildCommit.swift")
         let script = root.appending(path: "Plugins/BuildStamp/build-commit.sh")
         let inputs = ([script] + Self.gitInputs(root)).filter { FileManager.default.fileExists(atPath: $0.path) }
-        return [.buildCommand(
-            displayName: "Stamping the commit into BGBuildStamp",
-            executable: URL(fileURLWithPath: "/bin/sh"),
-            arguments: [script.path, root.path, output.path],
-            environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"],
-            inputFiles: inputs, outputFiles: [output])]
+        return [
+            .buildCommand(
+                displayName: "Stamping the commit into BGBuildStamp",
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: [script.path, root.path, output.path],
+                environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"],
+                inputFiles: inputs, outputFiles: [output])
+        ]
     }
 
     /// The files whose change can change the script's answer, when the package's root is a
     /// git checkout (none otherwise: nothing there can change it).
     static func gitInputs(_ root: URL) -> [URL] {
         guard FileManager.default.fileExists(atPath: root.appending(path: ".git").path),
-              let gitDir = git(["rev-parse", "--absolute-git-dir"], in: root)?.split(separator: "\n").first,
-              let files = git(["ls-files", "-z"], in: root) else { return [] }
+            let gitDir = git(["rev-parse", "--absolute-git-dir"], in: root)?.split(separator: "\n").first,
+            let files = git(["ls-files", "-z"], in: root)
+        else { return [] }
         let git = URL(fileURLWithPath: String(gitDir))
         return ["HEAD", "index", "logs/HEAD"].map { git.appending(path: $0) }
             + files.split(separator: "\0").map { root.appending(path: String($0)) }

@@ -21,7 +21,9 @@ func tokenize(_ arguments: [String]) -> [Token] {
             } else {
                 tokens.append(.option(name: String(body), value: nil))
             }
-        } else if argument.count == 2 && argument.hasPrefix("-") && argument != "--" && !argument.dropFirst().allSatisfy(\.isNumber) {
+        } else if argument.count == 2 && argument.hasPrefix("-") && argument != "--"
+            && !argument.dropFirst().allSatisfy(\.isNumber)
+        {
             tokens.append(.option(name: String(argument.dropFirst()), value: nil))
         } else {
             tokens.append(.value(argument))

@@ -34,19 +34,23 @@ struct BenchCommand: CommandDefinition {
     static var options: [Option<Values>] {
         [
             .flag("quick", \.quick, help: "a tenth of the devices of each workload"),
-            .value("workloads", "NAME,...", expected: "workload names separated by commas",
-                   help: "only these workloads: " + BenchTable.workloads.map(\.name).joined(separator: ", "),
-                   defaultText: "all") {
+            .value(
+                "workloads", "NAME,...", expected: "workload names separated by commas",
+                help: "only these workloads: " + BenchTable.workloads.map(\.name).joined(separator: ", "),
+                defaultText: "all"
+            ) {
                 values, text, _ in values.selected = try Command.benchWorkloads(named: text)
             },
             .flag("memory", \.memory, help: "R1 with 100,000 devices × 365 days, once"),
             .integer("repeats", "N", \.repeats, in: 1...100, help: "runs of each workload"),
             .threads(\.threadCount, help: "only this thread count, 0 = all cores", defaultText: "1 and all"),
-            .text("csv", "FILE", \.csvFile, expected: "a file",
-                  help: "also write the results as CSV (an existing FILE only if it is a bench CSV, never --baseline's)"),
+            .text(
+                "csv", "FILE", \.csvFile, expected: "a file",
+                help: "also write the results as CSV (an existing FILE only if it is a bench CSV, never --baseline's)"),
             .flag("force", \.force, help: "overwrite --csv whatever it is"),
-            .text("baseline", "FILE", \.baselineFile, expected: "a bench CSV file",
-                  help: "compare with a bench CSV made on this machine"),
+            .text(
+                "baseline", "FILE", \.baselineFile, expected: "a bench CSV file",
+                help: "compare with a bench CSV made on this machine"),
             // Internal (Benchmarks/README.md): the child process's subcommand, and the device
             // count of every workload (the tests' tiny workloads).
             .value("run-workload", "NAME", expected: "a workload name", help: "", hidden: true) { values, text, _ in
@@ -66,14 +70,17 @@ struct BenchCommand: CommandDefinition {
 
         if let child = values.child {
             // The child takes only the options the parent passes it.
-            let others = [("quick", values.quick), ("memory", values.memory), ("force", values.force),
-                          ("workloads", values.selected != nil), ("csv", csvFile != nil), ("baseline", baselineFile != nil)]
+            let others = [
+                ("quick", values.quick), ("memory", values.memory), ("force", values.force),
+                ("workloads", values.selected != nil), ("csv", csvFile != nil), ("baseline", baselineFile != nil),
+            ]
             if let other = others.first(where: \.1) {
                 throw CLIError.usage("'--run-workload' cannot be combined with '--\(other.0)'")
             }
             guard var workload = (BenchTable.workloads + [BenchTable.memory]).first(where: { $0.name == child }) else {
-                throw CLIError.usage("unknown workload '\(child)' for '--run-workload': expected one of "
-                                     + (BenchTable.workloads + [BenchTable.memory]).map(\.name).joined(separator: ", "))
+                throw CLIError.usage(
+                    "unknown workload '\(child)' for '--run-workload': expected one of "
+                        + (BenchTable.workloads + [BenchTable.memory]).map(\.name).joined(separator: ", "))
             }
             workload.devices = devices ?? workload.devices
             output.write(try BenchProcess.runChild(workload, threads: resolved ?? System.coreCount, repeats: repeats))
@@ -82,8 +89,9 @@ struct BenchCommand: CommandDefinition {
         if memory, selected != nil { throw CLIError.usage("'--memory' cannot be combined with '--workloads'") }
         if force && csvFile == nil { throw CLIError.usage("'--force' needs '--csv'") }
         if let csvFile {
-            try OutputGuard.checkFile(csvFile, option: "--csv", kind: BenchTable.fileKind,
-                                      inputs: baselineFile.map { [.init(path: $0, role: "--baseline")] } ?? [], force: force)
+            try OutputGuard.checkFile(
+                csvFile, option: "--csv", kind: BenchTable.fileKind,
+                inputs: baselineFile.map { [.init(path: $0, role: "--baseline")] } ?? [], force: force)
         }
         let baseline = try baselineFile.map(BenchBaseline.load)
 
@@ -117,7 +125,8 @@ struct BenchCommand: CommandDefinition {
         output.write("\n" + csv)
         if let csvFile { try Command.write(csv, to: csvFile) }
         if let baseline, let baselineFile {
-            let lines = BenchBaseline.compare(baseline: baseline, current: try BenchBaseline.parse(csv, path: "(this run)"))
+            let lines = BenchBaseline.compare(
+                baseline: baseline, current: try BenchBaseline.parse(csv, path: "(this run)"))
             output.write(BenchBaseline.render(lines, path: baselineFile))
             try BenchBaseline.verdict(lines, path: baselineFile)
         }
@@ -132,10 +141,12 @@ extension Command {
         var names: [String] = []
         for name in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
             guard !name.isEmpty else {
-                throw CLIError.usage("invalid value '\(list)' for '--workloads': expected workload names separated by commas")
+                throw CLIError.usage(
+                    "invalid value '\(list)' for '--workloads': expected workload names separated by commas")
             }
             guard valid.contains(name) else {
-                var message = "unknown workload '\(name)' for '--workloads': expected one of \(valid.joined(separator: ", "))"
+                var message =
+                    "unknown workload '\(name)' for '--workloads': expected one of \(valid.joined(separator: ", "))"
                 if let close = closest(to: name, in: valid) { message += " (did you mean '\(close)'?)" }
                 throw CLIError.usage(message)
             }

@@ -51,10 +51,14 @@ enum BenchBaseline {
             return i
         }
         return try zip(table.rows, table.lines).map { row, line in
-            guard let deviceDays = Int(row[index[1]]), let rate = Double(row[index[2]]), let threads = Int(row[index[3]]),
-                  let peak = Double(row[index[4]]) else {
-                throw CLIError(message: "'\(path)' line \(line): expected numbers in device_days, device_days_per_s, threads and peak_mb",
-                               code: 65, hint: false)
+            guard let deviceDays = Int(row[index[1]]), let rate = Double(row[index[2]]),
+                let threads = Int(row[index[3]]),
+                let peak = Double(row[index[4]])
+            else {
+                throw CLIError(
+                    message:
+                        "'\(path)' line \(line): expected numbers in device_days, device_days_per_s, threads and peak_mb",
+                    code: 65, hint: false)
             }
             return Row(workload: row[index[0]], deviceDays: deviceDays, rate: rate, threads: threads, peakMB: peak)
         }
@@ -81,20 +85,31 @@ enum BenchBaseline {
         }
         // A baseline row no current row was matched or set against.
         for b in baseline where !lines.contains(where: { $0.baseline == b }) {
-            lines.append(Line(workload: b.workload, threads: b.threads, baseline: b, current: nil, verdict: .notCompared, note: "not run now"))
+            lines.append(
+                Line(
+                    workload: b.workload, threads: b.threads, baseline: b, current: nil, verdict: .notCompared,
+                    note: "not run now"))
         }
         return lines
     }
 
     static func render(_ lines: [Line], path: String) -> String {
-        var out = "\nagainst '\(path)' (slower: below \(Int((threshold * 100).rounded())) % of the baseline's device-days/s):\n"
+        var out =
+            "\nagainst '\(path)' (slower: below \(Int((threshold * 100).rounded())) % of the baseline's device-days/s):\n"
         out += "workload           threads   baseline/s    current/s  ratio  base MB   now MB  verdict\n"
         for l in lines {
             func rate(_ r: Row?) -> String { r.map { SummaryTable.fixed($0.rate, 0) } ?? "-" }
             func mb(_ r: Row?) -> String { r.map { SummaryTable.fixed($0.peakMB, 1) } ?? "-" }
-            let fields = [rate(l.baseline), rate(l.current), (l.verdict == .notCompared ? nil : l.ratio).map { SummaryTable.fixed($0, 3) } ?? "-", mb(l.baseline), mb(l.current)]
-            out += l.workload.padding(toLength: 18, withPad: " ", startingAt: 0) + " "
-                + zip([String(l.threads)] + fields, [7, 12, 12, 6, 8, 8]).map { String(repeating: " ", count: max(0, $1 - $0.count)) + $0 }.joined(separator: " ")
+            let fields = [
+                rate(l.baseline), rate(l.current),
+                (l.verdict == .notCompared ? nil : l.ratio).map { SummaryTable.fixed($0, 3) } ?? "-", mb(l.baseline),
+                mb(l.current),
+            ]
+            out +=
+                l.workload.padding(toLength: 18, withPad: " ", startingAt: 0) + " "
+                + zip([String(l.threads)] + fields, [7, 12, 12, 6, 8, 8]).map {
+                    String(repeating: " ", count: max(0, $1 - $0.count)) + $0
+                }.joined(separator: " ")
                 + "  " + l.verdict.rawValue + (l.note.isEmpty ? "" : " (\(l.note))") + "\n"
         }
         return out
@@ -104,7 +119,8 @@ enum BenchBaseline {
     static func load(_ path: String) throws -> [Row] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let data = FileManager.default.contents(atPath: path) else {
+            let data = FileManager.default.contents(atPath: path)
+        else {
             throw CLIError(message: "cannot read bench baseline '\(path)': no such file", code: 66, hint: false)
         }
         guard let text = String(data: data, encoding: .utf8) else {
@@ -118,13 +134,18 @@ enum BenchBaseline {
     static func verdict(_ lines: [Line], path: String) throws {
         let slower = lines.filter { $0.verdict == .slower }
         if !slower.isEmpty {
-            throw CLIError(message: "slower than the baseline: " + slower.map {
-                "\($0.workload) on \($0.threads) thread\($0.threads == 1 ? "" : "s") at \(SummaryTable.fixed($0.ratio ?? 0, 3)) × its device-days/s"
-            }.joined(separator: ", ") + " (threshold \(SummaryTable.fixed(threshold, 2)))", code: 1, hint: false)
+            throw CLIError(
+                message: "slower than the baseline: "
+                    + slower.map {
+                        "\($0.workload) on \($0.threads) thread\($0.threads == 1 ? "" : "s") at \(SummaryTable.fixed($0.ratio ?? 0, 3)) × its device-days/s"
+                    }.joined(separator: ", ") + " (threshold \(SummaryTable.fixed(threshold, 2)))", code: 1, hint: false
+            )
         }
         guard lines.contains(where: { $0.verdict != .notCompared }) else {
-            throw CLIError(message: "no workload of bench baseline '\(path)' matches this run (same workload, threads and device-days)",
-                           code: 65, hint: false)
+            throw CLIError(
+                message:
+                    "no workload of bench baseline '\(path)' matches this run (same workload, threads and device-days)",
+                code: 65, hint: false)
         }
     }
 }

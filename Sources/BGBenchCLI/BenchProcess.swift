@@ -25,7 +25,8 @@ enum BenchProcess {
     static func endWithParent() {
         guard let value = ProcessInfo.processInfo.environment[parentVariable], let parent = pid_t(value) else { return }
         if bgbench_end_with_parent(parent) == 1 {
-            let line = "error: bench: the bench process that started this workload (\(parentVariable)=\(parent)) has ended\n"
+            let line =
+                "error: bench: the bench process that started this workload (\(parentVariable)=\(parent)) has ended\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
             exit(128 + SIGTERM)
         }
@@ -36,11 +37,16 @@ enum BenchProcess {
     /// threads=1 repeats=3 median_s=14.812345678 events=525600000`.
     static func runChild(_ workload: BenchTable.Workload, threads: Int, repeats: Int) throws -> String {
         endWithParent()
-        let loaded = workload.scenario == "default" ? ScenarioLoader.builtInDefault() : try readingInput {
-            try ScenarioLoader.load(json: EmbeddedFiles.preset(named: workload.scenario)!, file: "preset:\(workload.scenario)")
-        }
-        let request = RunRequest(scenario: loaded, policies: [workload.policy],
-                                 options: RunOptions(devices: workload.devices, days: workload.days, seed: 1, threads: threads))
+        let loaded =
+            workload.scenario == "default"
+            ? ScenarioLoader.builtInDefault()
+            : try readingInput {
+                try ScenarioLoader.load(
+                    json: EmbeddedFiles.preset(named: workload.scenario)!, file: "preset:\(workload.scenario)")
+            }
+        let request = RunRequest(
+            scenario: loaded, policies: [workload.policy],
+            options: RunOptions(devices: workload.devices, days: workload.days, seed: 1, threads: threads))
         var times: [Double] = [], events = 0.0
         for _ in 0..<repeats {
             let report = try Runner.run(request)
@@ -48,13 +54,16 @@ enum BenchProcess {
             events = report.events
         }
         let median = times.sorted()[times.count / 2]
-        return "\(marker) workload=\(workload.name) devices=\(workload.devices) days=\(workload.days) threads=\(threads) "
+        return
+            "\(marker) workload=\(workload.name) devices=\(workload.devices) days=\(workload.days) threads=\(threads) "
             + "repeats=\(repeats) median_s=\(median) events=\(Int(events))\n"
     }
 
     /// Parses the result line among a child's output (nil when there is none or it does not
     /// match the workload asked for).
-    static func parseResult(_ output: String, workload: BenchTable.Workload, threads: Int, peakMB: Double) -> BenchTable.Measurement? {
+    static func parseResult(_ output: String, workload: BenchTable.Workload, threads: Int, peakMB: Double) -> BenchTable
+        .Measurement?
+    {
         guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix(marker + " ") }) else { return nil }
         var fields: [String: String] = [:]
         for pair in line.split(separator: " ").dropFirst() {
@@ -62,11 +71,13 @@ enum BenchProcess {
             if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
         }
         guard fields["workload"] == workload.name, fields["devices"] == String(workload.devices),
-              fields["days"] == String(workload.days), fields["threads"] == String(threads),
-              let repeats = fields["repeats"].flatMap(Int.init), let median = fields["median_s"].flatMap(Double.init),
-              let events = fields["events"].flatMap(Double.init), median > 0, events > 0 else { return nil }
-        return BenchTable.Measurement(workload: workload, threads: threads, repeats: repeats, medianSeconds: median,
-                                      events: events, peakMB: peakMB)
+            fields["days"] == String(workload.days), fields["threads"] == String(threads),
+            let repeats = fields["repeats"].flatMap(Int.init), let median = fields["median_s"].flatMap(Double.init),
+            let events = fields["events"].flatMap(Double.init), median > 0, events > 0
+        else { return nil }
+        return BenchTable.Measurement(
+            workload: workload, threads: threads, repeats: repeats, medianSeconds: median,
+            events: events, peakMB: peakMB)
     }
 
     /// This process's own executable (/proc/self/exe: right whether bgbench was installed,
@@ -83,24 +94,35 @@ enum BenchProcess {
     /// that ended it; 70 when it exited 0 without a result line).
     static func measure(_ workload: BenchTable.Workload, threads: Int, repeats: Int) throws -> BenchTable.Measurement {
         guard let executable = executablePath() else {
-            throw CLIError(message: "bench: cannot find this program's own executable to run workload \(workload.name)", code: 70, hint: false)
+            throw CLIError(
+                message: "bench: cannot find this program's own executable to run workload \(workload.name)", code: 70,
+                hint: false)
         }
-        let arguments = ["bgbench", "bench", "--run-workload", workload.name, "--devices", String(workload.devices),
-                         "--threads", String(threads), "--repeats", String(repeats)]
+        let arguments = [
+            "bgbench", "bench", "--run-workload", workload.name, "--devices", String(workload.devices),
+            "--threads", String(threads), "--repeats", String(repeats),
+        ]
         let (status, output, maxRSS) = try spawn(executable, arguments)
         return try measurement(status: status, output: output, workload: workload, threads: threads, maxRSS: maxRSS)
     }
 
     /// What a finished child measured, or the error that says how it failed (see `measure`).
-    static func measurement(status: (code: Int32, signal: Int32), output: String, workload: BenchTable.Workload,
-                            threads: Int, maxRSS: Int) throws -> BenchTable.Measurement {
+    static func measurement(
+        status: (code: Int32, signal: Int32), output: String, workload: BenchTable.Workload,
+        threads: Int, maxRSS: Int
+    ) throws -> BenchTable.Measurement {
         let what = "workload \(workload.name) on \(threads) thread\(threads == 1 ? "" : "s")"
-        let message = output.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { ": " + $0.dropFirst(7) } ?? ""
+        let message =
+            output.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { ": " + $0.dropFirst(7) } ?? ""
         if status.signal != 0 {
-            throw CLIError(message: "bench: \(what) was ended by signal \(status.signal)\(message)", code: 128 + status.signal, hint: false)
+            throw CLIError(
+                message: "bench: \(what) was ended by signal \(status.signal)\(message)", code: 128 + status.signal,
+                hint: false)
         }
         if status.code != 0 {
-            throw CLIError(message: "bench: \(what) failed with exit code \(status.code)\(message)", code: status.code, hint: false)
+            throw CLIError(
+                message: "bench: \(what) failed with exit code \(status.code)\(message)", code: status.code, hint: false
+            )
         }
         guard let m = parseResult(output, workload: workload, threads: threads, peakMB: Double(maxRSS) / 1024) else {
             throw CLIError(message: "bench: \(what) printed no result line", code: 70, hint: false)
@@ -113,7 +135,9 @@ enum BenchProcess {
     /// everything it writes, and waits for it: its exit code or signal, its output, and
     /// its peak resident memory in KiB (ru_maxrss). Call it from the main thread: the
     /// kernel's parent-death signal follows the thread that started the child.
-    static func spawn(_ path: String, _ arguments: [String]) throws -> (status: (code: Int32, signal: Int32), output: String, maxRSS: Int) {
+    static func spawn(_ path: String, _ arguments: [String]) throws -> (
+        status: (code: Int32, signal: Int32), output: String, maxRSS: Int
+    ) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw CLIError(message: "bench: cannot create a pipe", code: 71, hint: false) }
         // Neither end leaks into the child beyond its standard output and error.
@@ -140,7 +164,8 @@ enum BenchProcess {
         close(fds[1])
         guard started == 0 else {
             close(fds[0])
-            throw CLIError(message: "bench: cannot start '\(path)': \(String(cString: strerror(started)))", code: 71, hint: false)
+            throw CLIError(
+                message: "bench: cannot start '\(path)': \(String(cString: strerror(started)))", code: 71, hint: false)
         }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)

@@ -70,7 +70,8 @@ enum BenchTable {
             let fixed = measurements.first { $0.workload.name == fixedName && $0.threads == m.threads }
             var row = Row(measurement: m)
             if m.threads != 1, let single {
-                row.speedup = (Double(m.workload.deviceDays) / m.medianSeconds)
+                row.speedup =
+                    (Double(m.workload.deviceDays) / m.medianSeconds)
                     / (Double(single.workload.deviceDays) / single.medianSeconds)
             }
             if m.workload.scenario == "default", let fixed {
@@ -80,38 +81,46 @@ enum BenchTable {
         }
     }
 
-    static let columns = ["workload", "scenario", "policy", "devices", "days", "device_days", "threads", "repeats",
-                          "median_s", "device_days_per_s", "events_per_s", "events_per_device_day", "ns_per_event",
-                          "peak_mb", "speedup", "vs_fixed"]
+    static let columns = [
+        "workload", "scenario", "policy", "devices", "days", "device_days", "threads", "repeats",
+        "median_s", "device_days_per_s", "events_per_s", "events_per_device_day", "ns_per_event",
+        "peak_mb", "speedup", "vs_fixed",
+    ]
 
     /// What `--csv` may overwrite: a bench CSV (its header).
-    static let fileKind = OutputGuard.FileKind.csv("a bench CSV of bgbench (first line \(columns[0]),...)",
-                                                   header: columns.joined(separator: ","))
+    static let fileKind = OutputGuard.FileKind.csv(
+        "a bench CSV of bgbench (first line \(columns[0]),...)",
+        header: columns.joined(separator: ","))
 
     static func csv(_ rows: [Row]) -> String {
         var csv = CSVWriter("")
         csv.row(columns)
         for r in rows {
             let m = r.measurement, w = r.workload
-            csv.row([w.name, w.scenario, w.policy, String(w.devices), String(w.days), String(w.deviceDays),
-                     String(r.threads), String(m.repeats), SummaryTable.fixed(m.medianSeconds, 3),
-                     SummaryTable.fixed(r.deviceDaysPerSecond, 0), SummaryTable.fixed(r.eventsPerSecond, 0),
-                     SummaryTable.fixed(r.eventsPerDeviceDay, 1), SummaryTable.fixed(r.nsPerEvent, 1),
-                     SummaryTable.fixed(m.peakMB, 1), r.speedup.map { SummaryTable.fixed($0, 3) } ?? "",
-                     r.vsFixed.map { SummaryTable.fixed($0, 3) } ?? ""])
+            csv.row([
+                w.name, w.scenario, w.policy, String(w.devices), String(w.days), String(w.deviceDays),
+                String(r.threads), String(m.repeats), SummaryTable.fixed(m.medianSeconds, 3),
+                SummaryTable.fixed(r.deviceDaysPerSecond, 0), SummaryTable.fixed(r.eventsPerSecond, 0),
+                SummaryTable.fixed(r.eventsPerDeviceDay, 1), SummaryTable.fixed(r.nsPerEvent, 1),
+                SummaryTable.fixed(m.peakMB, 1), r.speedup.map { SummaryTable.fixed($0, 3) } ?? "",
+                r.vsFixed.map { SummaryTable.fixed($0, 3) } ?? "",
+            ])
         }
         return csv.output
     }
 
-    static let header = "workload           threads  device-days  median s  device-days/s     events/s  ev/dd  ns/event  peak MB\n"
+    static let header =
+        "workload           threads  device-days  median s  device-days/s     events/s  ev/dd  ns/event  peak MB\n"
 
     /// One line of the table bench prints as each measurement arrives.
     static func line(_ m: Measurement) -> String {
         let r = Row(measurement: m)
-        let fields = [String(m.threads), String(m.workload.deviceDays), SummaryTable.fixed(m.medianSeconds, 3),
-                      SummaryTable.fixed(r.deviceDaysPerSecond, 0), SummaryTable.fixed(r.eventsPerSecond, 0),
-                      SummaryTable.fixed(r.eventsPerDeviceDay, 1), SummaryTable.fixed(r.nsPerEvent, 1),
-                      SummaryTable.fixed(m.peakMB, 1)]
+        let fields = [
+            String(m.threads), String(m.workload.deviceDays), SummaryTable.fixed(m.medianSeconds, 3),
+            SummaryTable.fixed(r.deviceDaysPerSecond, 0), SummaryTable.fixed(r.eventsPerSecond, 0),
+            SummaryTable.fixed(r.eventsPerDeviceDay, 1), SummaryTable.fixed(r.nsPerEvent, 1),
+            SummaryTable.fixed(m.peakMB, 1),
+        ]
         return m.workload.name.padding(toLength: 18, withPad: " ", startingAt: 0) + " "
             + zip(fields, [7, 12, 9, 14, 12, 6, 9, 8]).map { String(repeating: " ", count: max(0, $1 - $0.count)) + $0 }
             .joined(separator: " ") + "\n"
@@ -131,9 +140,12 @@ enum BenchTable {
         if !ratios.isEmpty {
             out += "\nworkload           threads  speedup  × fixed\n"
             for r in ratios {
-                let fields = [String(r.threads), r.speedup.map { SummaryTable.fixed($0, 3) } ?? "-",
-                              r.vsFixed.map { SummaryTable.fixed($0, 3) } ?? "-"]
-                out += r.workload.name.padding(toLength: 18, withPad: " ", startingAt: 0) + " "
+                let fields = [
+                    String(r.threads), r.speedup.map { SummaryTable.fixed($0, 3) } ?? "-",
+                    r.vsFixed.map { SummaryTable.fixed($0, 3) } ?? "-",
+                ]
+                out +=
+                    r.workload.name.padding(toLength: 18, withPad: " ", startingAt: 0) + " "
                     + zip(fields, [7, 8, 8]).map { String(repeating: " ", count: max(0, $1 - $0.count)) + $0 }
                     .joined(separator: " ") + "\n"
             }
@@ -157,7 +169,8 @@ enum BenchTable {
 
     /// Target 4: the speedup of every run of at least `scalingMinimum` device-days.
     static func scalingVerdict(_ rows: [Row]) -> String {
-        let prefix = "target: speedup at least \(SummaryTable.fixed(scalingPerThread, 2)) × threads "
+        let prefix =
+            "target: speedup at least \(SummaryTable.fixed(scalingPerThread, 2)) × threads "
             + "(1.9 on 2) for runs of 10^6 device-days or more: "
         let scaled = rows.filter { $0.speedup != nil }
         guard !scaled.isEmpty else { return prefix + "not measured (needs 1 thread and more)" }
@@ -165,6 +178,7 @@ enum BenchTable {
         guard !judged.isEmpty else { return prefix + "not judged (every run is below 10^6 device-days)" }
         let within = judged.filter { $0.speedup! >= scalingPerThread * Double($0.threads) }
         return prefix + "\(within.count) of \(judged.count) within ("
-            + judged.map { "\($0.workload.name) \(SummaryTable.fixed($0.speedup!, 2)) on \($0.threads)" }.joined(separator: ", ") + ")"
+            + judged.map { "\($0.workload.name) \(SummaryTable.fixed($0.speedup!, 2)) on \($0.threads)" }.joined(
+                separator: ", ") + ")"
     }
 }

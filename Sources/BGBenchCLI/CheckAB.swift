@@ -11,18 +11,24 @@ extension Command {
         for (b, c) in pairs {
             let found = RunComparison.abMismatches(b, c)
             if !found.isEmpty {
-                problems.append("'\(b.path)' and '\(c.path)' are not runs of the same users: \(found.joined(separator: ", ")); "
-                                + "--ab needs the same seed, policies, devices, days, warm-up and trace")
+                problems.append(
+                    "'\(b.path)' and '\(c.path)' are not runs of the same users: \(found.joined(separator: ", ")); "
+                        + "--ab needs the same seed, policies, devices, days, warm-up and trace")
             }
         }
-        guard problems.isEmpty else { throw CLIError(message: problems.joined(separator: "\nerror: "), code: 65, hint: false) }
+        guard problems.isEmpty else {
+            throw CLIError(message: problems.joined(separator: "\nerror: "), code: 65, hint: false)
+        }
         for (b, c) in pairs {
             let differences = try readingReportFolders { try RunComparison.abDifferences(baseline: b, current: c) }
             let parameters = RunComparison.configurationDifferences(b, c)
-            output.write("A/B: A '\(b.path)', B '\(c.path)': \(b.policies.joined(separator: ",")), \(b.devices) devices × \(b.days) days, "
-                         + "seed \(b.seed) in both: paired, device by device; no verdict\n")
-            output.write(parameters.isEmpty ? "configurations: the same parameters\n"
-                                            : "configurations differ: \(RunComparison.describe(parameters))\n")
+            output.write(
+                "A/B: A '\(b.path)', B '\(c.path)': \(b.policies.joined(separator: ",")), \(b.devices) devices × \(b.days) days, "
+                    + "seed \(b.seed) in both: paired, device by device; no verdict\n")
+            output.write(
+                parameters.isEmpty
+                    ? "configurations: the same parameters\n"
+                    : "configurations differ: \(RunComparison.describe(parameters))\n")
             output.write(ABTable.render(differences))
         }
     }
@@ -33,16 +39,20 @@ enum ABTable {
     static func render(_ differences: [ABDifference]) -> String {
         let moved = differences.filter { $0.baseline != $0.current }
         let same = differences.count - moved.count
-        let footer = "\(moved.count) of \(differences.count) metrics differ (\(same) the same); intervals: paired t, 95 %, "
+        let footer =
+            "\(moved.count) of \(differences.count) metrics differ (\(same) the same); intervals: paired t, 95 %, "
             + "not corrected for multiple comparisons\n"
         guard !moved.isEmpty else { return "no metric differs\n" + footer }
         let header = ["scenario", "policy", "archetype", "metric", "A", "B", "B - A", "95 % interval", "change %", "p"]
         let rows = moved.map { d in
-            [d.scenario, d.policy, d.archetype, d.metric, CheckTable.number(d.baseline), CheckTable.number(d.current),
-             d.difference.map { String(format: "%+.6g", $0) } ?? "-",
-             d.interval.map { "[\(CheckTable.number($0.low)), \(CheckTable.number($0.high))]" } ?? "-",
-             CheckTable.change(changePercent(d.baseline, d.current)),
-             CheckTable.p(d.pValue)]
+            [
+                d.scenario, d.policy, d.archetype, d.metric, CheckTable.number(d.baseline),
+                CheckTable.number(d.current),
+                d.difference.map { String(format: "%+.6g", $0) } ?? "-",
+                d.interval.map { "[\(CheckTable.number($0.low)), \(CheckTable.number($0.high))]" } ?? "-",
+                CheckTable.change(changePercent(d.baseline, d.current)),
+                CheckTable.p(d.pValue),
+            ]
         }
         return CheckTable.align([header] + rows, right: [4, 5, 6, 7, 8, 9]) + footer
     }

@@ -8,13 +8,22 @@ enum CheckTable {
 
     static func render(_ comparisons: [MetricComparison]) -> String {
         let moved = comparisons.enumerated().filter { $0.element.beyondTolerance }
-            .sorted { (order.firstIndex(of: $0.element.verdict)!, $0.offset) < (order.firstIndex(of: $1.element.verdict)!, $1.offset) }
+            .sorted {
+                (order.firstIndex(of: $0.element.verdict)!, $0.offset) < (
+                    order.firstIndex(of: $1.element.verdict)!, $1.offset
+                )
+            }
             .map(\.element)
         guard !moved.isEmpty else { return "nothing moved beyond its tolerance\n" }
-        let header = ["scenario", "policy", "archetype", "metric", "baseline", "current", "change %", "tol %", "p", "verdict"]
+        let header = [
+            "scenario", "policy", "archetype", "metric", "baseline", "current", "change %", "tol %", "p", "verdict",
+        ]
         let rows = moved.map { m in
-            [m.scenario, m.policy, m.archetype, m.metric, number(m.baseline), number(m.current), change(m.changePercent),
-             number(m.tolerancePercent), p(m.pValue), m.verdict.rawValue]
+            [
+                m.scenario, m.policy, m.archetype, m.metric, number(m.baseline), number(m.current),
+                change(m.changePercent),
+                number(m.tolerancePercent), p(m.pValue), m.verdict.rawValue,
+            ]
         }
         return align([header] + rows, right: [4, 5, 6, 7, 8])
     }

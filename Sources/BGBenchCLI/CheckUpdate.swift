@@ -10,9 +10,11 @@ extension Command {
     /// resolved scenario, policies, fleet, days, warm-up, trace or schema; a seed is not a
     /// configuration, as for `check`) unless `acceptConfiguration` (`--accept-configuration`)
     /// says the change is meant.
-    static func updateBaseline<Out: TextOutputStream>(_ baseline: String, from current: String, force: Bool,
-                                                      acceptConfiguration: Bool,
-                                                      output: inout Out) throws {
+    static func updateBaseline<Out: TextOutputStream>(
+        _ baseline: String, from current: String, force: Bool,
+        acceptConfiguration: Bool,
+        output: inout Out
+    ) throws {
         let runs = try readingReportFolders { try ReportFolder.locate(current, role: "current") }
         var target = baseline
         var isDirectory: ObjCBool = false
@@ -23,29 +25,40 @@ extension Command {
         let single = runs.first?.name == ""
         let hasRun = fm.fileExists(atPath: (target as NSString).appendingPathComponent("run.json"))
         if fm.fileExists(atPath: target), !single, hasRun {
-            throw CLIError(message: "baseline '\(target)' is a report folder but current '\(current)' is a folder of report folders", code: 65, hint: false)
+            throw CLIError(
+                message:
+                    "baseline '\(target)' is a report folder but current '\(current)' is a folder of report folders",
+                code: 65, hint: false)
         }
         var refused: [String] = []
         for run in runs {
-            let source = try readingReportFolders { try ReportFolder(path: run.path, role: "current") }  // a complete, readable folder
+            // a complete, readable folder
+            let source = try readingReportFolders { try ReportFolder(path: run.path, role: "current") }
             let folder = run.name.isEmpty ? target : (target as NSString).appendingPathComponent(run.name)
-            guard !acceptConfiguration, fm.fileExists(atPath: (folder as NSString).appendingPathComponent("run.json")) else { continue }
+            guard !acceptConfiguration, fm.fileExists(atPath: (folder as NSString).appendingPathComponent("run.json"))
+            else { continue }
             let old = try readingReportFolders { try ReportFolder(path: folder, role: "baseline") }
             let found = RunComparison.mismatches(old, source, exact: false)
             if !found.isEmpty {
-                refused.append("'\(run.path)' is another configuration than baseline '\(folder)': \(found.joined(separator: ", ")); "
-                               + "add --accept-configuration to --update if the change is meant")
+                refused.append(
+                    "'\(run.path)' is another configuration than baseline '\(folder)': \(found.joined(separator: ", ")); "
+                        + "add --accept-configuration to --update if the change is meant")
             }
         }
-        guard refused.isEmpty else { throw CLIError(message: refused.joined(separator: "\nerror: "), code: 65, hint: false) }
-        let transaction = try FolderTransaction(out: target, force: force, scope: .baselines,
-                                                inputs: [.init(path: current, role: "--current")], option: "--baseline")
+        guard refused.isEmpty else {
+            throw CLIError(message: refused.joined(separator: "\nerror: "), code: 65, hint: false)
+        }
+        let transaction = try FolderTransaction(
+            out: target, force: force, scope: .baselines,
+            inputs: [.init(path: current, role: "--current")], option: "--baseline")
         if !single {
             // The baseline's runs the current folder does not have stay as they are.
             let kept = ((try? fm.contentsOfDirectory(atPath: target)) ?? []).sorted().filter { name in
                 !name.hasPrefix(".") && !runs.contains { $0.name == name }
             }
-            for name in kept { try transaction.copy(folder: (target as NSString).appendingPathComponent(name), to: name) }
+            for name in kept {
+                try transaction.copy(folder: (target as NSString).appendingPathComponent(name), to: name)
+            }
         }
         var lines: [String] = []
         for run in runs {
@@ -66,8 +79,9 @@ extension Command {
                 }
             }
             try transaction.write(files)
-            lines.append("updated baseline '\(folder)' from '\(run.path)': copied \(copied.joined(separator: ", "))"
-                         + (removed.isEmpty ? "" : "; removed \(removed.joined(separator: ", "))") + "\n")
+            lines.append(
+                "updated baseline '\(folder)' from '\(run.path)': copied \(copied.joined(separator: ", "))"
+                    + (removed.isEmpty ? "" : "; removed \(removed.joined(separator: ", "))") + "\n")
         }
         try transaction.commit()
         for line in lines { output.write(line) }

@@ -34,13 +34,16 @@ extension CommandDefinition {
     static var options: [Option<Values>] { [] }
     static var runOptions: [Option<Values>] { [] }
     static var endsCleanlyOnSignals: Bool { false }
-    static func positional(_ word: String, _ values: inout Values) throws { throw CLIError.unexpected(word, command: name) }
+    static func positional(_ word: String, _ values: inout Values) throws {
+        throw CLIError.unexpected(word, command: name)
+    }
 
     /// Parses the command's tokens (after its name) and runs it.
     static func execute<Out: TextOutputStream>(_ tokens: [Token], _ invocation: Invocation, output: inout Out) throws {
         var values = defaults
-        try OptionParser.parse(tokens, command: name, options: options + runOptions, into: &values,
-                               environment: invocation.environment, positional: positional)
+        try OptionParser.parse(
+            tokens, command: name, options: options + runOptions, into: &values,
+            environment: invocation.environment, positional: positional)
         try run(values, invocation, output: &output)
     }
 }

@@ -20,7 +20,9 @@ public enum CommandLineTool {
         do {
             let tokens = tokenize(arguments)
             guard let (command, rest) = command(of: tokens) else {
-                guard case .value(let word) = tokens.first else { preconditionFailure("a first token that names no command") }
+                guard case .value(let word) = tokens.first else {
+                    preconditionFailure("a first token that names no command")
+                }
                 var message = "unknown command '\(word)': expected one of \(Command.names.joined(separator: ", "))"
                 if let close = closest(to: word, in: Command.names) { message += " (did you mean '\(close)'?)" }
                 throw CLIError.usage(message)

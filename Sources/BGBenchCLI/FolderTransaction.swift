@@ -33,8 +33,10 @@ final class FolderTransaction {
     /// Resolves `out`, checks that it may be replaced (`scope`; not one of `inputs`),
     /// locks it, repairs leftovers and creates the staging folder: the checks that must
     /// pass before anything runs.
-    init(out: String, force: Bool, scope: OutputGuard.Scope, inputs: [OutputGuard.Input] = [],
-         option: String = "--out") throws {
+    init(
+        out: String, force: Bool, scope: OutputGuard.Scope, inputs: [OutputGuard.Input] = [],
+        option: String = "--out"
+    ) throws {
         guard !out.isEmpty else { throw CLIError.usage("invalid value '' for '\(option)': expected a folder") }
         let fm = FileManager.default
         var url = URL(fileURLWithPath: out).standardizedFileURL
@@ -56,7 +58,8 @@ final class FolderTransaction {
         let lockPath = (parent as NSString).appendingPathComponent(".\(name).bgbench-lock")
         lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lock >= 0 else {
-            throw CLIError.cannotCreate("cannot write '\(out)': cannot create its lock file '\(lockPath)': \(String(cString: strerror(errno)))")
+            throw CLIError.cannotCreate(
+                "cannot write '\(out)': cannot create its lock file '\(lockPath)': \(String(cString: strerror(errno)))")
         }
         if flock(lock, LOCK_EX | LOCK_NB) != 0 {
             let busy = errno == EWOULDBLOCK
@@ -64,8 +67,10 @@ final class FolderTransaction {
             close(lock)
             lock = -1
             if busy {
-                throw CLIError(message: "'\(out)' is being written by another bgbench (lock '\(lockPath)'): try again when it has finished",
-                               code: 75, hint: false)
+                throw CLIError(
+                    message:
+                        "'\(out)' is being written by another bgbench (lock '\(lockPath)'): try again when it has finished",
+                    code: 75, hint: false)
             }
             throw CLIError.cannotCreate("cannot write '\(out)': cannot lock '\(lockPath)': \(reason)")
         }
@@ -74,7 +79,8 @@ final class FolderTransaction {
             try OutputGuard.checkFolder(target, shown: out, scope: scope, inputs: inputs, force: force)
             Interruption.track(staging)
             guard mkdir(staging, 0o755) == 0 else {
-                throw CLIError.cannotCreate("cannot write '\(out)': cannot create '\(staging)': \(String(cString: strerror(errno)))")
+                throw CLIError.cannotCreate(
+                    "cannot write '\(out)': cannot create '\(staging)': \(String(cString: strerror(errno)))")
             }
         } catch {
             abandon()
@@ -111,7 +117,9 @@ final class FolderTransaction {
                     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 }
                 guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-                    throw CLIError.cannotCreate("cannot write '\((target as NSString).appendingPathComponent(relative))': cannot create the file")
+                    throw CLIError.cannotCreate(
+                        "cannot write '\((target as NSString).appendingPathComponent(relative))': cannot create the file"
+                    )
                 }
             }
         }
@@ -121,9 +129,11 @@ final class FolderTransaction {
     func copy(folder: String, to relative: String) throws {
         try Interruption.critical { _ in
             do {
-                try FileManager.default.copyItem(atPath: folder, toPath: (staging as NSString).appendingPathComponent(relative))
+                try FileManager.default.copyItem(
+                    atPath: folder, toPath: (staging as NSString).appendingPathComponent(relative))
             } catch {
-                throw CLIError.cannotCreate("cannot write '\((target as NSString).appendingPathComponent(relative))': cannot copy '\(folder)'")
+                throw CLIError.cannotCreate(
+                    "cannot write '\((target as NSString).appendingPathComponent(relative))': cannot copy '\(folder)'")
             }
         }
     }

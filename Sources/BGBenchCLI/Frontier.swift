@@ -30,21 +30,29 @@ struct FrontierCommand: CommandDefinition {
     }()
     static var options: [Option<Values>] {
         [
-            .value("knob", "POLICY=V1,V2,...", expected: "POLICY=V1,V2,...",
-                   help: "the values of POLICY's knob, one per policy", repeatable: true,
-                   defaultText: "its declared sweep, docs/scenario.md") { values, text, _ in values.knobs.append(try Command.parseKnob(text)) },
-            .value("energy-levels", "J,...", expected: "comma-separated non-negative J/day values",
-                   help: "J/day at which each curve is read besides the baseline's own",
-                   shownDefault: { $0.levels.map { "\(Int(exactly: $0).map(String.init) ?? "\($0)")" }.joined(separator: ",") }
+            .value(
+                "knob", "POLICY=V1,V2,...", expected: "POLICY=V1,V2,...",
+                help: "the values of POLICY's knob, one per policy", repeatable: true,
+                defaultText: "its declared sweep, docs/scenario.md"
+            ) { values, text, _ in values.knobs.append(try Command.parseKnob(text)) },
+            .value(
+                "energy-levels", "J,...", expected: "comma-separated non-negative J/day values",
+                help: "J/day at which each curve is read besides the baseline's own",
+                shownDefault: {
+                    $0.levels.map { "\(Int(exactly: $0).map(String.init) ?? "\($0)")" }.joined(separator: ",")
+                }
             ) { values, text, _ in
                 values.levels = try Command.energies(text, for: "energy-levels", count: nil)
             },
-            .value("energy-range", "LOW,HIGH", expected: "LOW,HIGH in J/day",
-                   help: "J/day range of the areas under the curves",
-                   defaultText: "the baseline policy's curve range, else the range every curve spans") { values, text, _ in
+            .value(
+                "energy-range", "LOW,HIGH", expected: "LOW,HIGH in J/day",
+                help: "J/day range of the areas under the curves",
+                defaultText: "the baseline policy's curve range, else the range every curve spans"
+            ) { values, text, _ in
                 let pair = try Command.energies(text, for: "energy-range", count: 2)
                 guard pair[0] < pair[1] else {
-                    throw CLIError.usage("invalid value '\(text)' for '--energy-range': expected LOW,HIGH in J/day with LOW < HIGH")
+                    throw CLIError.usage(
+                        "invalid value '\(text)' for '--energy-range': expected LOW,HIGH in J/day with LOW < HIGH")
                 }
                 values.range = pair[0]...pair[1]
             },
@@ -57,8 +65,10 @@ struct FrontierCommand: CommandDefinition {
     }
     /// The run options a frontier takes: all but the per-device files.
     static var runOptions: [Option<Values>] {
-        RunArguments.options.excluding("policy", "baseline-policy", "replications", "per-device",
-                                       "trace-devices").map { $0.lifted(\Values.run) }
+        RunArguments.options.excluding(
+            "policy", "baseline-policy", "replications", "per-device",
+            "trace-devices"
+        ).map { $0.lifted(\Values.run) }
     }
     static let endsCleanlyOnSignals = true
 
@@ -70,24 +80,33 @@ struct FrontierCommand: CommandDefinition {
         var knobValues: [String: [String]] = [:]
         for knob in knobs {
             guard policies.contains(knob.policy) else {
-                throw CLIError.usage("invalid value '\(knob.text)' for '--knob': policy '\(knob.policy)' is not among the policies run (\(policies.joined(separator: ", ")))")
+                throw CLIError.usage(
+                    "invalid value '\(knob.text)' for '--knob': policy '\(knob.policy)' is not among the policies run (\(policies.joined(separator: ", ")))"
+                )
             }
             guard knobValues.updateValue(knob.values, forKey: knob.policy) == nil else {
                 throw CLIError.usage("'--knob' given twice for policy '\(knob.policy)'")
             }
         }
         let loaded = try Command.loadScenario(common.scenarioFile, overrides: common.overrides)
-        let request = FrontierRequest(scenario: loaded, policies: policies, baselinePolicy: baseline, knobValues: knobValues,
-                                      energyLevels: levels, energyRange: range, options: common.options,
-                                      replications: replications, commandLine: ["bgbench"] + invocation.arguments)
+        let request = FrontierRequest(
+            scenario: loaded, policies: policies, baselinePolicy: baseline, knobValues: knobValues,
+            energyLevels: levels, energyRange: range, options: common.options,
+            replications: replications, commandLine: ["bgbench"] + invocation.arguments)
         // Every arm's scenario is loaded (a bad knob value found) before the folder is opened.
         let arms: [FrontierArm]
-        do { arms = try Frontier.arms(request) } catch let error as FrontierError { throw CLIError.usage(error.description) }
-        let work = common.options.part.devices(of: common.options.devices).count * common.options.days * arms.count * replications
+        do { arms = try Frontier.arms(request) } catch let error as FrontierError {
+            throw CLIError.usage(error.description)
+        }
+        let work =
+            common.options.part.devices(of: common.options.devices).count * common.options.days * arms.count
+            * replications
         try common.pipeline(.frontier, work: work).run(output: &output) { progress in
             let report = try Frontier.run(request, progress: progress)
-            return .init(files: FrontierFiles.files(report), text: Command.frontierTable(report), seconds: report.run.wallSeconds,
-                         deviceDays: work)
+            return .init(
+                files: FrontierFiles.files(report), text: Command.frontierTable(report),
+                seconds: report.run.wallSeconds,
+                deviceDays: work)
         }
     }
 
@@ -98,7 +117,9 @@ extension Command {
     static func parseKnob(_ text: String) throws -> (policy: String, values: [String], text: String) {
         let withKnob = PolicyRegistry.all.filter { $0.parameters?.knob != nil }.map(\.name)
         guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
-            throw CLIError.usage("invalid value '\(text)' for '--knob': expected POLICY=V1,V2,... (a policy with a knob: \(withKnob.joined(separator: ", ")))")
+            throw CLIError.usage(
+                "invalid value '\(text)' for '--knob': expected POLICY=V1,V2,... (a policy with a knob: \(withKnob.joined(separator: ", ")))"
+            )
         }
         let policy = String(text[..<eq])
         guard let entry = PolicyRegistry.named(policy) else {
@@ -107,9 +128,12 @@ extension Command {
             throw CLIError.usage(message)
         }
         guard entry.parameters?.knob != nil else {
-            throw CLIError.usage("invalid value '\(text)' for '--knob': policy '\(policy)' has no aggressiveness knob (policies with one: \(withKnob.joined(separator: ", ")))")
+            throw CLIError.usage(
+                "invalid value '\(text)' for '--knob': policy '\(policy)' has no aggressiveness knob (policies with one: \(withKnob.joined(separator: ", ")))"
+            )
         }
-        let values = text[text.index(after: eq)...].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let values = text[text.index(after: eq)...].split(separator: ",", omittingEmptySubsequences: false).map(
+            String.init)
         guard !values.contains(where: \.isEmpty) else {
             throw CLIError.usage("invalid value '\(text)' for '--knob': expected POLICY=V1,V2,... with no empty value")
         }
@@ -141,30 +165,40 @@ extension Command {
         let estimates = FleetEstimates(tally: base.tally, days: run.countedDays)
         let fresh = MetricTable.freshOpenRate.kind.estimate(estimates, batteryJoules: battery).value
         let energy = MetricTable.backgroundEnergy.kind.estimate(estimates, batteryJoules: battery).value
-        var out = "frontier: \(report.arms.count) arms × \(run.request.options.devices) devices × \(run.request.options.days) days, "
-            + (replicated ? "\(report.seeds.count) seeds (intervals across seeds)" : "seed \(report.seeds[0]) (device-clustered paired intervals)")
+        var out =
+            "frontier: \(report.arms.count) arms × \(run.request.options.devices) devices × \(run.request.options.days) days, "
+            + (replicated
+                ? "\(report.seeds.count) seeds (intervals across seeds)"
+                : "seed \(report.seeds[0]) (device-clustered paired intervals)")
             + "; \(SummaryTable.fixed(run.wallSeconds, 1)) s\n"
-        out += "baseline \(report.arms[0].label) at its own point: \(SummaryTable.fixed(fresh * 100, 1)) % fresh, \(SummaryTable.fixed(energy, 1)) J/day\n"
+        out +=
+            "baseline \(report.arms[0].label) at its own point: \(SummaryTable.fixed(fresh * 100, 1)) % fresh, \(SummaryTable.fixed(energy, 1)) J/day\n"
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
-        out += "policy".padding(toLength: 12, withPad: " ", startingAt: 0) + pad("arms", 5) + pad("J/day range", 16)
+        out +=
+            "policy".padding(toLength: 12, withPad: " ", startingAt: 0) + pad("arms", 5) + pad("J/day range", 16)
             + pad("Δ fresh pts at baseline J/day", 32) + pad("Δ area (pts × J/day)", 26) + "\n"
         for policy in report.request.policies {
             let arms = report.arms.filter { $0.policy == policy && $0.knob != nil }
             let energies = run.results.filter { r in arms.contains { $0.label == r.policy } }.map {
                 $0.tally.sum(.backgroundEnergy) / Double(max(1, $0.tally.devices)) / Double(max(1, run.countedDays))
             }
-            let span = energies.isEmpty ? "point" : "\(SummaryTable.fixed(energies.min()!, 1))–\(SummaryTable.fixed(energies.max()!, 1))"
+            let span =
+                energies.isEmpty
+                ? "point" : "\(SummaryTable.fixed(energies.min()!, 1))–\(SummaryTable.fixed(energies.max()!, 1))"
             func cell(_ m: FrontierReport.Matched?, _ scale: Double, _ decimals: Int) -> String {
                 guard let m else { return "" }
                 guard let d = m.difference else { return m.status.replacingOccurrences(of: "_", with: " ") }
                 let text = (d.value >= 0 ? "+" : "") + SummaryTable.fixed(d.value * scale, decimals)
                 guard let low = d.low, let high = d.high else { return text }
-                return text + " [\(SummaryTable.fixed(low * scale, decimals)), \(SummaryTable.fixed(high * scale, decimals))]"
+                return text
+                    + " [\(SummaryTable.fixed(low * scale, decimals)), \(SummaryTable.fixed(high * scale, decimals))]"
                     + (low > 0 || high < 0 ? "*" : " ")
             }
             let at = rows.first { $0.policy == policy && $0.measure == .atBaselineEnergy }
             let area = rows.first { $0.policy == policy && $0.measure == .area }
-            out += policy.padding(toLength: 12, withPad: " ", startingAt: 0) + pad(String(max(1, arms.count)), 5) + pad(span, 16)
+            out +=
+                policy.padding(toLength: 12, withPad: " ", startingAt: 0) + pad(String(max(1, arms.count)), 5)
+                + pad(span, 16)
                 + pad(cell(at, 100, 2), 32) + pad(cell(area, 100, 1), 26) + "\n"
         }
         return out + "* the interval excludes zero; frontier-matched.csv has the fixed energy levels and the ranges\n"

@@ -7,9 +7,12 @@ struct HelpCommand: CommandDefinition {
     static let defaults: String? = nil
 
     static func positional(_ word: String, _ command: inout String?) throws {
-        guard command == nil else { throw CLIError.usage("unexpected argument '\(word)': 'help' takes one command name") }
+        guard command == nil else {
+            throw CLIError.usage("unexpected argument '\(word)': 'help' takes one command name")
+        }
         guard Command.names.contains(word) else {
-            var message = "unknown command '\(word)' for 'help': expected one of \(Command.names.joined(separator: ", "))"
+            var message =
+                "unknown command '\(word)' for 'help': expected one of \(Command.names.joined(separator: ", "))"
             if let close = closest(to: word, in: Command.names) { message += " (did you mean '\(close)'?)" }
             throw CLIError.usage(message)
         }

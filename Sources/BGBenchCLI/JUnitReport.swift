@@ -19,13 +19,17 @@ enum JUnitReport {
     }
 
     static func statistical(_ comparisons: [MetricComparison], suites: [(name: String, range: Range<Int>)]) -> String {
-        render(suites.map { suite in
-            Suite(name: "bgbench check \(suite.name)", cases: comparisons[suite.range].map { m in
-                let text = describe(m)
-                return Case(classname: "\(m.scenario).\(m.policy).\(m.archetype)", name: m.metric,
+        render(
+            suites.map { suite in
+                Suite(
+                    name: "bgbench check \(suite.name)",
+                    cases: comparisons[suite.range].map { m in
+                        let text = describe(m)
+                        return Case(
+                            classname: "\(m.scenario).\(m.policy).\(m.archetype)", name: m.metric,
                             failure: m.verdict == .regression ? text : nil, note: m.verdict == .regression ? nil : text)
+                    })
             })
-        })
     }
 
     /// "regression: 0.337 → 0.301 (-10.65 %, tolerance 1 %), p = 1.2e-08 (paired t)".
@@ -42,11 +46,13 @@ enum JUnitReport {
         xml += "\(root) tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
         for suite in suites {
             let f = suite.cases.filter { $0.failure != nil }.count
-            xml += "  <testsuite name=\"\(escape(suite.name))\" tests=\"\(suite.cases.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"0\" time=\"0\">\n"
+            xml +=
+                "  <testsuite name=\"\(escape(suite.name))\" tests=\"\(suite.cases.count)\" failures=\"\(f)\" errors=\"0\" skipped=\"0\" time=\"0\">\n"
             for c in suite.cases {
                 xml += "    <testcase classname=\"\(escape(c.classname))\" name=\"\(escape(c.name))\" time=\"0\""
                 if let failure = c.failure {
-                    xml += ">\n      <failure message=\"\(escape(failure))\" type=\"regression\">\(escape(failure))</failure>\n    </testcase>\n"
+                    xml +=
+                        ">\n      <failure message=\"\(escape(failure))\" type=\"regression\">\(escape(failure))</failure>\n    </testcase>\n"
                 } else if let note = c.note {
                     xml += "><system-out>\(escape(note))</system-out></testcase>\n"
                 } else {

@@ -14,9 +14,13 @@ struct ListCommand: CommandDefinition {
 
     static func run<Out: TextOutputStream>(_ values: Void, _ invocation: Invocation, output: inout Out) throws {
         output.write("policies:\n")
-        for p in PolicyRegistry.all { output.write("  \(p.name.padding(toLength: 14, withPad: " ", startingAt: 0))\(p.summary)\n") }
+        for p in PolicyRegistry.all {
+            output.write("  \(p.name.padding(toLength: 14, withPad: " ", startingAt: 0))\(p.summary)\n")
+        }
         output.write("platforms:\n")
-        for p in PlatformRegistry.all { output.write("  \(p.name.padding(toLength: 21, withPad: " ", startingAt: 0))\(p.summary)\n") }
+        for p in PlatformRegistry.all {
+            output.write("  \(p.name.padding(toLength: 21, withPad: " ", startingAt: 0))\(p.summary)\n")
+        }
         output.write("scenarios:\n")
         for (name, description) in EmbeddedFiles.presetDescriptions() {
             output.write("  \(name.padding(toLength: 14, withPad: " ", startingAt: 0))\(description)\n")

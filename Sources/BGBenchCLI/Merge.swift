@@ -31,7 +31,8 @@ struct MergeCommand: CommandDefinition {
     static let defaults = Values()
     static var options: [Option<Values>] {
         [
-            .text("out", "DIR", \.out, expected: "a folder", help: "report folder (required), replaced whole when done"),
+            .text(
+                "out", "DIR", \.out, expected: "a folder", help: "report folder (required), replaced whole when done"),
             .flag("force", \.force, help: "replace --out whole, whatever it holds (or an input)"),
             .flag("quiet", \.quiet, help: "accepted, as by run (merge draws no progress line)"),
         ]
@@ -43,13 +44,18 @@ struct MergeCommand: CommandDefinition {
     static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
         let start = DispatchTime.now()
         let inputs = values.inputs, force = values.force
-        guard let out = values.out else { throw CLIError.usage("'merge' needs '--out DIR': the folder of the merged report") }
-        guard !inputs.isEmpty else { throw CLIError.usage("'merge' needs the shard folders (or one folder holding them)") }
+        guard let out = values.out else {
+            throw CLIError.usage("'merge' needs '--out DIR': the folder of the merged report")
+        }
+        guard !inputs.isEmpty else {
+            throw CLIError.usage("'merge' needs the shard folders (or one folder holding them)")
+        }
         let folders = try Command.shardFolders(inputs)
         // The merged report is of the shards' kind; an unreadable shard is refused by the merge.
         let kind = (try? ReportManifest.read(folder: folders[0]))??.kind ?? .run
-        let pipeline = ReportPipeline(out: out, force: force, kind: kind,
-                                      inputs: (inputs + folders).map { .init(path: $0, role: "shard folder") })
+        let pipeline = ReportPipeline(
+            out: out, force: force, kind: kind,
+            inputs: (inputs + folders).map { .init(path: $0, role: "shard folder") })
         try pipeline.run(output: &output) { _ in
             let (report, shards): (MergedReport, [ShardHeader])
             do {
@@ -68,14 +74,16 @@ struct MergeCommand: CommandDefinition {
                 table = SummaryTable.render(run)
             case .sweep(let sweep, let points, let policies, let seeds):
                 files = sweep.files()
-                table = "\(points) points × \(policies) policies, "
+                table =
+                    "\(points) points × \(policies) policies, "
                     + (seeds.count > 1 ? "seeds \(seeds.first!)–\(seeds.last!)" : "seed \(seeds.first ?? 0)") + "\n"
             case .frontier(let frontier):
                 files = FrontierFiles.files(frontier)
                 table = Command.frontierTable(frontier)
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-            return .init(files: files, text: table + "merged \(shards.count) shards in \(SummaryTable.fixed(seconds, 2)) s\n")
+            return .init(
+                files: files, text: table + "merged \(shards.count) shards in \(SummaryTable.fixed(seconds, 2)) s\n")
         }
     }
 }
@@ -85,15 +93,25 @@ extension Command {
     /// sub-folders are (hidden ones and others skipped), in name order.
     static func shardFolders(_ inputs: [String]) throws -> [String] {
         let fm = FileManager.default
-        func isShard(_ path: String) -> Bool { fm.fileExists(atPath: (path as NSString).appendingPathComponent(ShardState.fileName)) }
+        func isShard(_ path: String) -> Bool {
+            fm.fileExists(atPath: (path as NSString).appendingPathComponent(ShardState.fileName))
+        }
         // A report folder named alone is taken as a (would-be) shard, so the merge says what it lacks.
-        func isReport(_ path: String) -> Bool { isShard(path) || fm.fileExists(atPath: (path as NSString).appendingPathComponent("run.json")) }
+        func isReport(_ path: String) -> Bool {
+            isShard(path) || fm.fileExists(atPath: (path as NSString).appendingPathComponent("run.json"))
+        }
         var isDirectory: ObjCBool = false
-        if inputs.count == 1, !isReport(inputs[0]), fm.fileExists(atPath: inputs[0], isDirectory: &isDirectory), isDirectory.boolValue {
-            let children = ((try? fm.contentsOfDirectory(atPath: inputs[0])) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        if inputs.count == 1, !isReport(inputs[0]), fm.fileExists(atPath: inputs[0], isDirectory: &isDirectory),
+            isDirectory.boolValue
+        {
+            let children = ((try? fm.contentsOfDirectory(atPath: inputs[0])) ?? []).filter { !$0.hasPrefix(".") }
+                .sorted()
                 .map { (inputs[0] as NSString).appendingPathComponent($0) }.filter(isShard)
             guard !children.isEmpty else {
-                throw CLIError(message: "'\(inputs[0])' holds no shard folder (a folder with \(ShardState.fileName), made by 'run --shard K/N')", code: 66, hint: false)
+                throw CLIError(
+                    message:
+                        "'\(inputs[0])' holds no shard folder (a folder with \(ShardState.fileName), made by 'run --shard K/N')",
+                    code: 66, hint: false)
             }
             return children
         }

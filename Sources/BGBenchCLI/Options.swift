@@ -37,37 +37,50 @@ struct Option<Values> {
 extension Option {
     /// A flag: sets `keyPath` to true.
     static func flag(_ name: String, _ keyPath: WritableKeyPath<Values, Bool>, help: String) -> Option {
-        Option(name: name, placeholder: nil, expected: "no value", help: help, shownDefault: nil, isRepeatable: false,
-               isHidden: false, environment: []) { values, _, _ in values[keyPath: keyPath] = true }
+        Option(
+            name: name, placeholder: nil, expected: "no value", help: help, shownDefault: nil, isRepeatable: false,
+            isHidden: false, environment: []
+        ) { values, _, _ in values[keyPath: keyPath] = true }
     }
 
     /// An option whose value `parse` turns into what it stores (and may check against the
     /// values taken so far); help shows `shownDefault`'s text when it returns one.
-    static func value(_ name: String, _ placeholder: String, expected: String, help: String,
-                      repeatable: Bool = false, hidden: Bool = false, environment: [String] = [],
-                      shownDefault: ((Values) -> String?)? = nil, defaultText: String? = nil,
-                      _ parse: @escaping (inout Values, String, [String: String]) throws -> Void) -> Option {
-        Option(name: name, placeholder: placeholder, expected: expected, help: help,
-               shownDefault: shownDefault ?? defaultText.map { text in { _ in text } },
-               isRepeatable: repeatable, isHidden: hidden, environment: environment) { values, text, environment in
-            guard let text else { throw CLIError.usage("missing value for '\(Self.shown(name))': expected \(expected)") }
+    static func value(
+        _ name: String, _ placeholder: String, expected: String, help: String,
+        repeatable: Bool = false, hidden: Bool = false, environment: [String] = [],
+        shownDefault: ((Values) -> String?)? = nil, defaultText: String? = nil,
+        _ parse: @escaping (inout Values, String, [String: String]) throws -> Void
+    ) -> Option {
+        Option(
+            name: name, placeholder: placeholder, expected: expected, help: help,
+            shownDefault: shownDefault ?? defaultText.map { text in { _ in text } },
+            isRepeatable: repeatable, isHidden: hidden, environment: environment
+        ) { values, text, environment in
+            guard let text else {
+                throw CLIError.usage("missing value for '\(Self.shown(name))': expected \(expected)")
+            }
             try parse(&values, text, environment)
         }
     }
 
     /// A path or name, stored as typed, never empty; nil until given (`defaultText` says
     /// what holds then).
-    static func text(_ name: String, _ placeholder: String, _ keyPath: WritableKeyPath<Values, String?>,
-                     expected: String, help: String, defaultText: String? = nil) -> Option {
+    static func text(
+        _ name: String, _ placeholder: String, _ keyPath: WritableKeyPath<Values, String?>,
+        expected: String, help: String, defaultText: String? = nil
+    ) -> Option {
         value(name, placeholder, expected: expected, help: help, defaultText: defaultText) { values, text, _ in
             values[keyPath: keyPath] = try nonEmpty(text, name, expected)
         }
     }
 
     /// A path or name, never empty, with a default help shows.
-    static func text(_ name: String, _ placeholder: String, _ keyPath: WritableKeyPath<Values, String>,
-                     expected: String, help: String) -> Option {
-        value(name, placeholder, expected: expected, help: help, shownDefault: { $0[keyPath: keyPath] }) { values, text, _ in
+    static func text(
+        _ name: String, _ placeholder: String, _ keyPath: WritableKeyPath<Values, String>,
+        expected: String, help: String
+    ) -> Option {
+        value(name, placeholder, expected: expected, help: help, shownDefault: { $0[keyPath: keyPath] }) {
+            values, text, _ in
             values[keyPath: keyPath] = try nonEmpty(text, name, expected)
         }
     }
@@ -80,25 +93,33 @@ extension Option {
     /// An integer within `range`; help shows the range and the default (`defaultText`, or
     /// the value in the command's defaults unless `showsDefault` is false: a default that
     /// means "off").
-    static func integer<T: FixedWidthInteger>(_ name: String, _ placeholder: String, _ keyPath: WritableKeyPath<Values, T>,
-                                              in range: ClosedRange<T>, help: String, showsDefault: Bool = true,
-                                              defaultText: String? = nil) -> Option {
-        let shown: ((Values) -> String?)? = defaultText.map { text in { _ in text } }
+    static func integer<T: FixedWidthInteger>(
+        _ name: String, _ placeholder: String, _ keyPath: WritableKeyPath<Values, T>,
+        in range: ClosedRange<T>, help: String, showsDefault: Bool = true,
+        defaultText: String? = nil
+    ) -> Option {
+        let shown: ((Values) -> String?)? =
+            defaultText.map { text in { _ in text } }
             ?? (showsDefault ? { "\($0[keyPath: keyPath])" } : nil)
         return integer(name, placeholder, in: range, help: help, shownDefault: shown) { $0[keyPath: keyPath] = $1 }
     }
 
     /// An integer within `range` without a fixed default (nil until given).
-    static func integer<T: FixedWidthInteger>(_ name: String, _ placeholder: String, _ keyPath: WritableKeyPath<Values, T?>,
-                                              in range: ClosedRange<T>, help: String) -> Option {
+    static func integer<T: FixedWidthInteger>(
+        _ name: String, _ placeholder: String, _ keyPath: WritableKeyPath<Values, T?>,
+        in range: ClosedRange<T>, help: String
+    ) -> Option {
         integer(name, placeholder, in: range, help: help, shownDefault: nil) { $0[keyPath: keyPath] = $1 }
     }
 
-    private static func integer<T: FixedWidthInteger>(_ name: String, _ placeholder: String, in range: ClosedRange<T>,
-                                                      help: String, shownDefault: ((Values) -> String?)?,
-                                                      store: @escaping (inout Values, T) -> Void) -> Option {
+    private static func integer<T: FixedWidthInteger>(
+        _ name: String, _ placeholder: String, in range: ClosedRange<T>,
+        help: String, shownDefault: ((Values) -> String?)?,
+        store: @escaping (inout Values, T) -> Void
+    ) -> Option {
         let expected = "an integer from \(range.lowerBound) to \(range.upperBound)"
-        var option = value(name, placeholder, expected: expected, help: help, shownDefault: shownDefault) { values, text, _ in
+        var option = value(name, placeholder, expected: expected, help: help, shownDefault: shownDefault) {
+            values, text, _ in
             guard let value = T(text), range.contains(value) else {
                 throw CLIError.usage("invalid value '\(text)' for '\(Self.shown(name))': expected \(expected)")
             }
@@ -112,16 +133,20 @@ extension Option {
     /// frontier's values): one declaration, every command that takes it.
     func lifted<Outer>(_ keyPath: WritableKeyPath<Outer, Values>) -> Option<Outer> {
         let take = self.take, shownDefault = self.shownDefault
-        return Option<Outer>(name: name, placeholder: placeholder, expected: expected, help: help, range: range,
-                             shownDefault: shownDefault.map { shown in { shown($0[keyPath: keyPath]) } },
-                             isRepeatable: isRepeatable, isHidden: isHidden, environment: environment) { outer, text, environment in
+        return Option<Outer>(
+            name: name, placeholder: placeholder, expected: expected, help: help, range: range,
+            shownDefault: shownDefault.map { shown in { shown($0[keyPath: keyPath]) } },
+            isRepeatable: isRepeatable, isHidden: isHidden, environment: environment
+        ) { outer, text, environment in
             try take(&outer[keyPath: keyPath], text, environment)
         }
     }
 
     /// `--threads T`: one declaration for every command that runs simulations.
-    static func threads(_ keyPath: WritableKeyPath<Values, Int>, help: String = "worker threads, 0 = all cores",
-                        defaultText: String? = nil) -> Option {
+    static func threads(
+        _ keyPath: WritableKeyPath<Values, Int>, help: String = "worker threads, 0 = all cores",
+        defaultText: String? = nil
+    ) -> Option {
         integer("threads", "T", keyPath, in: 0...1024, help: help, defaultText: defaultText)
     }
 
@@ -166,9 +191,11 @@ struct HelpRequested: Error {}
 enum OptionParser {
     static let helpNames: Set<String> = ["help", "h"]
 
-    static func parse<Values>(_ tokens: [Token], command: String, options: [Option<Values>], into values: inout Values,
-                              environment: [String: String],
-                              positional: (String, inout Values) throws -> Void) throws {
+    static func parse<Values>(
+        _ tokens: [Token], command: String, options: [Option<Values>], into values: inout Values,
+        environment: [String: String],
+        positional: (String, inout Values) throws -> Void
+    ) throws {
         var byName: [String: Option<Values>] = [:]
         for option in options { byName[option.name] = option }
         var seen: Set<String> = [], help = false, index = 0

@@ -47,10 +47,12 @@ enum OutputGuard {
         for input in inputs {
             let path = canonical(input.path)
             if path == resolved {
-                throw CLIError.cannotCreate("'\(shown)' is this command's input (\(input.role) '\(input.path)'): \(forceHint)")
+                throw CLIError.cannotCreate(
+                    "'\(shown)' is this command's input (\(input.role) '\(input.path)'): \(forceHint)")
             }
             if path.hasPrefix(resolved.hasSuffix("/") ? resolved : resolved + "/") {
-                throw CLIError.cannotCreate("'\(shown)' holds this command's input (\(input.role) '\(input.path)'): \(forceHint)")
+                throw CLIError.cannotCreate(
+                    "'\(shown)' holds this command's input (\(input.role) '\(input.path)'): \(forceHint)")
             }
         }
         switch scope {
@@ -66,14 +68,18 @@ enum OutputGuard {
         let manifest: ReportManifest
         do {
             guard let read = try ReportManifest.read(folder: folder) else {
-                throw CLIError.cannotCreate("'\(shown)' holds '\(entries[0])' and no run.json: not a bgbench report, \(forceHint)")
+                throw CLIError.cannotCreate(
+                    "'\(shown)' holds '\(entries[0])' and no run.json: not a bgbench report, \(forceHint)")
             }
             manifest = read
         } catch let error as ReportFolderError {
-            throw CLIError.cannotCreate("'\(shown)' is not a report bgbench can vouch for (\(error.description)): \(forceHint)")
+            throw CLIError.cannotCreate(
+                "'\(shown)' is not a report bgbench can vouch for (\(error.description)): \(forceHint)")
         }
         if let kind, manifest.kind != kind {
-            throw CLIError.cannotCreate("'\(shown)' holds a bgbench \(manifest.kind.rawValue) report, not a \(kind.rawValue) report: \(forceHint)")
+            throw CLIError.cannotCreate(
+                "'\(shown)' holds a bgbench \(manifest.kind.rawValue) report, not a \(kind.rawValue) report: \(forceHint)"
+            )
         }
         for name in entries where name != "run.json" {
             let path = (folder as NSString).appendingPathComponent(name)
@@ -82,14 +88,16 @@ enum OutputGuard {
             }
             if let entry = manifest.entry(name) {
                 guard isRegularFile(path), ReportManifest.difference(path, from: entry) == nil else {
-                    throw CLIError.cannotCreate("'\(shown)' holds '\(name)', which is not the file bgbench wrote there "
-                                                + "(not the size and SHA-256 in its run.json's manifest): \(forceHint)")
+                    throw CLIError.cannotCreate(
+                        "'\(shown)' holds '\(name)', which is not the file bgbench wrote there "
+                            + "(not the size and SHA-256 in its run.json's manifest): \(forceHint)")
                 }
                 continue
             }
             if PlotFiles.isDrawnByBGBench(path, name: name) { continue }
             let what = isRegularFile(path) ? "'\(name)'" : "the folder '\(name)'"
-            throw CLIError.cannotCreate("'\(shown)' holds \(what), which its run.json's manifest does not list: \(forceHint)")
+            throw CLIError.cannotCreate(
+                "'\(shown)' holds \(what), which its run.json's manifest does not list: \(forceHint)")
         }
     }
 
@@ -106,8 +114,10 @@ enum OutputGuard {
             }
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
-                  FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent("run.json")) else {
-                throw CLIError.cannotCreate("'\(shown)' holds '\(name)', which is not a bgbench report folder: \(forceHint)")
+                FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent("run.json"))
+            else {
+                throw CLIError.cannotCreate(
+                    "'\(shown)' holds '\(name)', which is not a bgbench report folder: \(forceHint)")
             }
             try checkReport(path, shown: (shown as NSString).appendingPathComponent(name), kind: nil)
         }
@@ -140,11 +150,13 @@ enum OutputGuard {
         if !force {
             let resolved = canonical(path)
             if let input = inputs.first(where: { canonical($0.path) == resolved }) {
-                throw CLIError.cannotCreate("'\(path)' is this command's input (\(input.role) '\(input.path)'): "
-                                            + "not overwritten (use --force to replace it)")
+                throw CLIError.cannotCreate(
+                    "'\(path)' is this command's input (\(input.role) '\(input.path)'): "
+                        + "not overwritten (use --force to replace it)")
             }
             if exists, !kind.recognises(firstBytes(path)) {
-                throw CLIError.cannotCreate("'\(path)' exists and is not \(kind.description): not overwritten (use --force to replace it)")
+                throw CLIError.cannotCreate(
+                    "'\(path)' exists and is not \(kind.description): not overwritten (use --force to replace it)")
             }
         }
         // A file that cannot be created beside the target fails now, not after the work.

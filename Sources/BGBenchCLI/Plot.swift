@@ -18,8 +18,10 @@ struct PlotCommand: CommandDefinition {
     static let defaults = Values()
     static var options: [Option<Values>] {
         [
-            .flag("force", \.force,
-                  help: "overwrite PNG files of the folder that bgbench did not draw (without it, such a file is refused)"),
+            .flag(
+                "force", \.force,
+                help: "overwrite PNG files of the folder that bgbench did not draw (without it, such a file is refused)"
+            )
         ]
     }
 
@@ -47,13 +49,15 @@ struct PlotCommand: CommandDefinition {
         for name in PlotFiles.names.sorted() where !force {
             let path = (folder as NSString).appendingPathComponent(name)
             if FileManager.default.fileExists(atPath: path), !PlotFiles.isDrawnByBGBench(path, name: name) {
-                throw CLIError.cannotCreate("'\(path)' is not a PNG that bgbench plot drew: not overwritten (use --force to replace it)")
+                throw CLIError.cannotCreate(
+                    "'\(path)' is not a PNG that bgbench plot drew: not overwritten (use --force to replace it)")
             }
         }
         guard launch(["python3", "-c", "import matplotlib, pandas"]).status == 0 else {
-            throw CLIError(message: "bgbench plot needs python3 with matplotlib and pandas: install them with "
-                           + "'python3 -m pip install matplotlib pandas' (or 'apt-get install python3-matplotlib python3-pandas')",
-                           code: 69, hint: false)
+            throw CLIError(
+                message: "bgbench plot needs python3 with matplotlib and pandas: install them with "
+                    + "'python3 -m pip install matplotlib pandas' (or 'apt-get install python3-matplotlib python3-pandas')",
+                code: 69, hint: false)
         }
         // plot.py is built into the binary (EmbeddedFiles): written to a temporary folder,
         // run, removed, so plot works wherever bgbench is installed.
@@ -63,8 +67,10 @@ struct PlotCommand: CommandDefinition {
         guard result.status == 0 else {
             // One line, never a traceback: its last line says what went wrong.
             let last = result.output.split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-            throw CLIError(message: "plot.py could not draw '\(folder)': \(last.map(String.init) ?? "exit status \(result.status)")",
-                           code: 70, hint: false)
+            throw CLIError(
+                message:
+                    "plot.py could not draw '\(folder)': \(last.map(String.init) ?? "exit status \(result.status)")",
+                code: 70, hint: false)
         }
         output.write(result.output)
     }

@@ -33,7 +33,8 @@ enum PlotFiles {
             let data = i + 8
             guard type != "IDAT", data + length <= bytes.count else { return nil }
             if type == "tEXt", let zero = bytes[data..<data + length].firstIndex(of: 0),
-               String(decoding: bytes[data..<zero], as: UTF8.self) == "Software" {
+                String(decoding: bytes[data..<zero], as: UTF8.self) == "Software"
+            {
                 return String(decoding: bytes[(zero + 1)..<(data + length)], as: UTF8.self)
             }
             i = data + length + 4  // the chunk's CRC

@@ -31,7 +31,8 @@ final class ProgressLine: Sendable {
             s.drawn = true
             let rate = Double(s.done) / max(elapsed, 1e-9)
             let eta = Double(total - s.done) / max(rate, 1e-9)
-            return "\r\u{1B}[K\(s.done)/\(total) device-days  \(SummaryTable.fixed(rate.rounded(.down), 0)) device-days/s  ETA \(SummaryTable.fixed(eta, 0)) s"
+            return
+                "\r\u{1B}[K\(s.done)/\(total) device-days  \(SummaryTable.fixed(rate.rounded(.down), 0)) device-days/s  ETA \(SummaryTable.fixed(eta, 0)) s"
         }
         if let line { FileHandle.standardError.write(Data(line.utf8)) }
     }

@@ -35,8 +35,10 @@ struct ReportPipeline {
 
     /// Checks and stages the folder, runs `work` (given the progress callback), writes and
     /// swaps in its files, and prints what was written.
-    func run<Out: TextOutputStream>(output: inout Out,
-                                    _ work: (_ progress: (@Sendable (Int) -> Void)?) throws -> Product) throws {
+    func run<Out: TextOutputStream>(
+        output: inout Out,
+        _ work: (_ progress: (@Sendable (Int) -> Void)?) throws -> Product
+    ) throws {
         let folder = try FolderTransaction(out: out, force: force, scope: .report(kind), inputs: inputs)
         let progress = progressTotal.flatMap { ProgressLine.make(total: $0, quiet: quiet) }
         var advance: (@Sendable (Int) -> Void)?
@@ -46,8 +48,10 @@ struct ReportPipeline {
         try folder.write(product.files)
         try folder.commit()
         if let shard {
-            output.write(Command.shardLine(shard.shard, devices: shard.devices, seconds: product.seconds,
-                                           deviceDays: product.deviceDays))
+            output.write(
+                Command.shardLine(
+                    shard.shard, devices: shard.devices, seconds: product.seconds,
+                    deviceDays: product.deviceDays))
         }
         output.write(product.text)
         output.write(Self.reportsLine(out, files: product.files.map(\.0)))
@@ -72,7 +76,8 @@ struct ReportPipeline {
     /// extension.
     private static func numberedStem(_ name: String) -> String? {
         guard let dash = name.lastIndex(of: "-"), let dot = name.lastIndex(of: "."), dash < dot,
-              Int(name[name.index(after: dash)..<dot]) != nil else { return nil }
+            Int(name[name.index(after: dash)..<dot]) != nil
+        else { return nil }
         return String(name[...dash]) + String(name[dot...])
     }
 }
@@ -82,6 +87,7 @@ extension Command {
     static func shardLine(_ shard: Shard, devices fleet: Int, seconds: Double, deviceDays: Int) -> String {
         let devices = shard.devices(of: fleet)
         let span = devices.isEmpty ? "no devices" : "devices \(devices.lowerBound)–\(devices.upperBound - 1)"
-        return "shard \(shard) (\(span) of \(fleet)): \(SummaryTable.fixed(seconds, 2)) s, \(SummaryTable.fixed((Double(deviceDays) / max(seconds, 1e-9)).rounded(.down), 0)) device-days/s\n"
+        return
+            "shard \(shard) (\(span) of \(fleet)): \(SummaryTable.fixed(seconds, 2)) s, \(SummaryTable.fixed((Double(deviceDays) / max(seconds, 1e-9)).rounded(.down), 0)) device-days/s\n"
     }
 }

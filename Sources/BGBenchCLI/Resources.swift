@@ -51,7 +51,8 @@ enum EmbeddedFiles {
         }
         guard let text = preset(named: value) else {
             let names = presetNames
-            var message = "no scenario file or preset '\(value)' for '--scenario': expected a scenario JSON file or one of the presets \(names.joined(separator: ", "))"
+            var message =
+                "no scenario file or preset '\(value)' for '--scenario': expected a scenario JSON file or one of the presets \(names.joined(separator: ", "))"
             if let close = closest(to: value, in: names) { message += " (did you mean '\(close)'?)" }
             throw CLIError(message: message, code: 66, hint: false)
         }

@@ -16,13 +16,18 @@ struct RunCommand: CommandDefinition {
     static let defaults = Values()
     static var options: [Option<Values>] {
         RunArguments.options.map { $0.lifted(\Values.run) }
-            + [.flag("version", \.version, help: "print bgbench's version, the commit it was built from and GSL's version")]
+            + [
+                .flag(
+                    "version", \.version,
+                    help: "print bgbench's version, the commit it was built from and GSL's version")
+            ]
     }
     static let endsCleanlyOnSignals = true
 
     static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
         if values.version {
-            return output.write("bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL \(BuildInfo.gslVersion))\n")
+            return output.write(
+                "bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit), GSL \(BuildInfo.gslVersion))\n")
         }
         var common = values.run
         try common.finish()
@@ -30,8 +35,9 @@ struct RunCommand: CommandDefinition {
         let request = try common.request(loaded, commandLine: ["bgbench"] + invocation.arguments)
         try common.pipeline(.run, work: common.workPerScenario).run(output: &output) { progress in
             let report = try Runner.run(request, progress: progress)
-            return .init(files: ReportWriter.files(report), text: SummaryTable.render(report),
-                         seconds: report.wallSeconds, deviceDays: report.simulatedDeviceDays)
+            return .init(
+                files: ReportWriter.files(report), text: SummaryTable.render(report),
+                seconds: report.wallSeconds, deviceDays: report.simulatedDeviceDays)
         }
     }
 }
@@ -43,12 +49,14 @@ extension Command {
         if text == "all" { return .all }
         let names = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         if names.contains("all") {
-            throw CLIError.usage("invalid value '\(text)' for '--policy': expected 'all' alone or a list of policy names")
+            throw CLIError.usage(
+                "invalid value '\(text)' for '--policy': expected 'all' alone or a list of policy names")
         }
         var seen: Set<String> = []
         for name in names {
             guard known.contains(name) else {
-                var message = "unknown policy '\(name)' for '--policy': expected one of \((known + ["all"]).joined(separator: ", "))"
+                var message =
+                    "unknown policy '\(name)' for '--policy': expected one of \((known + ["all"]).joined(separator: ", "))"
                 if let close = closest(to: name, in: known) { message += " (did you mean '\(close)'?)" }
                 throw CLIError.usage(message)
             }
@@ -66,8 +74,9 @@ extension Command {
             if let file { return try EmbeddedFiles.loadScenario(file, overrides: overrides) }
             if overrides.isEmpty { return ScenarioLoader.builtInDefault() }
             // The built-in defaults with overrides: hashed like the defaults alone.
-            return try ScenarioLoader.load(json: ScenarioLoader.builtInDefaultText(),
-                                           file: "(built-in default)", overrides: overrides)
+            return try ScenarioLoader.load(
+                json: ScenarioLoader.builtInDefaultText(),
+                file: "(built-in default)", overrides: overrides)
         }
     }
 }

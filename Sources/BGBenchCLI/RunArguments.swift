@@ -36,49 +36,69 @@ struct RunArguments {
 
     static var options: [Option<RunArguments>] {
         [
-            .value("policy", "NAME[,NAME...]", expected: "'all' or policy names separated by commas",
-                   help: "policies to compare, or 'all'", shownDefault: { $0.policyChoice.shown }) { values, text, _ in
+            .value(
+                "policy", "NAME[,NAME...]", expected: "'all' or policy names separated by commas",
+                help: "policies to compare, or 'all'", shownDefault: { $0.policyChoice.shown }
+            ) { values, text, _ in
                 values.policyChoice = try Command.parsePolicies(text)
             },
             .integer("days", "D", \.days, in: 1...36500, help: "days to simulate"),
             .integer("devices", "N", \.devices, in: 1...100_000_000, help: "devices in the fleet"),
             .integer("seed", "S", \.options.seed, in: 0...UInt64.max, help: "run seed"),
             .threads(\.options.threads),
-            .text("scenario", "FILE|NAME", \.scenarioFile, expected: "a scenario file or a preset's name",
-                  help: "scenario JSON, or a preset's name (bgbench list); a file at that path wins",
-                  defaultText: "the built-in default scenario, the same as preset 'default'"),
-            .value("set", "PATH=VALUE", expected: "PATH=VALUE",
-                   help: "override one scenario field by its JSON path, e.g. --set policies.fixed.interval=30m",
-                   repeatable: true) { values, text, _ in values.overrides.append(text) },
-            .text("opens-trace", "FILE", \.traceFile, expected: "a trace CSV file",
-                  help: "replay the opens of a trace CSV instead of drawing them (Datasets/README.md, \"Traces\"): one device "
+            .text(
+                "scenario", "FILE|NAME", \.scenarioFile, expected: "a scenario file or a preset's name",
+                help: "scenario JSON, or a preset's name (bgbench list); a file at that path wins",
+                defaultText: "the built-in default scenario, the same as preset 'default'"),
+            .value(
+                "set", "PATH=VALUE", expected: "PATH=VALUE",
+                help: "override one scenario field by its JSON path, e.g. --set policies.fixed.interval=30m",
+                repeatable: true
+            ) { values, text, _ in values.overrides.append(text) },
+            .text(
+                "opens-trace", "FILE", \.traceFile, expected: "a trace CSV file",
+                help:
+                    "replay the opens of a trace CSV instead of drawing them (Datasets/README.md, \"Traces\"): one device "
                     + "per trace device, --days defaults to the trace's span"),
-            .integer("warmup-days", "W", \.options.warmupDays, in: 0...36499,
-                     help: "leave the first W days out of every metric (fewer than --days)"),
-            .text("out", "DIR", \.out, expected: "a folder",
-                  help: "report folder, replaced whole when the command has written every file"),
-            .flag("force", \.force,
-                  help: "replace --out whole, whatever it holds (without it, only the files of bgbench's own earlier report "
+            .integer(
+                "warmup-days", "W", \.options.warmupDays, in: 0...36499,
+                help: "leave the first W days out of every metric (fewer than --days)"),
+            .text(
+                "out", "DIR", \.out, expected: "a folder",
+                help: "report folder, replaced whole when the command has written every file"),
+            .flag(
+                "force", \.force,
+                help:
+                    "replace --out whole, whatever it holds (without it, only the files of bgbench's own earlier report "
                     + "of the same kind are replaced: Reports/README.md)"),
-            .flag("check-invariants", \.options.checksInvariants,
-                  help: "check every device's counts against their identities (requests, runs, denials, opens) and stop at "
+            .flag(
+                "check-invariants", \.options.checksInvariants,
+                help:
+                    "check every device's counts against their identities (requests, runs, denials, opens) and stop at "
                     + "the first broken one: a soak's checking mode"),
             .flag("per-device", \.options.keepDevices, help: "also write devices.csv: every device's totals"),
-            .integer("trace-devices", "K", \.options.traceDevices, in: 1...1000,
-                     help: "also write events.csv: every event of the first K devices with its reason code", showsDefault: false),
-            .text("baseline-policy", "NAME", \.baseline, expected: "a policy name",
-                  help: "the policy the others are compared with, device by device (paired.csv, the terminal's paired "
+            .integer(
+                "trace-devices", "K", \.options.traceDevices, in: 1...1000,
+                help: "also write events.csv: every event of the first K devices with its reason code",
+                showsDefault: false),
+            .text(
+                "baseline-policy", "NAME", \.baseline, expected: "a policy name",
+                help: "the policy the others are compared with, device by device (paired.csv, the terminal's paired "
                     + "table; written whenever more than one policy runs)",
-                  defaultText: "fixed when it runs, else the first policy"),
-            .integer("replications", "R", \.replications, in: 1...1000,
-                     help: "run R independent seeds (S, S+1, ...) and write replications.csv: each metric across the seeds"),
+                defaultText: "fixed when it runs, else the first policy"),
+            .integer(
+                "replications", "R", \.replications, in: 1...1000,
+                help: "run R independent seeds (S, S+1, ...) and write replications.csv: each metric across the seeds"),
             .flag("quiet", \.quiet, help: "no progress line (it is drawn only on a terminal)"),
-            .value("shard", "K/N|auto[/N]", expected: "K/N, auto or auto/N",
-                   help: "simulate only shard K (0...N-1) of the fleet: its blocks of 64 devices (a sweep: of every point's "
+            .value(
+                "shard", "K/N|auto[/N]", expected: "K/N, auto or auto/N",
+                help:
+                    "simulate only shard K (0...N-1) of the fleet: its blocks of 64 devices (a sweep: of every point's "
                     + "fleet); --out also gets shard.state, which 'bgbench merge' adds up (run, sweep and frontier; "
                     + "Scripts/cluster/). auto: K and N from a Slurm array task or a Kubernetes Indexed Job (N from /N or "
                     + "BGBENCH_SHARD_COUNT)",
-                   environment: ["SLURM_ARRAY_TASK_*", "JOB_COMPLETION_INDEX", "BGBENCH_SHARD_COUNT"]) { values, text, environment in
+                environment: ["SLURM_ARRAY_TASK_*", "JOB_COMPLETION_INDEX", "BGBENCH_SHARD_COUNT"]
+            ) { values, text, environment in
                 values.options.shard = try shard(text, environment: environment)
             },
         ]
@@ -92,18 +112,24 @@ struct RunArguments {
         if let traceFile {
             let trace = try readingInput { try OpensTraceLoader.load(file: traceFile) }
             if devicesGiven && options.devices != trace.deviceCount {
-                throw CLIError.usage("invalid value '\(options.devices)' for '--devices': the trace '\(traceFile)' has \(trace.deviceCount) devices (leave --devices out with --opens-trace)")
+                throw CLIError.usage(
+                    "invalid value '\(options.devices)' for '--devices': the trace '\(traceFile)' has \(trace.deviceCount) devices (leave --devices out with --opens-trace)"
+                )
             }
             options.devices = trace.deviceCount
             if !daysGiven { options.days = trace.days }
             options.opensTrace = trace
         }
         guard options.warmupDays < options.days else {
-            throw CLIError.usage("invalid value '\(options.warmupDays)' for '--warmup-days': expected an integer from 0 to \(options.days - 1) (fewer than --days)")
+            throw CLIError.usage(
+                "invalid value '\(options.warmupDays)' for '--warmup-days': expected an integer from 0 to \(options.days - 1) (fewer than --days)"
+            )
         }
         if let baseline {
             guard policies.contains(baseline) else {
-                throw CLIError.usage("invalid value '\(baseline)' for '--baseline-policy': expected one of the policies run (\(policies.joined(separator: ", ")))")
+                throw CLIError.usage(
+                    "invalid value '\(baseline)' for '--baseline-policy': expected one of the policies run (\(policies.joined(separator: ", ")))"
+                )
             }
             guard policies.count > 1 else {
                 throw CLIError.usage("'--baseline-policy' needs at least one other policy in '--policy'")
@@ -118,14 +144,18 @@ struct RunArguments {
             var count: Int?
             if text != "auto" {
                 guard let n = Int(text.dropFirst(5)), n >= 1 else {
-                    throw CLIError.usage("invalid value '\(text)' for '--shard': expected K/N, auto or auto/N with N a positive integer")
+                    throw CLIError.usage(
+                        "invalid value '\(text)' for '--shard': expected K/N, auto or auto/N with N a positive integer")
                 }
                 count = n
             }
-            do { return try Shard.fromEnvironment(environment, count: count) } catch { throw CLIError.usage(error.description) }
+            do { return try Shard.fromEnvironment(environment, count: count) } catch {
+                throw CLIError.usage(error.description)
+            }
         }
         guard let shard = Shard.parse(text) else {
-            throw CLIError.usage("invalid value '\(text)' for '--shard': expected K/N with 0 <= K < N (e.g. 0/4), auto or auto/N")
+            throw CLIError.usage(
+                "invalid value '\(text)' for '--shard': expected K/N with 0 <= K < N (e.g. 0/4), auto or auto/N")
         }
         return shard
     }
@@ -136,10 +166,13 @@ struct RunArguments {
         // The shared feed is held in memory: 16 bytes an item.
         let feedItems = loaded.scenario.content.itemsPerDay * Double(options.days)
         guard feedItems <= 50_000_000 else {
-            throw CLIError.usage("the feed would hold about \(Int(feedItems)) items (content.items_per_day × --days): expected at most 50000000")
+            throw CLIError.usage(
+                "the feed would hold about \(Int(feedItems)) items (content.items_per_day × --days): expected at most 50000000"
+            )
         }
-        return RunRequest(scenario: loaded, policies: policies, options: options, commandLine: commandLine,
-                          baselinePolicy: baseline, replications: replications)
+        return RunRequest(
+            scenario: loaded, policies: policies, options: options, commandLine: commandLine,
+            baselinePolicy: baseline, replications: replications)
     }
 
     /// The files the run reads (a scenario given as a file, not a preset's name; the
@@ -156,10 +189,13 @@ struct RunArguments {
     /// The folder pipeline of a command that runs these options into `--out`, reporting
     /// `work` device-days of progress.
     func pipeline(_ kind: ReportKind, work: Int) -> ReportPipeline {
-        ReportPipeline(out: out, force: force, kind: kind, inputs: inputs, progressTotal: work, quiet: quiet,
-                       shard: options.shard.map { ($0, options.devices) })
+        ReportPipeline(
+            out: out, force: force, kind: kind, inputs: inputs, progressTotal: work, quiet: quiet,
+            shard: options.shard.map { ($0, options.devices) })
     }
 
     /// The device-days a run of one scenario simulates (for the progress line): its shard's.
-    var workPerScenario: Int { options.part.devices(of: options.devices).count * options.days * policies.count * replications }
+    var workPerScenario: Int {
+        options.part.devices(of: options.devices).count * options.days * policies.count * replications
+    }
 }

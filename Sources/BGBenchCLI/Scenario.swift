@@ -23,12 +23,17 @@ struct ScenarioCommand: CommandDefinition {
     static let defaults = Values()
     static var options: [Option<Values>] {
         [
-            .text("scenario", "FILE|NAME", \.file, expected: "a scenario file or a preset's name",
-                  help: "scenario JSON or a preset's name", defaultText: "built-in"),
-            .value("set", "PATH=VALUE", expected: "PATH=VALUE", help: "override one scenario field by its JSON path",
-                   repeatable: true) { values, text, _ in values.overrides.append(text) },
-            .value("policy", "NAME[,NAME...]", expected: "'all' or policy names separated by commas",
-                   help: "the run's policies, or 'all'", shownDefault: { $0.policies.shown }) { values, text, _ in
+            .text(
+                "scenario", "FILE|NAME", \.file, expected: "a scenario file or a preset's name",
+                help: "scenario JSON or a preset's name", defaultText: "built-in"),
+            .value(
+                "set", "PATH=VALUE", expected: "PATH=VALUE", help: "override one scenario field by its JSON path",
+                repeatable: true
+            ) { values, text, _ in values.overrides.append(text) },
+            .value(
+                "policy", "NAME[,NAME...]", expected: "'all' or policy names separated by commas",
+                help: "the run's policies, or 'all'", shownDefault: { $0.policies.shown }
+            ) { values, text, _ in
                 values.policies = try Command.parsePolicies(text)
             },
             .flag("complete", \.complete, help: "every registered component's parameters (default.json)"),

@@ -20,18 +20,24 @@ enum SummaryTable {
         if report.results.contains(where: { r in
             main.contains { $0.unstable(FleetEstimates(tally: r.tally, days: report.countedDays)) == true }
         }) {
-            lines.append("! unstable quantile: 1 % of the opens either side of its rank moves it more than "
-                         + "\(fixed(QuantileStability.jumpFactor, 0))× (a group of opens that never refreshes; Reports/README.md, \"Quantiles\")")
+            lines.append(
+                "! unstable quantile: 1 % of the opens either side of its rank moves it more than "
+                    + "\(fixed(QuantileStability.jumpFactor, 0))× (a group of opens that never refreshes; Reports/README.md, \"Quantiles\")"
+            )
         }
         lines += kindLines(report, pad: pad)
         lines += pairedLines(report, pad: pad)
         let o = report.request.options
         let rate = Double(report.simulatedDeviceDays) / max(report.wallSeconds, 1e-9)
-        let seeds = report.request.replications > 1 ? "seeds \(o.seed)–\(o.seed &+ UInt64(report.request.replications - 1))" : "seed \(o.seed)"
-        let speed = report.mergedShards.isEmpty
+        let seeds =
+            report.request.replications > 1
+            ? "seeds \(o.seed)–\(o.seed &+ UInt64(report.request.replications - 1))" : "seed \(o.seed)"
+        let speed =
+            report.mergedShards.isEmpty
             ? "\(fixed(report.wallSeconds, 2)) s, \(fixed(rate, 0)) device-days/s on \(report.threads) thread\(report.threads == 1 ? "" : "s")"
             : "merged from \(report.mergedShards.count) shards"
-        lines.append("\(o.devices) devices × \(o.days) days × \(report.request.policies.count) policies, \(seeds): " + speed)
+        lines.append(
+            "\(o.devices) devices × \(o.days) days × \(report.request.policies.count) policies, \(seeds): " + speed)
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -58,11 +64,16 @@ enum SummaryTable {
         let metrics = groups.flatMap { g in MetricTable.metrics.filter { $0.terminal?.group == g } }
         guard !metrics.isEmpty else { return [] }
         let battery = scenario.device.batteryWh * 3600
-        var lines = [pad("policy", 12) + " " + metrics.map { pad($0.terminal!.header, $0.terminal!.width) }.joined(separator: " ")]
+        var lines = [
+            pad("policy", 12) + " "
+                + metrics.map { pad($0.terminal!.header, $0.terminal!.width) }.joined(separator: " ")
+        ]
         for r in report.results {
             let e = FleetEstimates(tally: r.tally, days: report.countedDays)
             let name = report.request.replications > 1 ? "\(r.policy)@\(r.seed)" : r.policy
-            lines.append(pad(name, 12) + " " + metrics.map { pad(cell($0, e, battery: battery), $0.terminal!.width) }.joined(separator: " "))
+            lines.append(
+                pad(name, 12) + " "
+                    + metrics.map { pad(cell($0, e, battery: battery), $0.terminal!.width) }.joined(separator: " "))
         }
         return lines
     }
@@ -82,7 +93,9 @@ enum SummaryTable {
     /// device-clustered one; with `--replications` the one across seeds.
     static func pairedLines(_ report: RunReport, pad: (String, Int) -> String) -> [String] {
         guard let baseline = report.baselinePolicy else { return [] }
-        let metrics = pairedColumns(report).compactMap { name in MetricTable.pairedMetrics.firstIndex { $0.metric.name == name } }
+        let metrics = pairedColumns(report).compactMap { name in
+            MetricTable.pairedMetrics.firstIndex { $0.metric.name == name }
+        }
         let replications = report.request.replications
         var rows: [[String]] = []
         // With `oracle`: the share of the gap from the baseline to oracle each policy closes.
@@ -94,25 +107,32 @@ enum SummaryTable {
                 differences = metrics.map { d[$0].mean }
             } else {
                 guard let r = report.results.first(where: { $0.policy == policy }),
-                      let e = SeriesReports.pairedEstimates(report, r) else { continue }
+                    let e = SeriesReports.pairedEstimates(report, r)
+                else { continue }
                 differences = metrics.map { e[$0].difference }
             }
-            rows.append([policy] + zip(metrics, differences).map { k, d in
-                let m = MetricTable.pairedMetrics[k].metric
-                let scale = m.terminal?.percent == true ? 100.0 : 1.0, decimals = m.terminal?.decimals ?? 3
-                func f(_ x: Double?) -> String { x.map { fixed($0 * scale, decimals) } ?? "-" }
-                let sign = d.value > 0 ? "+" : ""
-                guard let low = d.low, let high = d.high else { return sign + f(d.value) }
-                return sign + f(d.value) + " [" + f(low) + ", " + f(high) + "]" + (low > 0 || high < 0 ? "*" : " ")
-            } + (gapColumn ? [gapCell(report, policy)] : []))
+            rows.append(
+                [policy]
+                    + zip(metrics, differences).map { k, d in
+                        let m = MetricTable.pairedMetrics[k].metric
+                        let scale = m.terminal?.percent == true ? 100.0 : 1.0, decimals = m.terminal?.decimals ?? 3
+                        func f(_ x: Double?) -> String { x.map { fixed($0 * scale, decimals) } ?? "-" }
+                        let sign = d.value > 0 ? "+" : ""
+                        guard let low = d.low, let high = d.high else { return sign + f(d.value) }
+                        return sign + f(d.value) + " [" + f(low) + ", " + f(high) + "]"
+                            + (low > 0 || high < 0 ? "*" : " ")
+                    } + (gapColumn ? [gapCell(report, policy)] : []))
         }
         guard !rows.isEmpty else { return [] }
-        let headers = ["policy"] + metrics.map { k -> String in
-            let m = MetricTable.pairedMetrics[k].metric
-            guard let c = m.terminal else { return "Δ " + m.name }  // a headline metric without a terminal column
-            return "Δ " + (c.percent ? c.header.replacingOccurrences(of: "%", with: "pts") : c.header)
-        } + (gapColumn ? ["gap closed %"] : [])
-        let widths = headers.indices.map { i in max(i == 0 ? 12 : 0, rows.map { $0[i].count }.max()!, headers[i].count) }
+        let headers =
+            ["policy"]
+            + metrics.map { k -> String in
+                let m = MetricTable.pairedMetrics[k].metric
+                guard let c = m.terminal else { return "Δ " + m.name }  // a headline metric without a terminal column
+                return "Δ " + (c.percent ? c.header.replacingOccurrences(of: "%", with: "pts") : c.header)
+            } + (gapColumn ? ["gap closed %"] : [])
+        let widths = headers.indices.map { i in max(i == 0 ? 12 : 0, rows.map { $0[i].count }.max()!, headers[i].count)
+        }
         let interval = replications > 1 ? "95 % interval across \(replications) seeds" : "95 % interval over devices"
         var lines = ["paired difference from \(baseline), same users and feed (\(interval); * excludes 0):"]
         lines.append(zip(headers, widths).map { pad($0, $1) }.joined(separator: " "))

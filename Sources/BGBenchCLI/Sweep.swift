@@ -37,14 +37,17 @@ struct SweepCommand: CommandDefinition {
             throw CLIError.usage("'sweep' needs at least one '--set PATH=V1,V2,...' to sweep over")
         }
         if let twice = axes.map(\.path).enumerated().first(where: { i, p in axes[..<i].contains { $0.path == p } }) {
-            throw CLIError.usage("parameter '\(twice.element)' given twice in '--set': expected each swept parameter once, with all its values")
+            throw CLIError.usage(
+                "parameter '\(twice.element)' given twice in '--set': expected each swept parameter once, with all its values"
+            )
         }
         // Every point is loaded (and so validated) before anything runs.
         let points = Command.grid(axes)
         let commandLine = ["bgbench"] + invocation.arguments
         let requests = try points.map { point in
-            try common.request(Command.loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" }),
-                               commandLine: commandLine)
+            try common.request(
+                Command.loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" }),
+                commandLine: commandLine)
         }
         try common.pipeline(.sweep, work: common.workPerScenario * points.count).run(output: &output) { progress in
             let start = DispatchTime.now()
@@ -55,14 +58,25 @@ struct SweepCommand: CommandDefinition {
                 report.add(point, report: run)
                 if common.options.shard != nil { state.add(run) }
             }
-            let shardFiles = common.options.shard == nil ? []
-                : [(ShardState.fileName, ShardState.text(sweep: axes, specs: common.overrides, points: points, reports: state))]
+            let shardFiles =
+                common.options.shard == nil
+                ? []
+                : [
+                    (
+                        ShardState.fileName,
+                        ShardState.text(sweep: axes, specs: common.overrides, points: points, reports: state)
+                    )
+                ]
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-            let seeds = common.replications > 1 ? "seeds \(common.options.seed)–\(common.options.seed + UInt64(common.replications) - 1)"
-                                                : "seed \(common.options.seed)"
-            return .init(files: report.files(extra: shardFiles),
-                         text: "\(points.count) points × \(common.policies.count) policies, \(seeds): \(SummaryTable.fixed(seconds, 2)) s\n",
-                         seconds: seconds, deviceDays: common.workPerScenario * points.count)
+            let seeds =
+                common.replications > 1
+                ? "seeds \(common.options.seed)–\(common.options.seed + UInt64(common.replications) - 1)"
+                : "seed \(common.options.seed)"
+            return .init(
+                files: report.files(extra: shardFiles),
+                text:
+                    "\(points.count) points × \(common.policies.count) policies, \(seeds): \(SummaryTable.fixed(seconds, 2)) s\n",
+                seconds: seconds, deviceDays: common.workPerScenario * points.count)
         }
     }
 }

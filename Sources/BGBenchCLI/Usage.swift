@@ -35,8 +35,10 @@ extension Command {
             let own = command.options.filter { !$0.isHidden }, run = command.runOptions.filter { !$0.isHidden }
             if !own.isEmpty { text += heading(command) + "\n" + list(own, defaults: command.defaults) }
             if !run.isEmpty {
-                text += wrap("\(command.name) also takes the run options " + run.map(\.shown).joined(separator: ", ")
-                             + otherDefaults(command) + ".", width: width) + "\n"
+                text +=
+                    wrap(
+                        "\(command.name) also takes the run options " + run.map(\.shown).joined(separator: ", ")
+                            + otherDefaults(command) + ".", width: width) + "\n"
             }
             if let discussion = command.discussion { text += discussion + "\n" }
             return text.isEmpty ? nil : text
@@ -94,7 +96,9 @@ extension Command {
         if let range = option.range { notes.append(quote(range)) }
         if option.isRepeatable { notes.append("repeatable") }
         if let shown = option.shownDefault?(defaults) { notes.append("default: " + quote(shown)) }
-        if !option.environment.isEmpty { notes.append("reads " + option.environment.map(quote).joined(separator: ", ")) }
+        if !option.environment.isEmpty {
+            notes.append("reads " + option.environment.map(quote).joined(separator: ", "))
+        }
         return notes
     }
 
@@ -103,8 +107,9 @@ extension Command {
     static func otherDefaults<C: CommandDefinition>(_ command: C.Type) -> String {
         let changed = command.runOptions.compactMap { option -> String? in
             guard let run = RunCommand.options.first(where: { $0.name == option.name }),
-                  let mine = option.shownDefault?(command.defaults),
-                  mine != run.shownDefault?(RunCommand.defaults) else { return nil }
+                let mine = option.shownDefault?(command.defaults),
+                mine != run.shownDefault?(RunCommand.defaults)
+            else { return nil }
             return "\(option.shown) \(mine)"
         }
         return changed.isEmpty ? "" : "; its defaults: " + changed.joined(separator: ", ")
@@ -139,11 +144,15 @@ extension Command {
                     let notes = facts(option, defaults: command.defaults) { "`\($0)`" }
                     let about = option.help + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")")
                     let cells = ["`\(option.shown)\(option.placeholder.map { " " + $0 } ?? "")`", about]
-                    text += "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
+                    text +=
+                        "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ")
+                        + " |\n"
                 }
             }
             if !run.isEmpty {
-                text += "\nAlso the run options " + run.map { "`\($0.shown)`" }.joined(separator: ", ") + otherDefaults(command) + ".\n"
+                text +=
+                    "\nAlso the run options " + run.map { "`\($0.shown)`" }.joined(separator: ", ")
+                    + otherDefaults(command) + ".\n"
             }
             if let discussion = command.discussion {
                 text += "\n" + discussion.split(separator: "\n").joined(separator: " ") + "\n"

@@ -33,14 +33,19 @@ struct ValidateCommand: CommandDefinition {
         switch kind(of: file, data: data) {
         case .scenario:
             let s = try readingInput { try ScenarioLoader.load(data: Data(data), file: file) }.scenario
-            let users = s.population.model == .routine ? "routine users"
+            let users =
+                s.population.model == .routine
+                ? "routine users"
                 : "\(s.population.archetypes.count) archetype\(s.population.archetypes.count == 1 ? "" : "s")"
-            output.write("ok: \(escapingControls(file)): scenario '\(escapingControls(s.name))', platform \(s.platform.name), \(users)\n")
+            output.write(
+                "ok: \(escapingControls(file)): scenario '\(escapingControls(s.name))', platform \(s.platform.name), \(users)\n"
+            )
         case .trace:
             let trace = try readingInput { try OpensTraceLoader.parse(bytes: data, file: file) }
-            output.write("ok: \(file): trace of \(trace.deviceCount) devices, \(trace.opens.count) opens over \(trace.days) days, "
-                         + "timestamps in \(trace.form == .seconds ? "seconds" : "ISO 8601"), "
-                         + "\(trace.sessionsGiven) of \(trace.opens.count) session lengths given\n")
+            output.write(
+                "ok: \(file): trace of \(trace.deviceCount) devices, \(trace.opens.count) opens over \(trace.days) days, "
+                    + "timestamps in \(trace.form == .seconds ? "seconds" : "ISO 8601"), "
+                    + "\(trace.sessionsGiven) of \(trace.opens.count) session lengths given\n")
         }
     }
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A generalised linear model's likelihood, row by row, as ``IRLS`` needs it: the data
@@ -35,9 +35,11 @@ public enum IRLS {
     /// non-finite coefficients, or no improvement): the caller keeps its previous
     /// coefficients.
     @inlinable
-    public static func fit<Link: IRLSLink>(design data: [Double], rows n: Int, columns p: Int, link: Link,
-                                           ridge: Double, start: [Double], steps: Int,
-                                           tolerance: Double = 1e-4) -> [Double]? {
+    public static func fit<Link: IRLSLink>(
+        design data: [Double], rows n: Int, columns p: Int, link: Link,
+        ridge: Double, start: [Double], steps: Int,
+        tolerance: Double = 1e-4
+    ) -> [Double]? {
         guard n > 0, p > 0, data.count == n * p, start.count == p else { return nil }
         // The data rows, then the ridge's pseudo-observations.
         var rows = data
@@ -74,7 +76,9 @@ public enum IRLS {
                 (z[i], w[i]) = link.working(row: i, eta: linearPredictor(i, beta))
             }
             // A GSL failure (or non-finite coefficients) ends the fit with what it has.
-            guard var next = try? WeightedLeastSquares.fitNormalEquations(X: design, rows: n + p - 1, columns: p, y: z, w: w)
+            guard
+                var next = try? WeightedLeastSquares.fitNormalEquations(
+                    X: design, rows: n + p - 1, columns: p, y: z, w: w)
             else { break }
             var nextDeviance = penalisedDeviance(next)
             var halvings = 0

@@ -14,13 +14,16 @@ public enum WeightedLeastSquares {
     /// Throws ``GSLError`` when the shapes disagree, when GSL reports a failure, or when a
     /// coefficient comes out infinite or NaN (the status is then `GSL_ERANGE`); callers keep
     /// their previous coefficients. Weights must be finite and non-negative.
-    public static func fit(X: [Double], rows: Int, columns: Int, y: [Double], w: [Double]) throws(GSLError) -> [Double] {
+    public static func fit(X: [Double], rows: Int, columns: Int, y: [Double], w: [Double]) throws(GSLError) -> [Double]
+    {
         GSL.start()
         let function = "gsl_multifit_wlinear"
         guard rows >= columns, columns > 0, X.count == rows * columns, y.count == rows, w.count == rows else {
             throw GSLError(function: function, status: Int32(GSL_EBADLEN))
         }
-        guard let work = gsl_multifit_linear_alloc(rows, columns) else { throw GSLError(function: function, status: Int32(GSL_ENOMEM)) }
+        guard let work = gsl_multifit_linear_alloc(rows, columns) else {
+            throw GSLError(function: function, status: Int32(GSL_ENOMEM))
+        }
         defer { gsl_multifit_linear_free(work) }
         var coefficients = [Double](repeating: 0, count: columns)
         // sqrt(W)·X and sqrt(W)·y.
@@ -39,12 +42,14 @@ public enum WeightedLeastSquares {
                                 var cv = gsl_vector_view_array(cp.baseAddress, columns)
                                 var am = gsl_matrix_view_array(ap.baseAddress, rows, columns)
                                 var bv = gsl_vector_view_array(bp.baseAddress, rows)
-                                var status = gsl_multifit_linear_applyW(&xm.matrix, &wv.vector, &yv.vector, &am.matrix, &bv.vector)
+                                var status = gsl_multifit_linear_applyW(
+                                    &xm.matrix, &wv.vector, &yv.vector, &am.matrix, &bv.vector)
                                 if status != Int32(GSL_SUCCESS) { return status }
                                 status = gsl_multifit_linear_bsvd(&am.matrix, work)
                                 if status != Int32(GSL_SUCCESS) { return status }
-                                return gsl_multifit_linear_solve(0, &am.matrix, &bv.vector, &cv.vector,
-                                                                 &residualNorm, &solutionNorm, work)
+                                return gsl_multifit_linear_solve(
+                                    0, &am.matrix, &bv.vector, &cv.vector,
+                                    &residualNorm, &solutionNorm, work)
                             }
                         }
                     }
@@ -66,8 +71,10 @@ public enum WeightedLeastSquares {
     /// pivots far above that.
     ///
     /// Throws as ``fit(X:rows:columns:y:w:)``.
-    public static func fitNormalEquations(X: [Double], rows: Int, columns p: Int, y: [Double],
-                                          w: [Double]) throws(GSLError) -> [Double] {
+    public static func fitNormalEquations(
+        X: [Double], rows: Int, columns p: Int, y: [Double],
+        w: [Double]
+    ) throws(GSLError) -> [Double] {
         guard rows >= p, p > 0, X.count == rows * p, y.count == rows, w.count == rows else {
             throw GSLError(function: "gsl_multifit_wlinear", status: Int32(GSL_EBADLEN))
         }

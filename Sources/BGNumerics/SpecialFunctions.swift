@@ -29,7 +29,9 @@ extension Distribution {
     /// or when GSL returns NaN.
     public static func gammaQuantile(_ p: Double, shape: Double, scale: Double = 1) throws(GSLError) -> Double {
         GSL.start()
-        guard p >= 0, p < 1, shape > 0, scale > 0 else { throw GSLError(function: "gsl_cdf_gamma_Pinv", status: Int32(GSL_EDOM)) }
+        guard p >= 0, p < 1, shape > 0, scale > 0 else {
+            throw GSLError(function: "gsl_cdf_gamma_Pinv", status: Int32(GSL_EDOM))
+        }
         let x = gsl_cdf_gamma_Pinv(p, shape, scale)
         if !x.isFinite { throw GSLError(function: "gsl_cdf_gamma_Pinv", status: Int32(GSL_EDOM)) }
         return x

@@ -12,26 +12,31 @@ enum TestSupport {
 
     /// Checks that the text of the checkout's `file` between the markers `begin` and `end`
     /// is `generated`; with BGBENCH_WRITE_README=1 (what `script` sets) it rewrites it first.
-    static func expectGenerated(_ file: String, between begin: String, and end: String, _ generated: String,
-                                script: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectGenerated(
+        _ file: String, between begin: String, and end: String, _ generated: String,
+        script: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let url = packageRoot.appendingPathComponent(file)
         let text = try String(contentsOf: url, encoding: .utf8)
         let parts = text.components(separatedBy: begin)
         try #require(parts.count == 2, "\(file) has one \(begin) marker", sourceLocation: sourceLocation)
         let rest = parts[1].components(separatedBy: end)
-        try #require(rest.count == 2, "\(file) has one \(end) marker after the begin marker", sourceLocation: sourceLocation)
+        try #require(
+            rest.count == 2, "\(file) has one \(end) marker after the begin marker", sourceLocation: sourceLocation)
         if ProcessInfo.processInfo.environment["BGBENCH_WRITE_README"] == "1" && rest[0] != generated {
             try (parts[0] + begin + generated + end + rest[1]).write(to: url, atomically: true, encoding: .utf8)
             return
         }
-        #expect(rest[0] == generated, "\(file) between \(begin) and \(end) is stale: run \(script)",
-                sourceLocation: sourceLocation)
+        #expect(
+            rest[0] == generated, "\(file) between \(begin) and \(end) is stale: run \(script)",
+            sourceLocation: sourceLocation)
     }
 
     /// A scenario file under Datasets/scenarios, loaded with optional `--set` overrides.
     static func loadScenario(_ name: String, overrides: [String] = []) throws -> LoadedScenario {
-        try ScenarioLoader.load(file: packageRoot.appendingPathComponent("Datasets/scenarios/\(name).json").path,
-                                overrides: overrides)
+        try ScenarioLoader.load(
+            file: packageRoot.appendingPathComponent("Datasets/scenarios/\(name).json").path,
+            overrides: overrides)
     }
 
     /// A scenario with nothing random in the user's timeline: routine opens at exactly
@@ -74,10 +79,12 @@ enum TestSupport {
         _: Policy.Type, _: Platform.Type, scenario: Scenario, feed: NewsFeed, days: Int,
         seed: UInt64 = 1, index: Int = 0, warmupDays: Int = 0, histogram: inout LogHistogram
     ) -> DeviceTally {
-        let context = DeviceRunContext(scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day,
-                                       countFrom: SimTime(warmupDays) * Clock.day, feed: feed)
-        var simulation = DeviceSimulation<Policy, Platform>(index: index, context: context, queue: EventQueue(),
-                                                            storage: RecorderStorage(days: days, firstDay: warmupDays))
+        let context = DeviceRunContext(
+            scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day,
+            countFrom: SimTime(warmupDays) * Clock.day, feed: feed)
+        var simulation = DeviceSimulation<Policy, Platform>(
+            index: index, context: context, queue: EventQueue(),
+            storage: RecorderStorage(days: days, firstDay: warmupDays))
         var result = FleetResult(scenario: scenario, days: days, keepDevices: false)
         let record = simulation.run()
         defer { record.storage.release() }
@@ -92,8 +99,9 @@ enum TestSupport {
         seed: UInt64 = 1, index: Int = 0, warmupDays: Int = 0
     ) -> DeviceTally {
         var histogram = LogHistogram()
-        return simulate(policy, platform, scenario: scenario, feed: feed, days: days, seed: seed, index: index,
-                        warmupDays: warmupDays, histogram: &histogram)
+        return simulate(
+            policy, platform, scenario: scenario, feed: feed, days: days, seed: seed, index: index,
+            warmupDays: warmupDays, histogram: &histogram)
     }
 
     /// `h` hours after midnight of day `day`, plus `seconds`, in ticks.

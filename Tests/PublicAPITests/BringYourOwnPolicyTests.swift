@@ -82,8 +82,9 @@ struct TenToTheHourPolicy: WakePolicy {
         #expect(ScenarioLoader.builtInDefault().sha256 == (try ScenarioLoader.load(file: file)).sha256)
         #expect(scenario.scenario.platform[Unrestricted.self].dailyCap == 0)
 
-        let request = RunRequest(scenario: scenario, policies: ["none", TenToTheHourPolicy.name],
-                                 options: RunOptions(devices: Self.devices, days: Self.days, seed: Self.seed, threads: 2))
+        let request = RunRequest(
+            scenario: scenario, policies: ["none", TenToTheHourPolicy.name],
+            options: RunOptions(devices: Self.devices, days: Self.days, seed: Self.seed, threads: 2))
         let report = try Runner.run(request)
         #expect(report.results.map(\.policy) == ["none", TenToTheHourPolicy.name])
 
@@ -92,8 +93,9 @@ struct TenToTheHourPolicy: WakePolicy {
         defer { try? FileManager.default.removeItem(atPath: out) }
         try ReportWriter.write(report, to: out)
         let rows = try Self.readSummary(out + "/summary.csv")
-        let mine = try #require(rows.first { $0["policy"] == TenToTheHourPolicy.name && $0["archetype"] == "all" },
-                                "summary.csv has the registered policy's fleet row")
+        let mine = try #require(
+            rows.first { $0["policy"] == TenToTheHourPolicy.name && $0["archetype"] == "all" },
+            "summary.csv has the registered policy's fleet row")
         let none = try #require(rows.first { $0["policy"] == "none" && $0["archetype"] == "all" })
         #expect(mine["platform"] == "unrestricted")
         #expect(mine["devices"] == "\(Self.devices)" && mine["days"] == "\(Self.days)")
@@ -108,7 +110,8 @@ struct TenToTheHourPolicy: WakePolicy {
         #expect(abs(runs - Self.runsPerDay) < Self.tolerance, "runs/day \(runs)")
         #expect(denied == 0 && replaced == 0)
         #expect(abs(pending - 1 / Double(Self.days)) < Self.tolerance, "pending/day \(pending)")
-        #expect(abs(requested - (Self.runsPerDay + 1 / Double(Self.days))) < Self.tolerance, "requested/day \(requested)")
+        #expect(
+            abs(requested - (Self.runsPerDay + 1 / Double(Self.days))) < Self.tolerance, "requested/day \(requested)")
         // Every request is accounted for (MODEL.md §6.4): it ran, was denied, was
         // replaced or was still pending at the horizon.
         #expect(abs(requested - (runs + denied + replaced + pending)) < Self.tolerance)

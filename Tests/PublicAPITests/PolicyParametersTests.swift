@@ -16,13 +16,19 @@ struct EveryPeriodParameters: ParameterSet {
 
     init() {}
 
-    static var fields: [ParameterField<Self>] {[
-        .duration(\.period, "period", in: .minutes(5)...(.hours(12)), "ask this long after the last run; test policy"),
-        .number(\.skipProbability, "skip_probability", "probability", in: 0...1,
+    static var fields: [ParameterField<Self>] {
+        [
+            .duration(
+                \.period, "period", in: .minutes(5)...(.hours(12)), "ask this long after the last run; test policy"),
+            .number(
+                \.skipProbability, "skip_probability", "probability", in: 0...1,
                 "chance to let a period pass without asking; test policy"),
-    ]}
+        ]
+    }
 
-    static var knob: AggressivenessKnob? { AggressivenessKnob("period", moreAggressive: .lower, sweep: ["30m", "1h", "2h"]) }
+    static var knob: AggressivenessKnob? {
+        AggressivenessKnob("period", moreAggressive: .lower, sweep: ["30m", "1h", "2h"])
+    }
 }
 
 /// Asks every `period` from midnight (00:00 + k · period), skipping a period with
@@ -85,7 +91,9 @@ struct EveryPeriodPolicy: WakePolicy {
     @Test func parametersLoadFromAFileAndFromOverrides() throws {
         #expect(Self.registered)
         #expect(PolicyRegistry.named(EveryPeriodPolicy.name)?.parameters == EveryPeriodParameters.self)
-        let file = try Self.temporaryFile("ok.json", """
+        let file = try Self.temporaryFile(
+            "ok.json",
+            """
             {
               "policies": {"every-period": {"period": "2h", "skip_probability": 0}}
             }
@@ -99,7 +107,8 @@ struct EveryPeriodPolicy: WakePolicy {
         let overridden = try ScenarioLoader.load(file: file, overrides: ["policies.every-period.period=3h"])
         #expect(overridden.scenario.policies[EveryPeriodPolicy.self].period == .hours(3))
         #expect(overridden.scenario.policies[EveryPeriodPolicy.self].skipProbability == 0)
-        let fromDefaults = try ScenarioLoader.load(json: "{}", overrides: ["policies.every-period.skip_probability=0.5"])
+        let fromDefaults = try ScenarioLoader.load(
+            json: "{}", overrides: ["policies.every-period.skip_probability=0.5"])
         #expect(fromDefaults.scenario.policies[EveryPeriodPolicy.self].skipProbability == 0.5)
         #expect(fromDefaults.scenario.policies[EveryPeriodPolicy.self].period == EveryPeriodParameters().period)
         // The typed subscript writes them too.
@@ -123,28 +132,37 @@ struct EveryPeriodPolicy: WakePolicy {
         // The value's position: line 3, the column of "1m".
         let line = text.split(separator: "\n", omittingEmptySubsequences: false)[2]
         let column = line.distance(from: line.startIndex, to: try #require(line.range(of: "\"1m\"")).lowerBound) + 1
-        #expect(Self.errors { try ScenarioLoader.load(file: file) } == [
-            "error: \(file):3:\(column): policies.every-period.period: 1m is out of range: expected a duration from 5m to 12h",
-        ])
-        #expect(Self.errors { try ScenarioLoader.load(json: "{}", overrides: ["policies.every-period.skip_probability=2"]) } == [
-            "error: --set policies.every-period.skip_probability: 2 is out of range: expected a number from 0 to 1",
-        ])
-        #expect(Self.errors { try ScenarioLoader.load(json: "{}", overrides: ["policies.every-period.perod=2h"]) } == [
-            "error: --set policies.every-period.perod: unknown key (did you mean 'period'?)",
-        ])
-        #expect(Self.errors { try ScenarioLoader.load(json: "{}", overrides: ["policies.every-period.period=often"]) } == [
-            "error: --set policies.every-period.period: expected a duration such as 90, \"90s\", \"15m\", \"2h\" or \"1d\"",
-        ])
+        #expect(
+            Self.errors { try ScenarioLoader.load(file: file) } == [
+                "error: \(file):3:\(column): policies.every-period.period: 1m is out of range: expected a duration from 5m to 12h"
+            ])
+        #expect(
+            Self.errors { try ScenarioLoader.load(json: "{}", overrides: ["policies.every-period.skip_probability=2"]) }
+                == [
+                    "error: --set policies.every-period.skip_probability: 2 is out of range: expected a number from 0 to 1"
+                ])
+        #expect(
+            Self.errors { try ScenarioLoader.load(json: "{}", overrides: ["policies.every-period.perod=2h"]) } == [
+                "error: --set policies.every-period.perod: unknown key (did you mean 'period'?)"
+            ])
+        #expect(
+            Self.errors { try ScenarioLoader.load(json: "{}", overrides: ["policies.every-period.period=often"]) } == [
+                "error: --set policies.every-period.period: expected a duration such as 90, \"90s\", \"15m\", \"2h\" or \"1d\""
+            ])
     }
 
     @Test func aRunUsesTheParametersAndItsResolvedScenarioHoldsThem() throws {
         #expect(Self.registered)
-        let loaded = try ScenarioLoader.load(json: "{}", overrides: [
-            "platform.name=unrestricted", "policies.every-period.period=2h", "policies.every-period.skip_probability=0",
-        ])
+        let loaded = try ScenarioLoader.load(
+            json: "{}",
+            overrides: [
+                "platform.name=unrestricted", "policies.every-period.period=2h",
+                "policies.every-period.skip_probability=0",
+            ])
         let days = 7, devices = 32
-        let request = RunRequest(scenario: loaded, policies: ["none", EveryPeriodPolicy.name],
-                                 options: RunOptions(devices: devices, days: days, seed: 5, threads: 2))
+        let request = RunRequest(
+            scenario: loaded, policies: ["none", EveryPeriodPolicy.name],
+            options: RunOptions(devices: devices, days: days, seed: 5, threads: 2))
         let report = try Runner.run(request)
         // Every 2 h from midnight, nothing refused: at 2 h, 4 h, ... before the horizon,
         // 12 a day less the one due at the horizon.
@@ -165,7 +183,10 @@ struct EveryPeriodPolicy: WakePolicy {
         // scenario.json loads back to the scenario that ran.
         #expect(try ScenarioLoader.load(file: out + "/scenario.json").scenario == loaded.scenario)
         let run = try String(contentsOfFile: out + "/run.json", encoding: .utf8)
-        #expect(run.contains("\"resolved_scenario_sha256\" : \"\(loaded.resolvedSha256(policies: ["none", EveryPeriodPolicy.name]))\""))
+        #expect(
+            run.contains(
+                "\"resolved_scenario_sha256\" : \"\(loaded.resolvedSha256(policies: ["none", EveryPeriodPolicy.name]))\""
+            ))
 
         // A run of other policies: none of its parameters, and the same resolved scenario
         // whatever they are set to.
@@ -173,7 +194,9 @@ struct EveryPeriodPolicy: WakePolicy {
         #expect(!other.contains(EveryPeriodPolicy.name))
         let defaults = try ScenarioLoader.load(json: "{}", overrides: ["platform.name=unrestricted"])
         #expect(defaults.resolvedSha256(policies: ["fixed"]) == loaded.resolvedSha256(policies: ["fixed"]))
-        #expect(defaults.resolvedSha256(policies: [EveryPeriodPolicy.name]) != loaded.resolvedSha256(policies: [EveryPeriodPolicy.name]))
+        #expect(
+            defaults.resolvedSha256(policies: [EveryPeriodPolicy.name])
+                != loaded.resolvedSha256(policies: [EveryPeriodPolicy.name]))
         // Every registered policy's parameters are in the complete form (default.json's).
         #expect(loaded.resolvedJSON.contains("\"\(EveryPeriodPolicy.name)\" : {"))
     }

@@ -11,9 +11,11 @@ import Testing
 struct RegisteredLaterParameters: ParameterSet {
     var lead = TimeSpan.minutes(10)
     init() {}
-    static var fields: [ParameterField<Self>] {[
-        .duration(\.lead, "lead", in: .minutes(1)...(.hours(1)), "test policy: unused"),
-    ]}
+    static var fields: [ParameterField<Self>] {
+        [
+            .duration(\.lead, "lead", in: .minutes(1)...(.hours(1)), "test policy: unused")
+        ]
+    }
 }
 
 /// Never asks (harmless wherever a suite runs every registered policy).
@@ -36,7 +38,8 @@ struct RegisteredLaterPolicy: WakePolicy {
             if name == "run.json" {
                 var object = try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
                 object["execution"] = nil
-                text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+                text = String(
+                    decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
             }
             out[name] = text
         }
@@ -44,8 +47,9 @@ struct RegisteredLaterPolicy: WakePolicy {
     }
 
     @Test func aPolicyRegisteredBetweenTwoWritesChangesNoFile() throws {
-        let request = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "none"],
-                                 options: RunOptions(devices: 8, days: 2, seed: 9, threads: 1))
+        let request = RunRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "none"],
+            options: RunOptions(devices: 8, days: 2, seed: 9, threads: 1))
         let before = try Runner.run(request)
         let base = FileManager.default.temporaryDirectory
             .appendingPathComponent("bgbench-registered-\(ProcessInfo.processInfo.processIdentifier)").path
@@ -61,8 +65,9 @@ struct RegisteredLaterPolicy: WakePolicy {
         #expect(try Self.contents(base + "/two") == one)
         #expect(try Self.contents(base + "/three") == one)
         // A run of the registered policy does hold its parameters.
-        let mine = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: [RegisteredLaterPolicy.name],
-                              options: RunOptions(devices: 2, days: 1, seed: 9, threads: 1))
+        let mine = RunRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: [RegisteredLaterPolicy.name],
+            options: RunOptions(devices: 2, days: 1, seed: 9, threads: 1))
         try ReportWriter.write(try Runner.run(mine), to: base + "/mine")
         let run = try String(contentsOfFile: base + "/mine/run.json", encoding: .utf8)
         #expect(run.contains("\"\(RegisteredLaterPolicy.name)\" : {"))

@@ -20,8 +20,9 @@ func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     case "set":
         // `--set` paths and values over the built-in defaults: one override a line.
         let overrides = String(decoding: data, as: UTF8.self).split(separator: "\n").prefix(8).map(String.init)
-        _ = try? ScenarioLoader.load(json: ScenarioLoader.builtInDefault().resolvedJSON, file: "(built-in default)",
-                                     overrides: overrides)
+        _ = try? ScenarioLoader.load(
+            json: ScenarioLoader.builtInDefault().resolvedJSON, file: "(built-in default)",
+            overrides: overrides)
     case "trace":
         _ = try? OpensTraceLoader.parse(bytes: [UInt8](data), file: "fuzz.csv")
     case "lsapp":

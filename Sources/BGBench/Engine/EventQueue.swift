@@ -132,15 +132,16 @@ public final class EventQueue<Kind: EventKind> {
 
     @inlinable static func decode(_ key: UInt128) -> Event<Kind> {
         let low = UInt64(truncatingIfNeeded: key)
-        return Event(time: SimTime(truncatingIfNeeded: key >> 64),  // below 2⁶³: pushed times are ≥ 0
-                     kind: Kind(code: UInt8(truncatingIfNeeded: low >> 16)),
-                     payload: UInt16(truncatingIfNeeded: low))
+        return Event(
+            time: SimTime(truncatingIfNeeded: key >> 64),  // below 2⁶³: pushed times are ≥ 0
+            kind: Kind(code: UInt8(truncatingIfNeeded: low >> 16)),
+            payload: UInt16(truncatingIfNeeded: low))
     }
 
     #if BGBENCH_INVARIANTS
-    /// Checks that the keys are sorted, latest first (builds with -D BGBENCH_INVARIANTS).
-    public func checkInvariants() {
-        for i in 1..<max(1, size) { precondition(keys[i - 1] > keys[i]) }
-    }
+        /// Checks that the keys are sorted, latest first (builds with -D BGBENCH_INVARIANTS).
+        public func checkInvariants() {
+            for i in 1..<max(1, size) { precondition(keys[i - 1] > keys[i]) }
+        }
     #endif
 }

@@ -4,21 +4,21 @@ import Foundation
 /// seeded by (run seed, i, purpose) alone (MODEL.md §2), so what one part of the model
 /// draws never shifts another's draws, and every policy meets the same users.
 public enum StreamPurpose: UInt64, Sendable {
-    case population = 1     // archetype, rate, chronotype, bedtime, switches
-    case opens = 2          // open times, sessions, force-quit (the user)
-    case screen = 3         // phone use beyond the app
+    case population = 1  // archetype, rate, chronotype, bedtime, switches
+    case opens = 2  // open times, sessions, force-quit (the user)
+    case screen = 3  // phone use beyond the app
     case charging = 4
-    case network = 5        // offline spells
-    case task = 6           // background runs' latencies, failures, hangs
-    case policy = 7         // a policy's own randomness (phase, Thompson sampling)
-    case lowPower = 8       // whether the user turns Low Power Mode on
-    case feed = 9           // the shared content feed (device index ignored)
-    case foreground = 10    // foreground fetches at stale opens
-    case utcOffset = 11     // the device's time zone (fleet server load only)
-    case push = 12          // silent pushes' loss and delay on the way to the device
-    case content = 13       // a device's own content stream (sync data)
-    case transfer = 14      // background transfers' delays (catalog images)
-    case processing = 15    // the processing task's first due time
+    case network = 5  // offline spells
+    case task = 6  // background runs' latencies, failures, hangs
+    case policy = 7  // a policy's own randomness (phase, Thompson sampling)
+    case lowPower = 8  // whether the user turns Low Power Mode on
+    case feed = 9  // the shared content feed (device index ignored)
+    case foreground = 10  // foreground fetches at stale opens
+    case utcOffset = 11  // the device's time zone (fleet server load only)
+    case push = 12  // silent pushes' loss and delay on the way to the device
+    case content = 13  // a device's own content stream (sync data)
+    case transfer = 14  // background transfers' delays (catalog images)
+    case processing = 15  // the processing task's first due time
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): used only to expand seeds into generator states.
@@ -112,4 +112,3 @@ public struct RandomStream: RandomNumberGenerator, @unchecked Sendable {
 infix operator <<< : BitwiseShiftPrecedence
 @inlinable @inline(__always)
 func <<< (x: UInt64, k: UInt64) -> UInt64 { (x << k) | (x >> (64 &- k)) }
-

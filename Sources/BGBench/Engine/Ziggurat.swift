@@ -16,8 +16,12 @@ enum Ziggurat {
 
     nonisolated(unsafe) static let tables: UnsafeRawPointer = {
         let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
-        func setK(_ table: Int, _ i: Int, _ v: Double) { block.storeBytes(of: UInt32(v), toByteOffset: table + 4 * i, as: UInt32.self) }
-        func set(_ table: Int, _ i: Int, _ v: Double) { block.storeBytes(of: v, toByteOffset: table + 8 * i, as: Double.self) }
+        func setK(_ table: Int, _ i: Int, _ v: Double) {
+            block.storeBytes(of: UInt32(v), toByteOffset: table + 4 * i, as: UInt32.self)
+        }
+        func set(_ table: Int, _ i: Int, _ v: Double) {
+            block.storeBytes(of: v, toByteOffset: table + 8 * i, as: Double.self)
+        }
         let m1 = 2147483648.0, m2 = 4294967296.0
         var dn = rn, tn = dn
         let vn = 9.91256303526217e-3

@@ -19,9 +19,11 @@ package struct CSVReader {
         /// The report files bgbench writes (``CSVWriter``), read back per RFC 4180.
         static let reportTable = Dialect(separator: UInt8(ascii: ","), quotedLineBreaks: true, strictQuotes: true)
         /// Hand-made or exported input, one record a line: opens traces.
-        static let commaSeparatedLines = Dialect(separator: UInt8(ascii: ","), quotedLineBreaks: false, strictQuotes: false)
+        static let commaSeparatedLines = Dialect(
+            separator: UInt8(ascii: ","), quotedLineBreaks: false, strictQuotes: false)
         /// LSApp logs.
-        package static let tabSeparatedLines = Dialect(separator: UInt8(ascii: "\t"), quotedLineBreaks: false, strictQuotes: false)
+        package static let tabSeparatedLines = Dialect(
+            separator: UInt8(ascii: "\t"), quotedLineBreaks: false, strictQuotes: false)
     }
 
     package struct Field {
@@ -109,13 +111,18 @@ package struct CSVReader {
                             j = next; line += 1; lineStart = j
                             continue
                         }
-                        if let problem = Self.unreadable(c) { i = j; fail(j - lineStart + 1, problem, onLine: line); continue records }
+                        if let problem = Self.unreadable(c) {
+                            i = j; fail(j - lineStart + 1, problem, onLine: line); continue records
+                        }
                         text.append(c); j += 1
                     }
                     guard closed else {
                         i = j
-                        fail(column, dialect.quotedLineBreaks ? "a quoted field is not closed" : "a quoted field is not closed on its line",
-                             onLine: recordLine)
+                        fail(
+                            column,
+                            dialect.quotedLineBreaks
+                                ? "a quoted field is not closed" : "a quoted field is not closed on its line",
+                            onLine: recordLine)
                         continue records
                     }
                     guard j == count || bytes[j] == separator || isLineEnd(j) else {
@@ -124,7 +131,11 @@ package struct CSVReader {
                         continue records
                     }
                     if let bad = Self.firstInvalidUTF8(text[...]) {
-                        i = j; fail(column, "invalid UTF-8 (byte 0x\(Self.hex(text[bad]))) in a quoted field: expected UTF-8 text", onLine: line)
+                        i = j;
+                        fail(
+                            column,
+                            "invalid UTF-8 (byte 0x\(Self.hex(text[bad]))) in a quoted field: expected UTF-8 text",
+                            onLine: line)
                         continue records
                     }
                     fields.append(Field(bytes: text[...], column: column))
@@ -137,11 +148,16 @@ package struct CSVReader {
                             fail(j - lineStart + 1, "a quote inside an unquoted field", onLine: line)
                             continue records
                         }
-                        if let problem = Self.unreadable(bytes[j]) { i = j; fail(j - lineStart + 1, problem, onLine: line); continue records }
+                        if let problem = Self.unreadable(bytes[j]) {
+                            i = j; fail(j - lineStart + 1, problem, onLine: line); continue records
+                        }
                         j += 1
                     }
                     if let bad = Self.firstInvalidUTF8(bytes[i..<j]) {
-                        i = bad; fail(bad - lineStart + 1, "invalid UTF-8 (byte 0x\(Self.hex(bytes[bad]))): expected UTF-8 text", onLine: line)
+                        i = bad;
+                        fail(
+                            bad - lineStart + 1, "invalid UTF-8 (byte 0x\(Self.hex(bytes[bad]))): expected UTF-8 text",
+                            onLine: line)
                         continue records
                     }
                     fields.append(Field(bytes: bytes[i..<j], column: column))
@@ -171,9 +187,11 @@ package struct CSVReader {
         var i = bytes.startIndex
         while i < bytes.endIndex {
             let b = bytes[i]
-            let length = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0
+            let length =
+                b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0
             guard length > 0, i + length <= bytes.endIndex,
-                  bytes[(i + 1)..<(i + length)].allSatisfy({ $0 & 0xC0 == 0x80 }) else { return i }
+                bytes[(i + 1)..<(i + length)].allSatisfy({ $0 & 0xC0 == 0x80 })
+            else { return i }
             // Overlong 3- and 4-byte forms, surrogates and code points above U+10FFFF.
             if length == 3 {
                 let n = bytes[i + 1]
@@ -196,24 +214,28 @@ package struct CSVReader {
     /// when it has none, every later record must have as many fields (else a problem) and
     /// goes to `row`. A record that cannot be read is a problem of its line. Returns false
     /// for a file without a record.
-    package func forEachRow(problems: LineProblems, header: (Int, [Field]) -> Void, row: (Int, [Field]) -> Void) -> Bool {
+    package func forEachRow(problems: LineProblems, header: (Int, [Field]) -> Void, row: (Int, [Field]) -> Void) -> Bool
+    {
         var headerSeen = false, headerOK = false, width = 0
-        forEachRecord({ line, fields in
-            if !headerSeen {
-                headerSeen = true
-                width = fields.count
-                header(line, fields)
-                headerOK = problems.isEmpty
-            } else if headerOK {
-                guard fields.count == width else {
-                    return problems.add(line: line, column: 1, "", "\(fields.count) fields where the header has \(width)")
+        forEachRecord(
+            { line, fields in
+                if !headerSeen {
+                    headerSeen = true
+                    width = fields.count
+                    header(line, fields)
+                    headerOK = problems.isEmpty
+                } else if headerOK {
+                    guard fields.count == width else {
+                        return problems.add(
+                            line: line, column: 1, "", "\(fields.count) fields where the header has \(width)")
+                    }
+                    row(line, fields)
                 }
-                row(line, fields)
-            }
-        }, failure: { failure in
-            headerSeen = true
-            problems.add(line: failure.line, column: failure.column, "", failure.message)
-        })
+            },
+            failure: { failure in
+                headerSeen = true
+                problems.add(line: failure.line, column: failure.column, "", failure.message)
+            })
         return headerSeen
     }
 }

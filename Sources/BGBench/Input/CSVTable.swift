@@ -20,13 +20,15 @@ public struct CSVTable: Sendable, Equatable {
     public init(parsing text: String) throws(CSVParseError) {
         var records: [[String]] = [], starts: [Int] = []
         var firstFailure: CSVReader.Failure?
-        CSVReader(bytes: Array(text.utf8), dialect: .reportTable).forEachRecord({ line, fields in
-            guard firstFailure == nil else { return }
-            records.append(fields.map(\.text))
-            starts.append(line)
-        }, failure: { failure in
-            if firstFailure == nil { firstFailure = failure }
-        })
+        CSVReader(bytes: Array(text.utf8), dialect: .reportTable).forEachRecord(
+            { line, fields in
+                guard firstFailure == nil else { return }
+                records.append(fields.map(\.text))
+                starts.append(line)
+            },
+            failure: { failure in
+                if firstFailure == nil { firstFailure = failure }
+            })
         if let firstFailure { throw CSVParseError(line: firstFailure.line, message: firstFailure.message) }
         guard let first = records.first, first != [""] else { throw CSVParseError(line: 1, message: "no header") }
         for (r, n) in zip(records.dropFirst(), starts.dropFirst()) where r.count != first.count {

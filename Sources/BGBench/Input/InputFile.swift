@@ -71,9 +71,13 @@ extension InputFile {
         do {
             return try read(path, limit: limit)
         } catch {
-            throw ScenarioError(problems: [error.tooLarge
-                ? .init(location: .file(path), path: "", message: "the \(kind ?? "input") file is \(error.reason)")
-                : .init(location: .none, path: "", message: "cannot read \(kind.map { $0 + " " } ?? "")'\(path)': \(error.reason)")])
+            throw ScenarioError(problems: [
+                error.tooLarge
+                    ? .init(location: .file(path), path: "", message: "the \(kind ?? "input") file is \(error.reason)")
+                    : .init(
+                        location: .none, path: "",
+                        message: "cannot read \(kind.map { $0 + " " } ?? "")'\(path)': \(error.reason)")
+            ])
         }
     }
 
@@ -83,6 +87,7 @@ extension InputFile {
         guard let bad = CSVReader.firstInvalidUTF8(bytes[...]) else { return nil }
         let lineStart = bytes[..<bad].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
         let line = 1 + bytes[..<bad].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-        return SourcePosition(line: line, column: 1 + bytes[lineStart..<bad].reduce(0) { $0 + ($1 & 0xC0 != 0x80 ? 1 : 0) })
+        return SourcePosition(
+            line: line, column: 1 + bytes[lineStart..<bad].reduce(0) { $0 + ($1 & 0xC0 != 0x80 ? 1 : 0) })
     }
 }

@@ -29,7 +29,12 @@ package final class LineProblems {
 
     /// The problems, with a last line saying how many were left out.
     package var all: [ScenarioError.Problem] {
-        problems + (dropped > 0 ? [.init(location: .file(file), path: "",
-                                         message: "\(dropped) more problems not shown (the first \(Self.limit) are above)")] : [])
+        problems
+            + (dropped > 0
+                ? [
+                    .init(
+                        location: .file(file), path: "",
+                        message: "\(dropped) more problems not shown (the first \(Self.limit) are above)")
+                ] : [])
     }
 }

@@ -24,7 +24,8 @@ package enum LocalDateTime {
             return true
         }
         guard let year = digits(4), expect("-"), let month = digits(2), expect("-"), let day = digits(2),
-              i < b.count, b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: " ") else { return nil }
+            i < b.count, b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: " ")
+        else { return nil }
         i += 1
         guard let hour = digits(2), expect(":"), let minute = digits(2) else { return nil }
         var second = 0, micros = 0
@@ -52,7 +53,8 @@ package enum LocalDateTime {
             }
         }
         guard i == b.count, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour < 24, minute < 60, second < 60 else { return nil }
+            hour < 24, minute < 60, second < 60
+        else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         return SimTime(days) * Clock.day + SimTime(hour) * Clock.hour + SimTime(minute) * Clock.minute
             + SimTime(second) * Clock.second + SimTime(micros)
@@ -95,7 +97,8 @@ package enum LocalDateTime {
         let seconds = rest / Clock.second, micros = rest % Clock.second
         // Four digits, as the reader expects (a year before 1000 is written 0018).
         let year = String(repeating: "0", count: max(0, 4 - String(y).count)) + String(y)
-        var text = "\(year)-\(two(SimTime(m)))-\(two(SimTime(d)))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
+        var text =
+            "\(year)-\(two(SimTime(m)))-\(two(SimTime(d)))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
         if micros > 0 { text += "." + String(String(micros + 1_000_000).dropFirst()) }
         return text
     }

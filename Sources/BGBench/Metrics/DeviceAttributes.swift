@@ -19,31 +19,38 @@ public struct DeviceAttributes: Sendable, Equatable {
     /// Keeps Low Power Mode on all the time (`population.low_power_share`).
     public var keepsLowPower: Bool
 
-    public init(platform: String = "", barOff: Bool = false, homeWifi: Bool = false, workWifi: Bool = false,
-                overnightChargeShare: Double = 0, usageEstimate: Double = 0, expectedOpensPerDay: Double = 0,
-                keepsLowPower: Bool = false) {
+    public init(
+        platform: String = "", barOff: Bool = false, homeWifi: Bool = false, workWifi: Bool = false,
+        overnightChargeShare: Double = 0, usageEstimate: Double = 0, expectedOpensPerDay: Double = 0,
+        keepsLowPower: Bool = false
+    ) {
         self.platform = platform; self.barOff = barOff; self.homeWifi = homeWifi; self.workWifi = workWifi
         self.overnightChargeShare = overnightChargeShare; self.usageEstimate = usageEstimate
         self.expectedOpensPerDay = expectedOpensPerDay; self.keepsLowPower = keepsLowPower
     }
 
     /// devices.csv's attribute columns, in order (booleans are 0 or 1).
-    public static let labels = ["platform", "bar_off", "home_wifi", "work_wifi", "overnight_charge_share",
-                                "usage_estimate", "expected_opens_per_day", "keeps_low_power"]
+    public static let labels = [
+        "platform", "bar_off", "home_wifi", "work_wifi", "overnight_charge_share",
+        "usage_estimate", "expected_opens_per_day", "keeps_low_power",
+    ]
 
     /// The values of `labels`, as devices.csv writes them.
     public var fields: [String] {
         func flag(_ b: Bool) -> String { b ? "1" : "0" }
-        return [platform, flag(barOff), flag(homeWifi), flag(workWifi), CSVNumber.format(overnightChargeShare),
-                CSVNumber.format(usageEstimate), CSVNumber.format(expectedOpensPerDay), flag(keepsLowPower)]
+        return [
+            platform, flag(barOff), flag(homeWifi), flag(workWifi), CSVNumber.format(overnightChargeShare),
+            CSVNumber.format(usageEstimate), CSVNumber.format(expectedOpensPerDay), flag(keepsLowPower),
+        ]
     }
 }
 
 extension DeviceAttributes {
     init(platform: String, traits: DeviceTraits, nights: Int, nightsCharging: Int) {
-        self.init(platform: platform, barOff: traits.barOff, homeWifi: traits.homeWifi, workWifi: traits.workWifi,
-                  overnightChargeShare: nights > 0 ? Double(nightsCharging) / Double(nights) : 0,
-                  usageEstimate: traits.initialUsage, expectedOpensPerDay: traits.opensPerDay,
-                  keepsLowPower: traits.keepsLowPower)
+        self.init(
+            platform: platform, barOff: traits.barOff, homeWifi: traits.homeWifi, workWifi: traits.workWifi,
+            overnightChargeShare: nights > 0 ? Double(nightsCharging) / Double(nights) : 0,
+            usageEstimate: traits.initialUsage, expectedOpensPerDay: traits.opensPerDay,
+            keepsLowPower: traits.keepsLowPower)
     }
 }

@@ -15,20 +15,28 @@ public enum DeviceInvariants {
         func expect(_ holds: Bool, _ text: @autoclosure () -> String) { if !holds { broken.append(text()) } }
 
         let requestRuns = t[.runs] - t[.pushRuns]
-        expect(t[.requested] == requestRuns + t[.denied] + t[.replaced] + t[.pending],
-               "requested \(t[.requested]) ≠ runs without a push \(requestRuns) + denied \(t[.denied]) + replaced \(t[.replaced]) + pending \(t[.pending])")
+        expect(
+            t[.requested] == requestRuns + t[.denied] + t[.replaced] + t[.pending],
+            "requested \(t[.requested]) ≠ runs without a push \(requestRuns) + denied \(t[.denied]) + replaced \(t[.replaced]) + pending \(t[.pending])"
+        )
         let outcomes = RunStatus.allCases.reduce(0) { $0 + t.outcome($1) }
         expect(t[.runs] == outcomes, "runs \(t[.runs]) ≠ the sum of their outcomes \(outcomes)")
         let reasons = DenialReason.allCases.reduce(0) { $0 + t.denials($1) }
         expect(t[.denied] == reasons, "denied \(t[.denied]) ≠ the sum of denials by reason \(reasons)")
-        expect(t[.freshOpens] <= t[.opens], "fresh opens \(t[.freshOpens]) > opens \(t[.opens]) (stale opens would be negative)")
+        expect(
+            t[.freshOpens] <= t[.opens],
+            "fresh opens \(t[.freshOpens]) > opens \(t[.opens]) (stale opens would be negative)")
         // Every counted stale open fetches in the foreground or, offline, fails (MODEL.md §5).
         let stale = t[.opens] - t[.freshOpens]
-        expect(stale < 0 || t[.foregroundFetches] + t[.foregroundFailures] == stale,
-               "foreground fetches \(t[.foregroundFetches]) + failures \(t[.foregroundFailures]) ≠ stale opens \(stale)")
-        expect(t[.serverOnTime] <= t[.serverJobs], "server jobs on time \(t[.serverOnTime]) > server jobs \(t[.serverJobs])")
-        expect(t[.processingOnTime] <= t[.processingCompleted],
-               "processing on time \(t[.processingOnTime]) > processing completed \(t[.processingCompleted])")
+        expect(
+            stale < 0 || t[.foregroundFetches] + t[.foregroundFailures] == stale,
+            "foreground fetches \(t[.foregroundFetches]) + failures \(t[.foregroundFailures]) ≠ stale opens \(stale)")
+        expect(
+            t[.serverOnTime] <= t[.serverJobs],
+            "server jobs on time \(t[.serverOnTime]) > server jobs \(t[.serverJobs])")
+        expect(
+            t[.processingOnTime] <= t[.processingCompleted],
+            "processing on time \(t[.processingOnTime]) > processing completed \(t[.processingCompleted])")
         expect(t[.pushRuns] <= t[.pushSent], "push runs \(t[.pushRuns]) > pushes sent \(t[.pushSent])")
         for q in Quantity.allCases {
             switch q.storage {

@@ -39,7 +39,9 @@ struct DeviceRecorder {
         // Events come in time order: move the hour forward instead of dividing.
         // Wrapping and unchecked: hourEnd stays within an hour after t; hourRow ≤ 23 · 9 and a
         // field's raw value < 9, so the index stays below 216.
-        while t >= hourEnd { hourEnd &+= Clock.hour; hourRow = hourRow == 23 * SeriesField.count ? 0 : hourRow &+ SeriesField.count }
+        while t >= hourEnd {
+            hourEnd &+= Clock.hour; hourRow = hourRow == 23 * SeriesField.count ? 0 : hourRow &+ SeriesField.count
+        }
         byHour[unchecked: hourRow &+ field.rawValue] += value
     }
 
@@ -82,11 +84,12 @@ struct DeviceRecorder {
         let slots = tally.slots.span
         for f in 0..<SeriesField.count {
             let v = slots[SeriesField.slots[f]]
-            row[f] = switch SeriesField.storages[f] {
-            case .count: Double(v)
-            case .ticks: Clock.seconds(v)
-            case .amount: Double(bitPattern: UInt64(bitPattern: v))
-            }
+            row[f] =
+                switch SeriesField.storages[f] {
+                case .count: Double(v)
+                case .ticks: Clock.seconds(v)
+                case .amount: Double(bitPattern: UInt64(bitPattern: v))
+                }
         }
         return row
     }
@@ -105,8 +108,9 @@ struct DeviceRecorder {
 
     /// The device's output, once its last day is flushed.
     consuming func finish(archetype: Int, attributes: DeviceAttributes = DeviceAttributes()) -> DeviceRecord {
-        DeviceRecord(device: device, archetype: max(0, archetype), tally: tally, byHour: byHour, trace: trace ?? [],
-                     storage: storage, attributes: attributes)
+        DeviceRecord(
+            device: device, archetype: max(0, archetype), tally: tally, byHour: byHour, trace: trace ?? [],
+            storage: storage, attributes: attributes)
     }
 }
 

@@ -110,7 +110,7 @@ public enum Quantity: Int, CaseIterable, Sendable {
         case .runs: "runs"
         case .denied: "denied"
         case .deniedForeground, .deniedBarOff, .deniedForceQuit, .deniedLowPower, .deniedLowBattery,
-             .deniedNotSubmitted, .deniedSpacing, .deniedBudget, .deniedBusy, .deniedDoze, .deniedQuota:
+            .deniedNotSubmitted, .deniedSpacing, .deniedBudget, .deniedBusy, .deniedDoze, .deniedQuota:
             "denied_" + DenialReason(rawValue: UInt8(rawValue - Quantity.deniedForeground.rawValue))!.label
         case .newData, .noData, .failed, .expired, .killed:
             RunStatus(rawValue: UInt8(rawValue - Quantity.newData.rawValue))!.label
@@ -146,7 +146,8 @@ public enum Quantity: Int, CaseIterable, Sendable {
     public var storage: Storage {
         switch self {
         case .staleness, .age, .foregroundWait, .zeroBattery, .lowPower, .serverLag: .ticks
-        case .foregroundEnergy, .backgroundEnergy, .cellularBytes, .wifiBytes, .cellularImageBytes, .processingEnergy: .amount
+        case .foregroundEnergy, .backgroundEnergy, .cellularBytes, .wifiBytes, .cellularImageBytes, .processingEnergy:
+            .amount
         default: .count
         }
     }

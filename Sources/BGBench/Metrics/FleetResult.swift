@@ -34,7 +34,9 @@ public struct FleetResult: Sendable {
 
     init(scenario: Scenario, days: Int, keepDevices: Bool, replay: Bool = false) {
         serverLoad = ServerLoad(days: 0, firstDay: 0)
-        archetypeNames = replay ? ["trace"]
+        archetypeNames =
+            replay
+            ? ["trace"]
             : scenario.population.model == .routine ? ["routine"] : scenario.population.sortedArchetypeNames
         archetypes = Array(repeating: FleetTally(), count: archetypeNames.count)
         daily = SeriesTally(rows: days)
@@ -55,13 +57,18 @@ public struct FleetResult: Sendable {
     }
 
     /// Adds one device's totals.
-    mutating func add(device: Int, archetype: Int, _ tally: DeviceTally, attributes: DeviceAttributes = DeviceAttributes()) {
+    mutating func add(
+        device: Int, archetype: Int, _ tally: DeviceTally, attributes: DeviceAttributes = DeviceAttributes()
+    ) {
         let values = tally.values()
         fleet.add(values)
         archetypes[max(0, archetype)].add(values)
         daily.countDevice()
         hourly.countDevice()
-        if keepsDevices { devices.append(DeviceRow(device: device, archetype: max(0, archetype), values: values, attributes: attributes)) }
+        if keepsDevices {
+            devices.append(
+                DeviceRow(device: device, archetype: max(0, archetype), values: values, attributes: attributes))
+        }
     }
 
     /// Sets the fleet's staleness histogram to the sum of the archetypes' (devices add
@@ -74,7 +81,8 @@ public struct FleetResult: Sendable {
         fleet.staleness = all
         devices.sort { $0.device < $1.device }
         // Stable: a device's events stay in time order.
-        trace = trace.enumerated().sorted { ($0.element.device, $0.offset) < ($1.element.device, $1.offset) }.map(\.element)
+        trace = trace.enumerated().sorted { ($0.element.device, $0.offset) < ($1.element.device, $1.offset) }.map(
+            \.element)
     }
 
     package mutating func merge(_ other: FleetResult) {

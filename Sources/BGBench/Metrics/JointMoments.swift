@@ -100,8 +100,10 @@ public struct JointMoments: Sendable, Equatable {
 
     /// Σzᵢzⱼ − Σzᵢ·Σzⱼ / n in double-double arithmetic (Dekker's product with a fused
     /// multiply-add; the quotient corrected by its residual).
-    static func centred(_ p: (hi: Double, lo: Double), _ a: (hi: Double, lo: Double), _ b: (hi: Double, lo: Double),
-                        n: Double) -> Double {
+    static func centred(
+        _ p: (hi: Double, lo: Double), _ a: (hi: Double, lo: Double), _ b: (hi: Double, lo: Double),
+        n: Double
+    ) -> Double {
         let t = a.hi * b.hi
         let e = (-t).addingProduct(a.hi, b.hi) + a.hi * b.lo + a.lo * b.hi  // a·b ≈ t + e
         let q = t / n

@@ -63,7 +63,9 @@ public struct LogHistogram: Sendable, Equatable {
             sliceBins.reserveCapacity(sliceCount)
             for k in 0..<sliceCount {
                 let exponent = firstExponent + k >> Self.mantissaBits
-                let bits = UInt64(exponent + 1023) << 52 | UInt64(k & ((1 << Self.mantissaBits) - 1)) << (52 - Self.mantissaBits)
+                let bits =
+                    UInt64(exponent + 1023) << 52 | UInt64(k & ((1 << Self.mantissaBits) - 1))
+                    << (52 - Self.mantissaBits)
                 sliceBins.append(Int32(LogHistogram.bin(Double(bitPattern: bits))))
             }
             self.sliceBins = sliceBins
@@ -72,7 +74,8 @@ public struct LogHistogram: Sendable, Equatable {
         @inline(__always)
         func bin(_ x: Double) -> Int {
             if x <= minimum { return 0 }
-            let slice = Int(truncatingIfNeeded: x.bitPattern >> (52 - Self.mantissaBits))
+            let slice =
+                Int(truncatingIfNeeded: x.bitPattern >> (52 - Self.mantissaBits))
                 - (firstExponent + 1023) << Self.mantissaBits
             if slice >= sliceCount { return binCount - 1 }
             let b = Int(sliceBins[slice])

@@ -53,8 +53,9 @@ public struct PairedMoments: Sendable, Equatable {
 
     /// Every sum rounded once: what the estimator reads.
     var rounded: Rounded {
-        Rounded(n: n, unequal: unequal, ya: ya, yb: yb, xa: xa, xb: xb, yaya: yaya, ybyb: ybyb, xaxa: xaxa, xbxb: xbxb,
-                xaya: xaya, xbyb: xbyb, yayb: yayb, yaxb: yaxb, xayb: xayb, xaxb: xaxb, d: d, dd: dd, dxa: dxa)
+        Rounded(
+            n: n, unequal: unequal, ya: ya, yb: yb, xa: xa, xb: xb, yaya: yaya, ybyb: ybyb, xaxa: xaxa, xbxb: xbxb,
+            xaya: xaya, xbyb: xbyb, yayb: yayb, yaxb: yaxb, xayb: xayb, xaxb: xaxb, d: d, dd: dd, dxa: dxa)
     }
     struct Rounded {
         var n, unequal, ya, yb, xa, xb, yaya, ybyb, xaxa, xbxb, xaya, xbyb, yayb, yaxb, xayb, xaxb, d, dd, dxa: Double
@@ -91,14 +92,18 @@ extension Estimators {
     /// it is `ratio` applied to dᵢ = y_aᵢ − y_bᵢ, and computed so from Σd, Σd², Σd·x.
     public static func pairedRatio(_ moments: PairedMoments, scale: Double = 1) -> PairedEstimate {
         let m = moments.rounded
-        guard m.xa > 0, m.xb > 0 else { return PairedEstimate(policy: .nan, baseline: .nan, difference: Estimate(.nan)) }
+        guard m.xa > 0, m.xb > 0 else {
+            return PairedEstimate(policy: .nan, baseline: .nan, difference: Estimate(.nan))
+        }
         let ra = m.ya / m.xa, rb = m.yb / m.xb
         let policy = ra * scale, baseline = rb * scale
         // The same denominators on every device: D = Σd / Σx and Σe² = (Σd² − 2D·Σd·x +
         // D²·Σx²) / (Σx)², the ratio interval of d (no cancellation against y's size).
         let same = m.unequal == 0
         let d = same ? m.d / m.xa : ra - rb
-        guard let t = tQuantile(m.n) else { return PairedEstimate(policy: policy, baseline: baseline, difference: Estimate(d * scale)) }
+        guard let t = tQuantile(m.n) else {
+            return PairedEstimate(policy: policy, baseline: baseline, difference: Estimate(d * scale))
+        }
         let sum: Double
         if same {
             sum = (m.dd - 2 * d * m.dxa + d * d * m.xaxa) / (m.xa * m.xa)
@@ -110,8 +115,9 @@ extension Estimators {
         }
         let se = (max(0, sum) * m.n / (m.n - 1)).squareRoot()
         let half = t * se * abs(scale)
-        return PairedEstimate(policy: policy, baseline: baseline,
-                              difference: Estimate(d * scale, low: d * scale - half, high: d * scale + half))
+        return PairedEstimate(
+            policy: policy, baseline: baseline,
+            difference: Estimate(d * scale, low: d * scale - half, high: d * scale + half))
     }
 }
 
@@ -136,7 +142,8 @@ public struct PairedMetric: Sendable {
         self.metric = metric
         switch metric.kind {
         case .perOpen(let q): quantity = q; denominator = .opens
-        case .perDeviceDay(let q), .batteryPercentPerDay(let q), .perServerJob(let q): quantity = q; denominator = .device
+        case .perDeviceDay(let q), .batteryPercentPerDay(let q), .perServerJob(let q):
+            quantity = q; denominator = .device
         case .share(let q, let missed): quantity = q; denominator = .resolved(missed: missed)
         case .stalenessQuantile: return nil
         }
@@ -160,8 +167,9 @@ public struct PairedMetric: Sendable {
         case .perDeviceDay: return Estimators.pairedRatio(m, scale: 1 / Double(max(1, days)))
         case .batteryPercentPerDay: return Estimators.pairedRatio(m, scale: 100 / batteryJoules / Double(max(1, days)))
         case .perServerJob:
-            return serverJobs ? Estimators.pairedRatio(m, scale: 1 / Double(max(1, days)))
-                              : PairedEstimate(policy: .nan, baseline: .nan, difference: Estimate(.nan))
+            return serverJobs
+                ? Estimators.pairedRatio(m, scale: 1 / Double(max(1, days)))
+                : PairedEstimate(policy: .nan, baseline: .nan, difference: Estimate(.nan))
         case .stalenessQuantile: return PairedEstimate(policy: .nan, baseline: .nan, difference: Estimate(.nan))
         }
     }
@@ -172,7 +180,8 @@ public struct PairedMetric: Sendable {
 /// (17 exact sums and two counts a metric), whatever the fleet: the fleet keeps one per
 /// policy and worker.
 public struct PairedTally: Sendable, Equatable {
-    public internal(set) var moments = [PairedMoments](repeating: PairedMoments(), count: MetricTable.pairedMetrics.count)
+    public internal(set) var moments = [PairedMoments](
+        repeating: PairedMoments(), count: MetricTable.pairedMetrics.count)
     public var devices: Int { Int(moments.first?.n ?? 0) }
 
     public init() {}

@@ -71,11 +71,14 @@ public struct SeriesTally: Sendable, Equatable {
         for i in sums.indices { sums[i].add(other.sums[i]) }
     }
 
-    public subscript(row: Int, field: SeriesField) -> Double { sums[3 * (row * SeriesField.count + field.rawValue)].value }
+    public subscript(row: Int, field: SeriesField) -> Double {
+        sums[3 * (row * SeriesField.count + field.rawValue)].value
+    }
 
     public func moments(row: Int, _ field: SeriesField) -> Moments {
         let i = 3 * (row * SeriesField.count + field.rawValue), o = 3 * row * SeriesField.count
-        return Moments(n: Double(devices), sy: sums[i].value, syy: sums[i + 1].value, sxy: sums[i + 2].value,
-                       sx: sums[o].value, sxx: sums[o + 1].value)
+        return Moments(
+            n: Double(devices), sy: sums[i].value, syy: sums[i + 1].value, sxy: sums[i + 2].value,
+            sx: sums[o].value, sxx: sums[o + 1].value)
     }
 }

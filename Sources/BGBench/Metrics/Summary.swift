@@ -14,8 +14,9 @@ public struct Estimate: Sendable, Equatable {
     /// them is moved to the edge. The true value lies in the support, so the cut interval
     /// covers it whenever the uncut one does (its coverage is never lower).
     public func within(_ support: ClosedRange<Double>) -> Estimate {
-        Estimate(value, low: low.map { min(max($0, support.lowerBound), support.upperBound) },
-                 high: high.map { min(max($0, support.lowerBound), support.upperBound) })
+        Estimate(
+            value, low: low.map { min(max($0, support.lowerBound), support.upperBound) },
+            high: high.map { min(max($0, support.lowerBound), support.upperBound) })
     }
 }
 
@@ -41,7 +42,8 @@ public enum QuantileStability {
     /// Whether the q-quantile of the histogram sits at a jump; nil without opens.
     public static func unstable(_ histogram: LogHistogram, _ q: Double) -> Bool? {
         guard let low = histogram.quantile(max(0, q - rankMargin)),
-              let high = histogram.quantile(min(1, q + rankMargin)) else { return nil }
+            let high = histogram.quantile(min(1, q + rankMargin))
+        else { return nil }
         return high > jumpFactor * low
     }
 
@@ -106,8 +108,9 @@ public struct FleetEstimates: Sendable {
     public init(tally: FleetTally, days: Int) { self.tally = tally; self.days = days }
 
     func moments(_ q: Quantity) -> Moments {
-        Moments(n: Double(tally.devices), sy: tally.sum(q), syy: tally.sumOfSquares(q), sxy: tally.sumTimesOpens(q),
-                sx: tally.sum(.opens), sxx: tally.sumOfSquares(.opens))
+        Moments(
+            n: Double(tally.devices), sy: tally.sum(q), syy: tally.sumOfSquares(q), sxy: tally.sumTimesOpens(q),
+            sx: tally.sum(.opens), sxx: tally.sumOfSquares(.opens))
     }
 
     /// Σ q / Σ opens with its cluster-robust interval.

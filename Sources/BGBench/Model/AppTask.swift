@@ -100,15 +100,18 @@ struct AppTask {
     /// `extraBytes` ride on the first request (catalog images). `limit`, if given,
     /// replaces the runtime limit for this run (a platform that stops a job early, as
     /// Android does when its quota runs out).
-    mutating func run(on network: NetworkKind, newItems: Int, newBytes: Double, itemBytes: Double,
-                      extraBytes: Double = 0, limit runLimit: SimTime? = nil) -> RunExecution {
+    mutating func run(
+        on network: NetworkKind, newItems: Int, newBytes: Double, itemBytes: Double,
+        extraBytes: Double = 0, limit runLimit: SimTime? = nil
+    ) -> RunExecution {
         let limit = runLimit ?? self.limit
         if app.task == .lognormal { return runLognormal(on: network, newItems: newItems, limit: limit) }
         let launch = app.launchJ
         let contentStatus: RunStatus = (newItems > 0 || app.status == .alwaysNewData) ? .newData : .noData
         if network == .offline {
             // The requests fail at once (MODEL.md §6.4 rule 6).
-            return RunExecution(status: .failed, duration: Clock.ticks(seconds: launchSeconds), energy: launch, bytes: 0, requests: 0)
+            return RunExecution(
+                status: .failed, duration: Clock.ticks(seconds: launchSeconds), energy: launch, bytes: 0, requests: 0)
         }
         let requests = rng.bernoulli(app.secondRequestProbability) ? 2 : 1
         var active = 0.0, bytes = 0.0
@@ -117,8 +120,10 @@ struct AppTask {
         var sent: Int32 = 0
         for r in 0..<requests {
             sent += 1
-            let payload = r == 0 ? payloadBytes(missingBytes: newBytes, itemBytes: itemBytes) + extraBytes
-                                 : app.payloadFixedKilobytes * 1000
+            let payload =
+                r == 0
+                ? payloadBytes(missingBytes: newBytes, itemBytes: itemBytes) + extraBytes
+                : app.payloadFixedKilobytes * 1000
             let u = rng.uniform()
             active += latencySeconds(on: network)
             if u < app.failureProbability { status = .failed; break }
@@ -133,8 +138,9 @@ struct AppTask {
             active = max(0, Clock.seconds(limit) - launchSeconds)
             status = app.handlesExpiration ? .expired : .killed
         }
-        return RunExecution(status: status, duration: duration,
-                            energy: launch + energy.radio(activeSeconds: active, on: network), bytes: bytes, requests: sent)
+        return RunExecution(
+            status: status, duration: duration,
+            energy: launch + energy.radio(activeSeconds: active, on: network), bytes: bytes, requests: sent)
     }
 
     /// R1's run (MODEL.md §10 rules 6 and 8): d ~ lognormal; killed past the limit (energy
@@ -151,14 +157,18 @@ struct AppTask {
         } else {
             status = (newItems > 0 || app.status == .alwaysNewData) ? .newData : .noData
         }
-        return RunExecution(status: status, duration: Clock.ticks(seconds: d),
-                            energy: app.launchJ + energy.radio(activeSeconds: d, on: network), bytes: 0, requests: 1)
+        return RunExecution(
+            status: status, duration: Clock.ticks(seconds: d),
+            energy: app.launchJ + energy.radio(activeSeconds: d, on: network), bytes: 0, requests: 1)
     }
 
     /// A foreground fetch at a stale open: one request for what the cache misses.
     /// Returns the user's wait and the energy (costed apart from background work).
-    mutating func foregroundFetch(on network: NetworkKind, missingBytes: Double, itemBytes: Double, extraBytes: Double = 0)
-        -> (wait: SimTime, energy: Double, bytes: Double) {
+    mutating func foregroundFetch(
+        on network: NetworkKind, missingBytes: Double, itemBytes: Double, extraBytes: Double = 0
+    )
+        -> (wait: SimTime, energy: Double, bytes: Double)
+    {
         let payload = payloadBytes(missingBytes: missingBytes, itemBytes: itemBytes) + extraBytes
         let seconds = latencySeconds(on: network) + transferSeconds(bytes: payload, on: network)
         return (Clock.ticks(seconds: seconds), energy.radio(activeSeconds: seconds, on: network), payload)

@@ -23,17 +23,31 @@ public struct CatalogParameters: ParameterSet {
     public var transferRetry = TimeSpan.minutes(15)
 }
 extension CatalogParameters {
-    public static var fields: [ParameterField<Self>] {[
-        .number(\.imageKilobytesPerItem, "image_kilobytes_per_item", "kB", in: 0...1_000_000,
-                "`catalog`: image bytes each new item brings (a full refresh: `app.full_set_items` items' worth); assumption"),
-        .flag(\.wifiOnly, "wifi_only",
-              "`catalog`: images only on Wi-Fi; on cellular a run or a stale open fetches the metadata alone and the cache stays stale"),
-        .flag(\.backgroundTransfer, "background_transfer",
-              "`catalog`: a successful run hands the images to a background transfer that completes later, instead of downloading them itself"),
-        .duration(\.transferDelayMedian, "transfer_delay_median", in: .seconds(0)...(.days(7)),
-                  "`catalog`: a transfer completes this long after the run ends: lognormal median; assumption (discretionary transfers wait minutes to hours)"),
-        .number(\.transferDelaySigma, "transfer_delay_sigma", "log sd", in: 0...5, "sigma of that lognormal; assumption"),
-        .duration(\.transferRetry, "transfer_retry", in: .minutes(1)...(.days(1)),
-                  "a Wi-Fi-only transfer due while off Wi-Fi (or any transfer while offline) is tried again this much later; assumption"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            .number(
+                \.imageKilobytesPerItem, "image_kilobytes_per_item", "kB", in: 0...1_000_000,
+                "`catalog`: image bytes each new item brings (a full refresh: `app.full_set_items` items' worth); assumption"
+            ),
+            .flag(
+                \.wifiOnly, "wifi_only",
+                "`catalog`: images only on Wi-Fi; on cellular a run or a stale open fetches the metadata alone and the cache stays stale"
+            ),
+            .flag(
+                \.backgroundTransfer, "background_transfer",
+                "`catalog`: a successful run hands the images to a background transfer that completes later, instead of downloading them itself"
+            ),
+            .duration(
+                \.transferDelayMedian, "transfer_delay_median", in: .seconds(0)...(.days(7)),
+                "`catalog`: a transfer completes this long after the run ends: lognormal median; assumption (discretionary transfers wait minutes to hours)"
+            ),
+            .number(
+                \.transferDelaySigma, "transfer_delay_sigma", "log sd", in: 0...5, "sigma of that lognormal; assumption"
+            ),
+            .duration(
+                \.transferRetry, "transfer_retry", in: .minutes(1)...(.days(1)),
+                "a Wi-Fi-only transfer due while off Wi-Fi (or any transfer while offline) is tried again this much later; assumption"
+            ),
+        ]
+    }
 }

@@ -51,7 +51,8 @@ struct DeviceTraits {
         chronotype = Clock.ticks(seconds: p.chronotypeSd.seconds * rng.standardNormal())
         let u = s.user
         bedtime = Clock.ticks(seconds: u.bedtimeMean.seconds + u.bedtimeSd.seconds * rng.standardNormal())
-        sleepLength = Clock.ticks(seconds: u.sleepMin.seconds + (u.sleepMax.seconds - u.sleepMin.seconds) * rng.uniform())
+        sleepLength = Clock.ticks(
+            seconds: u.sleepMin.seconds + (u.sleepMax.seconds - u.sleepMin.seconds) * rng.uniform())
         barOff = rng.bernoulli(p.barOffShare)
         homeWifi = rng.bernoulli(s.network.homeWifiShare)
         workWifi = rng.bernoulli(s.network.workWifiShare)
@@ -169,7 +170,9 @@ struct NetworkState {
         } else {
             cached = cellular
         }
-        func after(_ boundary: SimTime, _ edge: SimTime) -> SimTime { boundary > timeOfDay ? min(boundary, edge) : edge }
+        func after(_ boundary: SimTime, _ edge: SimTime) -> SimTime {
+            boundary > timeOfDay ? min(boundary, edge) : edge
+        }
         let edge = after(homeFrom, after(homeUntil, after(workFrom, after(workUntil, Clock.day))))
         validUntil = min(nextSpell, t - timeOfDay + edge)
         return cached
@@ -232,7 +235,8 @@ struct Battery {
             joules = min(capacity, joules + chargeW * dt)
             if lowPower && joules >= lowPowerOffLevel * capacity && !keepsLowPower {
                 // In Low Power Mode until the level reached the off level.
-                let on = chargeW > 0 ? SimTime(((lowPowerOffLevel * capacity - before) / chargeW * 1e6).rounded(.up)) : 0
+                let on =
+                    chargeW > 0 ? SimTime(((lowPowerOffLevel * capacity - before) / chargeW * 1e6).rounded(.up)) : 0
                 ticksLowPower += min(t - updated, max(0, on))
                 lowPower = false
             } else if lowPower {

@@ -15,10 +15,16 @@ public struct MessagesParameters: ParameterSet {
     public var burstGapMean = TimeSpan.minutes(1)
 }
 extension MessagesParameters {
-    public static var fields: [ParameterField<Self>] {[
-        .number(\.burstMean, "burst_mean", "messages", in: 1...1000,
-                "`messages`: mean messages per conversation (geometric count); assumption: chats come in short exchanges"),
-        .duration(\.burstGapMean, "burst_gap_mean", in: .seconds(0)...(.days(1)),
-                  "`messages`: mean gap between a conversation's messages (exponential); assumption: replies within about a minute"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            .number(
+                \.burstMean, "burst_mean", "messages", in: 1...1000,
+                "`messages`: mean messages per conversation (geometric count); assumption: chats come in short exchanges"
+            ),
+            .duration(
+                \.burstGapMean, "burst_gap_mean", in: .seconds(0)...(.days(1)),
+                "`messages`: mean gap between a conversation's messages (exponential); assumption: replies within about a minute"
+            ),
+        ]
+    }
 }

@@ -27,13 +27,16 @@ public final class NewsFeed: Sendable {
     /// One device's own stream of items by the same rules (`sync`: the data the device
     /// produces), from its `content` stream.
     convenience init(content: ContentModel, days: Int, seed: UInt64, device: Int) {
-        self.init(content: content, days: days, rng: RandomStream(seed: seed, device: UInt64(device), purpose: .content))
+        self.init(
+            content: content, days: days, rng: RandomStream(seed: seed, device: UInt64(device), purpose: .content))
     }
 
     private convenience init(content: ContentModel, days: Int, rng: RandomStream) {
         var rng = rng
-        let times = content.kind == .messages ? Self.messageTimes(content, days: days, rng: &rng)
-                                              : Self.poissonTimes(content, days: days, rng: &rng)
+        let times =
+            content.kind == .messages
+            ? Self.messageTimes(content, days: days, rng: &rng)
+            : Self.poissonTimes(content, days: days, rng: &rng)
         var cumulative = [0.0]
         cumulative.reserveCapacity(times.count + 1)
         for _ in times {

@@ -23,17 +23,32 @@ public struct ProcessingTaskParameters: ParameterSet {
     public var powerW = 1.0
 }
 extension ProcessingTaskParameters {
-    public static var fields: [ParameterField<Self>] {[
-        .flag(\.enabled, "enabled", "a processing task (BGProcessingTask) beside the refresh ([content.md](content.md)); MODEL.md §6"),
-        .duration(\.interval, "interval", in: .minutes(15)...(.days(365)),
-                  "the next instance is due this long after one completes; the first at a uniform time in the first interval; assumption: weekly database maintenance"),
-        .duration(\.work, "work", in: .seconds(1)...(.days(1)),
-                  "running time needed; interrupted work is kept (the app checkpoints); assumption: minutes long (MODEL.md §6)"),
-        .flag(\.requiresPower, "requires_power", "runs only while charging (`requiresExternalPower`) and is interrupted by unplugging"),
-        .flag(\.requiresNetwork, "requires_network", "runs only when not offline (`requiresNetworkConnectivity`), checked when it starts"),
-        .duration(\.deadline, "deadline", in: .minutes(1)...(.days(365)),
-                  "an instance is on time if it completes within this after it became due; assumption"),
-        .number(\.powerW, "power_w", "W", in: 0...100,
-                "power drawn while it runs (booked to the battery, reported apart from background runs); assumption: about one busy core"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            .flag(
+                \.enabled, "enabled",
+                "a processing task (BGProcessingTask) beside the refresh ([content.md](content.md)); MODEL.md §6"),
+            .duration(
+                \.interval, "interval", in: .minutes(15)...(.days(365)),
+                "the next instance is due this long after one completes; the first at a uniform time in the first interval; assumption: weekly database maintenance"
+            ),
+            .duration(
+                \.work, "work", in: .seconds(1)...(.days(1)),
+                "running time needed; interrupted work is kept (the app checkpoints); assumption: minutes long (MODEL.md §6)"
+            ),
+            .flag(
+                \.requiresPower, "requires_power",
+                "runs only while charging (`requiresExternalPower`) and is interrupted by unplugging"),
+            .flag(
+                \.requiresNetwork, "requires_network",
+                "runs only when not offline (`requiresNetworkConnectivity`), checked when it starts"),
+            .duration(
+                \.deadline, "deadline", in: .minutes(1)...(.days(365)),
+                "an instance is on time if it completes within this after it became due; assumption"),
+            .number(
+                \.powerW, "power_w", "W", in: 0...100,
+                "power drawn while it runs (booked to the battery, reported apart from background runs); assumption: about one busy core"
+            ),
+        ]
+    }
 }

@@ -15,10 +15,16 @@ public struct SyncContentParameters: ParameterSet {
     public var targetAge = TimeSpan.hours(4)
 }
 extension SyncContentParameters {
-    public static var fields: [ParameterField<Self>] {[
-        .duration(\.serverJobAt, "server_job_at", in: .hours(0)...(.hours(24)),
-                  "`sync`: time of day (UTC; device-local = UTC + the device's offset) of the daily server job that reads the uploads; assumption: nightly batch jobs run in the small hours"),
-        .duration(\.targetAge, "target_age", in: .hours(0)...(.days(365)),
-                  "`sync`: a server job is on time if every item older than this was uploaded; assumption: the fitness preset's ~4 h sync interval"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            .duration(
+                \.serverJobAt, "server_job_at", in: .hours(0)...(.hours(24)),
+                "`sync`: time of day (UTC; device-local = UTC + the device's offset) of the daily server job that reads the uploads; assumption: nightly batch jobs run in the small hours"
+            ),
+            .duration(
+                \.targetAge, "target_age", in: .hours(0)...(.days(365)),
+                "`sync`: a server job is on time if every item older than this was uploaded; assumption: the fitness preset's ~4 h sync interval"
+            ),
+        ]
+    }
 }

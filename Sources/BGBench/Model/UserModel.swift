@@ -24,8 +24,10 @@ struct DayProfile {
     ///   - shift: how much later than the weights the curve runs (chronotype, weekend).
     ///   - sleep: the sleep window as (start, length) in ticks of the day, or nil; it may
     ///     wrap past midnight. Inside it the intensity is `nightEvents / length`.
-    static func build(weights: [Double], shift: SimTime, expected: Double,
-                      sleep: (start: SimTime, length: SimTime)?, nightEvents: Double) -> DayProfile {
+    static func build(
+        weights: [Double], shift: SimTime, expected: Double,
+        sleep: (start: SimTime, length: SimTime)?, nightEvents: Double
+    ) -> DayProfile {
         func wrap(_ t: SimTime) -> SimTime { ((t % Clock.day) + Clock.day) % Clock.day }
         var cuts: [SimTime] = (0..<24).map { wrap(SimTime($0) * Clock.hour + shift) }
         if let sleep { cuts.append(wrap(sleep.start)); cuts.append(wrap(sleep.start + sleep.length)) }
@@ -41,7 +43,9 @@ struct DayProfile {
         var awakeMass = 0.0
         for i in 0..<(cuts.count - 1) {
             let mid = (cuts[i] + cuts[i + 1]) / 2
-            if !asleep(mid) { awakeMass += weights[Int(wrap(mid - shift) / Clock.hour)] * Double(cuts[i + 1] - cuts[i]) }
+            if !asleep(mid) {
+                awakeMass += weights[Int(wrap(mid - shift) / Clock.hour)] * Double(cuts[i + 1] - cuts[i])
+            }
         }
         var profile = DayProfile()
         profile.count = 0
@@ -85,8 +89,10 @@ struct ProfiledPoisson {
     private var dayStart: SimTime = 0
     private var dayOfWeek = 0
 
-    init(weekday: DayProfile, weekend: DayProfile, horizon: SimTime,
-         driftStart: SimTime = Clock.never, driftShift: SimTime = 0) {
+    init(
+        weekday: DayProfile, weekend: DayProfile, horizon: SimTime,
+        driftStart: SimTime = Clock.never, driftShift: SimTime = 0
+    ) {
         self.weekday = weekday; self.weekend = weekend; self.horizon = horizon
         self.driftStart = driftStart; self.driftShift = driftShift
         // Day 0 is a Monday (MODEL.md §2).
@@ -238,8 +244,10 @@ struct UserOpens {
     private var replay: TraceReplay?
     private let isReplay: Bool
 
-    init(poisson: ProfiledPoisson, routine: RoutineProcess?, replay: TraceReplay? = nil,
-         rng: RandomStream, behaviour: SessionParameters) {
+    init(
+        poisson: ProfiledPoisson, routine: RoutineProcess?, replay: TraceReplay? = nil,
+        rng: RandomStream, behaviour: SessionParameters
+    ) {
         self.poisson = poisson; self.routine = routine; self.replay = replay; self.rng = rng; self.behaviour = behaviour
         isRoutine = routine != nil
         isReplay = replay != nil
@@ -295,7 +303,8 @@ struct UserOpens {
         let forceQuit = behaviour.forceQuitProbability > 0 && rng.bernoulli(behaviour.forceQuitProbability)
         busyUntil = time + session + 1
         if behaviour.pReopen > 0 && rng.bernoulli(behaviour.pReopen) {
-            let reopen = time + session + Clock.ticks(seconds: behaviour.reopenGapMeanSeconds * rng.standardExponential())
+            let reopen =
+                time + session + Clock.ticks(seconds: behaviour.reopenGapMeanSeconds * rng.standardExponential())
             if reopenCount < Self.reopenCapacity || reopen < reopens[reopenCount - 1] {
                 // Sorted insertion; when full, the latest waiting reopen falls off the end.
                 var i = min(reopenCount, Self.reopenCapacity - 1)

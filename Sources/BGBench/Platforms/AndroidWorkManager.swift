@@ -19,7 +19,8 @@ public enum StandbyBucket: Int, Sendable, CaseIterable {
 /// battery setting: the app is in the restricted bucket for good.
 public struct AndroidWorkManager: PlatformRules {
     public static let name = "android-workmanager"
-    public static let summary = "Android WorkManager: 15 min period (5 min flex), 10 min cap, App Standby Bucket quotas, Doze maintenance windows, none while charging"
+    public static let summary =
+        "Android WorkManager: 15 min period (5 min flex), 10 min cap, App Standby Bucket quotas, Doze maintenance windows, none while charging"
 
     /// Past job sessions kept (a ring): more than any bucket's session limit that can
     /// bind (10 at most, but active's 75, which a 10 min window cannot reach at 10 min
@@ -222,47 +223,79 @@ extension AndroidWorkManagerParameters {
     static let buckets = "(active, working_set, frequent, rare, restricted)"
 
     /// Five durations by bucket, each in `range`.
-    static func byBucket(_ key: KeyPath<Self, [TimeSpan]>, _ name: String, each range: ClosedRange<TimeSpan>,
-                         _ doc: String) -> ParameterField<Self> {
-        ParameterField(name: name, unit: "5 durations", range: "\(range.lowerBound) to \(range.upperBound) each", doc: doc) { p, c, path in
+    static func byBucket(
+        _ key: KeyPath<Self, [TimeSpan]>, _ name: String, each range: ClosedRange<TimeSpan>,
+        _ doc: String
+    ) -> ParameterField<Self> {
+        ParameterField(
+            name: name, unit: "5 durations", range: "\(range.lowerBound) to \(range.upperBound) each", doc: doc
+        ) { p, c, path in
             let values = p[keyPath: key]
             guard values.count == 5 else { return c.fail(path, "expected 5 durations \(buckets), got \(values.count)") }
             for (i, value) in values.enumerated() { c.check(value, in: range, path + "[\(i)]") }
         }
     }
 
-    public static var fields: [ParameterField<Self>] {[
-        .duration(\.minInterval, "min_interval", in: .minutes(1)...(.days(7)),
-                  "periodic work's interval; WorkManager MIN_PERIODIC_INTERVAL_MILLIS (15 min)"),
-        .duration(\.minFlex, "min_flex", in: { .seconds(0)...$0.minInterval }, shown: "0s to `min_interval`",
-                  "flex window, run starts at least `min_interval − min_flex` apart; WorkManager MIN_PERIODIC_FLEX_MILLIS (5 min)"),
-        .duration(\.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(24)), "JobScheduler's execution cap (10 min)"),
-        byBucket(\.screenTimeThresholds, "screen_time_thresholds", each: .seconds(0)...(.days(365)),
-                 "screen-on time since the last use to reach each bucket (active … restricted); AOSP AppStandbyController"),
-        byBucket(\.elapsedTimeThresholds, "elapsed_time_thresholds", each: .seconds(0)...(.days(365)),
-                 "elapsed time since the last use to reach each bucket; AOSP AppStandbyController"),
-        .duration(\.allowedTime, "allowed_time", in: .seconds(1)...(.hours(24)),
-                  "job time per quota window; QuotaController DEFAULT_ALLOWED_TIME_PER_PERIOD_MS (10 min)"),
-        byBucket(\.quotaWindows, "quota_windows", each: .seconds(1)...(.days(365)),
-                 "quota window by bucket; QuotaController DEFAULT_WINDOW_SIZE_*_MS"),
-        ParameterField(name: "max_sessions", unit: "5 integers", range: "1 to 1000 each",
-                       doc: "job sessions per window by bucket; QuotaController DEFAULT_MAX_SESSION_COUNT_*") { p, c, path in
-            if p.maxSessions.count != 5 {
-                c.fail(path, "expected 5 integers \(buckets), got \(p.maxSessions.count)")
-            }
-            for (i, n) in p.maxSessions.enumerated() { c.check(n, in: 1...1000, path + "[\(i)]") }
-        },
-        .duration(\.inQuotaBuffer, "in_quota_buffer", in: { .seconds(0)...$0.allowedTime }, shown: "0s to `allowed_time`",
-                  "quota a job needs left to start; QuotaController DEFAULT_IN_QUOTA_BUFFER_MS (30 s)"),
-        .duration(\.dozeAfter, "doze_after", in: .minutes(1)...(.days(7)),
-                  "screen off and unplugged this long before Doze; DeviceIdleController (30 min inactive + 30 min idle-pending)"),
-        .duration(\.idleFirst, "idle_first", in: .minutes(1)...(.days(7)), "first Doze idle period; DeviceIdleController IDLE_TIMEOUT (1 h)"),
-        .number(\.idleFactor, "idle_factor", "factor", in: 1...10, "each idle period is this times the last; IDLE_FACTOR (2)"),
-        .duration(\.idleMax, "idle_max", in: .minutes(1)...(.days(7)), "longest idle period; MAX_IDLE_TIMEOUT (6 h)"),
-        .duration(\.maintenanceFirst, "maintenance_first", in: .minutes(1)...(.days(7)), "first maintenance window; IDLE_PENDING_TIMEOUT (5 min)"),
-        .number(\.maintenanceFactor, "maintenance_factor", "factor", in: 1...10, "each window is this times the last; IDLE_PENDING_FACTOR (2)"),
-        .duration(\.maintenanceMax, "maintenance_max", in: .minutes(1)...(.days(7)), "longest maintenance window; MAX_IDLE_PENDING_TIMEOUT (10 min)"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            .duration(
+                \.minInterval, "min_interval", in: .minutes(1)...(.days(7)),
+                "periodic work's interval; WorkManager MIN_PERIODIC_INTERVAL_MILLIS (15 min)"),
+            .duration(
+                \.minFlex, "min_flex", in: { .seconds(0)...$0.minInterval }, shown: "0s to `min_interval`",
+                "flex window, run starts at least `min_interval − min_flex` apart; WorkManager MIN_PERIODIC_FLEX_MILLIS (5 min)"
+            ),
+            .duration(
+                \.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(24)), "JobScheduler's execution cap (10 min)"
+            ),
+            byBucket(
+                \.screenTimeThresholds, "screen_time_thresholds", each: .seconds(0)...(.days(365)),
+                "screen-on time since the last use to reach each bucket (active … restricted); AOSP AppStandbyController"
+            ),
+            byBucket(
+                \.elapsedTimeThresholds, "elapsed_time_thresholds", each: .seconds(0)...(.days(365)),
+                "elapsed time since the last use to reach each bucket; AOSP AppStandbyController"),
+            .duration(
+                \.allowedTime, "allowed_time", in: .seconds(1)...(.hours(24)),
+                "job time per quota window; QuotaController DEFAULT_ALLOWED_TIME_PER_PERIOD_MS (10 min)"),
+            byBucket(
+                \.quotaWindows, "quota_windows", each: .seconds(1)...(.days(365)),
+                "quota window by bucket; QuotaController DEFAULT_WINDOW_SIZE_*_MS"),
+            ParameterField(
+                name: "max_sessions", unit: "5 integers", range: "1 to 1000 each",
+                doc: "job sessions per window by bucket; QuotaController DEFAULT_MAX_SESSION_COUNT_*"
+            ) { p, c, path in
+                if p.maxSessions.count != 5 {
+                    c.fail(path, "expected 5 integers \(buckets), got \(p.maxSessions.count)")
+                }
+                for (i, n) in p.maxSessions.enumerated() { c.check(n, in: 1...1000, path + "[\(i)]") }
+            },
+            .duration(
+                \.inQuotaBuffer, "in_quota_buffer", in: { .seconds(0)...$0.allowedTime }, shown: "0s to `allowed_time`",
+                "quota a job needs left to start; QuotaController DEFAULT_IN_QUOTA_BUFFER_MS (30 s)"),
+            .duration(
+                \.dozeAfter, "doze_after", in: .minutes(1)...(.days(7)),
+                "screen off and unplugged this long before Doze; DeviceIdleController (30 min inactive + 30 min idle-pending)"
+            ),
+            .duration(
+                \.idleFirst, "idle_first", in: .minutes(1)...(.days(7)),
+                "first Doze idle period; DeviceIdleController IDLE_TIMEOUT (1 h)"),
+            .number(
+                \.idleFactor, "idle_factor", "factor", in: 1...10,
+                "each idle period is this times the last; IDLE_FACTOR (2)"),
+            .duration(
+                \.idleMax, "idle_max", in: .minutes(1)...(.days(7)), "longest idle period; MAX_IDLE_TIMEOUT (6 h)"),
+            .duration(
+                \.maintenanceFirst, "maintenance_first", in: .minutes(1)...(.days(7)),
+                "first maintenance window; IDLE_PENDING_TIMEOUT (5 min)"),
+            .number(
+                \.maintenanceFactor, "maintenance_factor", "factor", in: 1...10,
+                "each window is this times the last; IDLE_PENDING_FACTOR (2)"),
+            .duration(
+                \.maintenanceMax, "maintenance_max", in: .minutes(1)...(.days(7)),
+                "longest maintenance window; MAX_IDLE_PENDING_TIMEOUT (10 min)"),
+        ]
+    }
 }
 
 extension AndroidWorkManager { public typealias Parameters = AndroidWorkManagerParameters }

@@ -127,7 +127,6 @@ public struct EngagementBudget: Sendable {
     }
 }
 
-
 /// A platform built on `EngagementBudget` (`ios-bgtask`, `ios-fetch`): runs, penalties,
 /// midnight and throttle events are the budget's.
 public protocol EngagementPlatform: PlatformRules {

@@ -7,7 +7,8 @@ import Foundation
 /// gates, bucket and penalties are `EngagementBudget`'s, shared with `ios-fetch`.
 public struct IOSBGTask: EngagementPlatform {
     public static let name = "ios-bgtask"
-    public static let summary = "iOS 13+ BGTaskScheduler: gates, engagement budget (token bucket), penalties, 15 min spacing, 30 s limit"
+    public static let summary =
+        "iOS 13+ BGTaskScheduler: gates, engagement budget (token bucket), penalties, 15 min spacing, 30 s limit"
 
     public var budget: EngagementBudget
     public let runtimeLimit: SimTime
@@ -55,20 +56,39 @@ public struct IOSBGTaskParameters: ParameterSet {
     public var multiplierFloor = 0.05
 }
 extension IOSBGTaskParameters {
-    public static var fields: [ParameterField<Self>] {[
-        .number(\.budgetScale, "budget_scale", "runs/day", in: 0...1000, "B = scale · ln(1 + u); MODEL.md §6.3 (2.5)"),
-        .number(\.budgetCap, "budget_cap", "runs/day", in: 0...1000, "largest B; MODEL.md §6.3 (12)"),
-        .duration(\.usageHalfLife, "usage_half_life", in: .hours(1)...(.days(365)), "half-life of the usage average u; MODEL.md §6.4 rule 4 (7 d)"),
-        .duration(\.minSpacing, "min_spacing", in: .hours(0)...(.hours(24)), "minimum time between run starts; MODEL.md §6.3 (15 min)"),
-        .duration(\.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(1)), "refresh runtime limit from the run's start; MODEL.md §6.2 (30 s)"),
-        .number(\.penaltyKilled, "penalty_killed", "factor", in: 0...1, "on m after `killed`; MODEL.md §6.4 rule 5"),
-        .number(\.penaltyExpired, "penalty_expired", "factor", in: 0...1, "on m after `expired`; MODEL.md §6.4 rule 5"),
-        .number(\.penaltyFailed, "penalty_failed", "factor", in: 0...1, "on m after `failed`; MODEL.md §6.4 rule 5"),
-        .number(\.rewardNewData, "reward_new_data", "factor", in: 1...10, "on m after `new_data` that brought content; MODEL.md §6.4 rule 5"),
-        .number(\.penaltyFalseNewData, "penalty_false_new_data", "factor", in: 0...1, "on m after `new_data` with nothing new; MODEL.md §6.4 rule 5"),
-        .number(\.midnightRecovery, "midnight_recovery", "factor", in: 1...10, "on m at each midnight; MODEL.md §6.4 rule 5"),
-        .number(\.multiplierFloor, "multiplier_floor", "factor", in: 0.000_001...1, "smallest m; MODEL.md §6.4 rule 5"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            .number(
+                \.budgetScale, "budget_scale", "runs/day", in: 0...1000, "B = scale · ln(1 + u); MODEL.md §6.3 (2.5)"),
+            .number(\.budgetCap, "budget_cap", "runs/day", in: 0...1000, "largest B; MODEL.md §6.3 (12)"),
+            .duration(
+                \.usageHalfLife, "usage_half_life", in: .hours(1)...(.days(365)),
+                "half-life of the usage average u; MODEL.md §6.4 rule 4 (7 d)"),
+            .duration(
+                \.minSpacing, "min_spacing", in: .hours(0)...(.hours(24)),
+                "minimum time between run starts; MODEL.md §6.3 (15 min)"),
+            .duration(
+                \.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(1)),
+                "refresh runtime limit from the run's start; MODEL.md §6.2 (30 s)"),
+            .number(
+                \.penaltyKilled, "penalty_killed", "factor", in: 0...1, "on m after `killed`; MODEL.md §6.4 rule 5"),
+            .number(
+                \.penaltyExpired, "penalty_expired", "factor", in: 0...1, "on m after `expired`; MODEL.md §6.4 rule 5"),
+            .number(
+                \.penaltyFailed, "penalty_failed", "factor", in: 0...1, "on m after `failed`; MODEL.md §6.4 rule 5"),
+            .number(
+                \.rewardNewData, "reward_new_data", "factor", in: 1...10,
+                "on m after `new_data` that brought content; MODEL.md §6.4 rule 5"),
+            .number(
+                \.penaltyFalseNewData, "penalty_false_new_data", "factor", in: 0...1,
+                "on m after `new_data` with nothing new; MODEL.md §6.4 rule 5"),
+            .number(
+                \.midnightRecovery, "midnight_recovery", "factor", in: 1...10,
+                "on m at each midnight; MODEL.md §6.4 rule 5"),
+            .number(
+                \.multiplierFloor, "multiplier_floor", "factor", in: 0.000_001...1, "smallest m; MODEL.md §6.4 rule 5"),
+        ]
+    }
 }
 
 extension IOSBGTask { public typealias Parameters = IOSBGTaskParameters }

@@ -24,7 +24,8 @@ import Foundation
 /// API to ask for a wake at a time) and the platform's own wakes go through `admit`.
 public struct IOSFetch: EngagementPlatform {
     public static let name = "ios-fetch"
-    public static let summary = "iOS 7-12 Background Fetch: the system wakes the app after its minimum interval (default never) as its budget allows; ios-bgtask's gates, budget, penalties, 30 s limit"
+    public static let summary =
+        "iOS 7-12 Background Fetch: the system wakes the app after its minimum interval (default never) as its budget allows; ios-bgtask's gates, budget, penalties, 30 s limit"
     public static var initiatesWakes: Bool { true }
 
     public var budget: EngagementBudget
@@ -166,22 +167,37 @@ public enum FetchInterval: Codable, Sendable, Equatable, CustomStringConvertible
 }
 
 extension IOSFetchParameters {
-    public static var fields: [ParameterField<Self>] {[
-        ParameterField(name: "minimum_interval", unit: "`\"never\"` or duration", range: "0s to 7d",
-                       doc: "the app's `setMinimumBackgroundFetchInterval`: `never` (UIKit's default) means no fetches at all; users of `ios-fetch` set it (the system also keeps `ios_bgtask.min_spacing`)") { p, c, path in
-            if case .every(let interval) = p.minimumInterval, !(TimeSpan.seconds(0)...TimeSpan.days(7)).contains(interval) {
-                c.fail(path, "\(interval) is out of range: expected \"never\" or a duration from 0s to 7d")
-            }
-        },
-        .flag(\.usagePredictor, "usage_predictor",
-              "the system's usage predictor (MODEL.md §6.2): wakes only in fetch windows before the hours the user habitually opens the app, learned from the opens seen (false: as soon as the interval and budget allow); WWDC 2013 session 204, \"What's New with Multitasking\": the system learns when the user launches the app and fetches before"),
-        .duration(\.windowLead, "window_lead", in: .seconds(0)...(.hours(12)),
-                  "a fetch window opens this long before a habitual hour and lasts to its end; assumption (\"shortly before\", MODEL.md §6.2)"),
-        .number(\.habitThreshold, "habit_threshold", "opens/day", in: 0.001...100,
-                "an hour of the day is habitual when the user opens the app in it this often a day (weighted average; if no hour reaches it, the busiest hour seen is habitual); assumption: one day in four"),
-        .duration(\.habitHalfLife, "habit_half_life", in: .hours(1)...(.days(365)),
-                  "half-life of the hourly open averages the predictor learns; assumption: as the engagement budget's usage average (`ios_bgtask.usage_half_life`, 7 d)"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            ParameterField(
+                name: "minimum_interval", unit: "`\"never\"` or duration", range: "0s to 7d",
+                doc:
+                    "the app's `setMinimumBackgroundFetchInterval`: `never` (UIKit's default) means no fetches at all; users of `ios-fetch` set it (the system also keeps `ios_bgtask.min_spacing`)"
+            ) { p, c, path in
+                if case .every(let interval) = p.minimumInterval,
+                    !(TimeSpan.seconds(0)...TimeSpan.days(7)).contains(interval)
+                {
+                    c.fail(path, "\(interval) is out of range: expected \"never\" or a duration from 0s to 7d")
+                }
+            },
+            .flag(
+                \.usagePredictor, "usage_predictor",
+                "the system's usage predictor (MODEL.md §6.2): wakes only in fetch windows before the hours the user habitually opens the app, learned from the opens seen (false: as soon as the interval and budget allow); WWDC 2013 session 204, \"What's New with Multitasking\": the system learns when the user launches the app and fetches before"
+            ),
+            .duration(
+                \.windowLead, "window_lead", in: .seconds(0)...(.hours(12)),
+                "a fetch window opens this long before a habitual hour and lasts to its end; assumption (\"shortly before\", MODEL.md §6.2)"
+            ),
+            .number(
+                \.habitThreshold, "habit_threshold", "opens/day", in: 0.001...100,
+                "an hour of the day is habitual when the user opens the app in it this often a day (weighted average; if no hour reaches it, the busiest hour seen is habitual); assumption: one day in four"
+            ),
+            .duration(
+                \.habitHalfLife, "habit_half_life", in: .hours(1)...(.days(365)),
+                "half-life of the hourly open averages the predictor learns; assumption: as the engagement budget's usage average (`ios_bgtask.usage_half_life`, 7 d)"
+            ),
+        ]
+    }
 }
 
 extension IOSFetch {

@@ -38,8 +38,10 @@ public struct GateInputs: Sendable {
     public var charging: Bool
     /// The app has a task submitted (rule 8: an app that forgets to resubmit has none).
     public var submitted: Bool
-    public init(foreground: Bool = false, barOff: Bool = false, forceQuit: Bool = false, lowPower: Bool = false,
-                lowBattery: Bool = false, charging: Bool = false, submitted: Bool = true) {
+    public init(
+        foreground: Bool = false, barOff: Bool = false, forceQuit: Bool = false, lowPower: Bool = false,
+        lowBattery: Bool = false, charging: Bool = false, submitted: Bool = true
+    ) {
         self.foreground = foreground; self.barOff = barOff; self.forceQuit = forceQuit
         self.lowPower = lowPower; self.lowBattery = lowBattery; self.charging = charging
         self.submitted = submitted
@@ -150,7 +152,9 @@ public protocol PlatformVisitor {
 /// The platforms bgbench knows, by name. Adding a platform is one line in `each`.
 public enum PlatformRegistry {
     static func each<V: PlatformVisitor>(_ v: V) -> [(name: String, visit: () -> V.Result)] {
-        func entry<F: PlatformRules>(_: F.Type) -> (name: String, visit: () -> V.Result) { (F.name, { v.visit(F.self) }) }
+        func entry<F: PlatformRules>(_: F.Type) -> (name: String, visit: () -> V.Result) {
+            (F.name, { v.visit(F.self) })
+        }
         return [
             entry(IOSBGTask.self),
             entry(IOSFetch.self),

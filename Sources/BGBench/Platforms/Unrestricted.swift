@@ -48,13 +48,18 @@ public struct UnrestrictedParameters: ParameterSet {
     public var runtimeLimit = TimeSpan.seconds(30)
 }
 extension UnrestrictedParameters {
-    public static var fields: [ParameterField<Self>] {[
-        ParameterField(name: "daily_cap", unit: "runs/day (integer)", range: "≥ 0",
-                       doc: "runs that may start per day; 0: no cap (R1: 12); MODEL.md §6.4 rule 10") { p, c, path in
-            if p.dailyCap < 0 { c.fail(path, "\(p.dailyCap) is out of range: expected 0 (no cap) or more") }
-        },
-        .duration(\.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(1)), "runtime limit; MODEL.md §6.2 (30 s)"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            ParameterField(
+                name: "daily_cap", unit: "runs/day (integer)", range: "≥ 0",
+                doc: "runs that may start per day; 0: no cap (R1: 12); MODEL.md §6.4 rule 10"
+            ) { p, c, path in
+                if p.dailyCap < 0 { c.fail(path, "\(p.dailyCap) is out of range: expected 0 (no cap) or more") }
+            },
+            .duration(
+                \.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(1)), "runtime limit; MODEL.md §6.2 (30 s)"),
+        ]
+    }
 }
 
 extension Unrestricted { public typealias Parameters = UnrestrictedParameters }

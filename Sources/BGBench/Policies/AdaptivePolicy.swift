@@ -9,7 +9,8 @@ import Foundation
 /// `habit_lift` times the average slot's. State: 96 floats and a few scalars.
 public struct AdaptivePolicy: WakePolicy {
     public static let name = "adaptive"
-    public static let summary = "heuristic: AIMD interval on newData/noData, back-off on failures, wakes before habitual quarter-hours"
+    public static let summary =
+        "heuristic: AIMD interval on newData/noData, back-off on failures, wakes before habitual quarter-hours"
 
     /// Habit slots per day and their length.
     static let slots = 96
@@ -135,21 +136,41 @@ public struct AdaptiveParameters: ParameterSet {
     public var lead = TimeSpan.minutes(5)
 }
 extension AdaptiveParameters {
-    public static var fields: [ParameterField<Self>] {[
-        .duration(\.initialInterval, "initial_interval", in: .minutes(1)...(.days(7)), "starting interval; bgbench's heuristic"),
-        .duration(\.minInterval, "min_interval", in: .minutes(1)...(.days(7)), "smallest interval; MODEL.md §7 (the platform's 15 min)"),
-        .duration(\.maxInterval, "max_interval", in: { .minutes($0.minInterval.minutes)...(.days(7)) }, shown: "`min_interval` to 7d",
-                  "largest interval; bgbench's heuristic"),
-        .duration(\.increase, "increase", in: .minutes(0)...(.days(1)), "added to the interval after `no_data` (AIMD); bgbench's heuristic"),
-        .number(\.decrease, "decrease", "factor", in: 0.01...1, "on the interval after `new_data` (AIMD); bgbench's heuristic"),
-        .number(\.failureBackoff, "failure_backoff", "factor", in: 1...100, "on the interval after `failed`; bgbench's heuristic"),
-        .number(\.killBackoff, "kill_backoff", "factor", in: 1...100, "on the interval after `expired` or `killed`; bgbench's heuristic"),
-        .duration(\.habitHalfLife, "habit_half_life", in: .hours(1)...(.days(365)),
-                  "half-life of the quarter-hour open counts; bgbench's heuristic, no published default"),
-        .number(\.habitLift, "habit_lift", "number", in: 0...96,
+    public static var fields: [ParameterField<Self>] {
+        [
+            .duration(
+                \.initialInterval, "initial_interval", in: .minutes(1)...(.days(7)),
+                "starting interval; bgbench's heuristic"),
+            .duration(
+                \.minInterval, "min_interval", in: .minutes(1)...(.days(7)),
+                "smallest interval; MODEL.md §7 (the platform's 15 min)"),
+            .duration(
+                \.maxInterval, "max_interval", in: { .minutes($0.minInterval.minutes)...(.days(7)) },
+                shown: "`min_interval` to 7d",
+                "largest interval; bgbench's heuristic"),
+            .duration(
+                \.increase, "increase", in: .minutes(0)...(.days(1)),
+                "added to the interval after `no_data` (AIMD); bgbench's heuristic"),
+            .number(
+                \.decrease, "decrease", "factor", in: 0.01...1,
+                "on the interval after `new_data` (AIMD); bgbench's heuristic"),
+            .number(
+                \.failureBackoff, "failure_backoff", "factor", in: 1...100,
+                "on the interval after `failed`; bgbench's heuristic"),
+            .number(
+                \.killBackoff, "kill_backoff", "factor", in: 1...100,
+                "on the interval after `expired` or `killed`; bgbench's heuristic"),
+            .duration(
+                \.habitHalfLife, "habit_half_life", in: .hours(1)...(.days(365)),
+                "half-life of the quarter-hour open counts; bgbench's heuristic, no published default"),
+            .number(
+                \.habitLift, "habit_lift", "number", in: 0...96,
                 "a quarter-hour is habitual at this multiple of the average one's share of opens; bgbench's heuristic"),
-        .duration(\.lead, "lead", in: .minutes(0)...(.days(1)), "wake this long before a habitual quarter-hour; bgbench's heuristic"),
-    ]}
+            .duration(
+                \.lead, "lead", in: .minutes(0)...(.days(1)),
+                "wake this long before a habitual quarter-hour; bgbench's heuristic"),
+        ]
+    }
 
     public static var knob: AggressivenessKnob? {
         AggressivenessKnob("min_interval", moreAggressive: .lower, sweep: ["5m", "15m", "30m", "1h", "2h"])

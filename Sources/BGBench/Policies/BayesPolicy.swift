@@ -48,8 +48,10 @@ public struct BayesPolicy: GuardedPolicy {
     /// The posterior of bin b: (shape, rate). Its prior pools across the days of the week:
     /// `pool_weeks` pseudo-weeks of the hour of day's pooled rate on top of the flat prior.
     mutating func posterior(_ b: Int) -> (shape: Double, rate: Double) {
-        (priorShape + poolWeeks * Double(pooled[b % 24]) + Double(histogram.counts[b]),
-         priorWeeks + poolWeeks + Double(histogram.exposure[b / 24]))
+        (
+            priorShape + poolWeeks * Double(pooled[b % 24]) + Double(histogram.counts[b]),
+            priorWeeks + poolWeeks + Double(histogram.exposure[b / 24])
+        )
     }
 
     /// The pooled rates from the counts: every weekday's opens in an hour of the day over
@@ -143,18 +145,26 @@ public struct BayesParameters: ParameterSet {
 }
 extension BayesParameters {
     public static var fields: [ParameterField<Self>] {
-        LearningRules.fields(halfLife: \.halfLife, halfLifeDoc: "half-life of what `bayes` learns (the posterior's data); assumption",
-                             lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
-            LearningRules.routineChange(\.routineChange),
-            .number(\.priorShape, "prior_shape", "number", in: 0.001...100,
+        LearningRules.fields(
+            halfLife: \.halfLife, halfLifeDoc: "half-life of what `bayes` learns (the posterior's data); assumption",
+            lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
+                LearningRules.routineChange(\.routineChange),
+                .number(
+                    \.priorShape, "prior_shape", "number", in: 0.001...100,
                     "shape of the Gamma prior on an hour's rate of opens; assumption (prior mean 0.04 opens an hour)"),
-            .number(\.priorWeeks, "prior_weeks", "weeks", in: 0.001...1000, "rate of that prior: pseudo-weeks of exposure; assumption"),
-            .number(\.poolWeeks, "pool_weeks", "weeks", in: 0...1000,
-                    "hierarchical prior: pseudo-weeks at the hour of day's rate pooled over all weekdays (0: off); Gelman et al., BDA ch. 5; 2 is an assumption"),
-            .number(\.threshold, "threshold", "probability", in: 0.001...0.999,
+                .number(
+                    \.priorWeeks, "prior_weeks", "weeks", in: 0.001...1000,
+                    "rate of that prior: pseudo-weeks of exposure; assumption"),
+                .number(
+                    \.poolWeeks, "pool_weeks", "weeks", in: 0...1000,
+                    "hierarchical prior: pseudo-weeks at the hour of day's rate pooled over all weekdays (0: off); Gelman et al., BDA ch. 5; 2 is an assumption"
+                ),
+                .number(
+                    \.threshold, "threshold", "probability", in: 0.001...0.999,
                     "wake before an hour whose sampled P(an open) reaches this (as `histogram`); assumption"),
-            .duration(\.lookAhead, "look_ahead", in: .hours(1)...(.days(7)), "how far ahead a plan samples; assumption"),
-        ]
+                .duration(
+                    \.lookAhead, "look_ahead", in: .hours(1)...(.days(7)), "how far ahead a plan samples; assumption"),
+            ]
     }
 
     public static var knob: AggressivenessKnob? {

@@ -72,8 +72,9 @@ public struct OpenIntensity: Sendable {
         } else if let routine {
             self.init(source: .routine(routine.entries), driftStart: routine.driftStart, driftShift: routine.driftShift)
         } else {
-            self.init(source: .profiled(weekday: opens.weekday, weekend: opens.weekend),
-                      driftStart: opens.driftStart, driftShift: opens.driftShift)
+            self.init(
+                source: .profiled(weekday: opens.weekday, weekend: opens.weekend),
+                driftStart: opens.driftStart, driftShift: opens.driftShift)
         }
     }
 
@@ -134,7 +135,11 @@ public struct OpenIntensity: Sendable {
                 let smoothed = (counts[(h + 167) % 168] + 2 * counts[h] + counts[(h + 1) % 168]) / 4
                 hourly[h] = exposure > 0 ? smoothed / exposure : 0
             }
-            for h in 0..<168 { add(rate: hourly[h] / Double(Clock.hour), from: SimTime(h) * Clock.hour, to: SimTime(h + 1) * Clock.hour) }
+            for h in 0..<168 {
+                add(
+                    rate: hourly[h] / Double(Clock.hour), from: SimTime(h) * Clock.hour, to: SimTime(h + 1) * Clock.hour
+                )
+            }
         }
         guard drifted, driftShift != 0 else { return out }
         // Times move `driftShift` later: slot k now holds what [k·slot − shift, ...) held.

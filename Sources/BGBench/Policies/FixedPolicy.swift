@@ -43,10 +43,13 @@ public struct FixedParameters: ParameterSet {
     public var interval = TimeSpan.minutes(15)
 }
 extension FixedParameters {
-    public static var fields: [ParameterField<Self>] {[
-        .duration(\.interval, "interval", in: .seconds(1)...(.days(7)),
-                  "spacing of the attempts, from a uniform random phase; MODEL.md §7: 15 min"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            .duration(
+                \.interval, "interval", in: .seconds(1)...(.days(7)),
+                "spacing of the attempts, from a uniform random phase; MODEL.md §7: 15 min")
+        ]
+    }
 
     public static var knob: AggressivenessKnob? {
         AggressivenessKnob("interval", moreAggressive: .lower, sweep: ["5m", "15m", "30m", "1h", "2h", "4h"])

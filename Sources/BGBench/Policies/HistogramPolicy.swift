@@ -9,7 +9,8 @@ import Foundation
 /// scalars; a plan scans at most a week of bins.
 public struct HistogramPolicy: GuardedPolicy {
     public static let name = "histogram"
-    public static let summary = "heuristic: hour-of-week histogram of opens with forgetting; wake where P(open in the next window) passes a threshold"
+    public static let summary =
+        "heuristic: hour-of-week histogram of opens with forgetting; wake where P(open in the next window) passes a threshold"
 
     let lead: SimTime
     let windowHours: Int
@@ -92,14 +93,18 @@ public struct HistogramParameters: ParameterSet {
 }
 extension HistogramParameters {
     public static var fields: [ParameterField<Self>] {
-        LearningRules.fields(halfLife: \.halfLife, halfLifeDoc: "half-life of what `histogram` learns; assumption: about six samples per hour-of-week bin",
-                             lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
-            LearningRules.routineChange(\.routineChange),
-            .duration(\.window, "window", in: .hours(1)...(.hours(24)),
-                      "P(an open in this long from an hour's start), whole hours; assumption: one bin"),
-            .number(\.threshold, "threshold", "probability", in: 0.001...0.999,
+        LearningRules.fields(
+            halfLife: \.halfLife,
+            halfLifeDoc: "half-life of what `histogram` learns; assumption: about six samples per hour-of-week bin",
+            lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
+                LearningRules.routineChange(\.routineChange),
+                .duration(
+                    \.window, "window", in: .hours(1)...(.hours(24)),
+                    "P(an open in this long from an hour's start), whole hours; assumption: one bin"),
+                .number(
+                    \.threshold, "threshold", "probability", in: 0.001...0.999,
                     "wake before an hour where that P reaches this; assumption"),
-        ]
+            ]
     }
 
     public static var knob: AggressivenessKnob? {

@@ -15,7 +15,8 @@ import Foundation
 /// State: 2 × 96 densities, 2 × 96 chances, the kernel table, the ring (about 2.1 KB).
 public struct KDEPolicy: GuardedPolicy {
     public static let name = "kde"
-    public static let summary = "statistical: von Mises kernel density of open times of day (GSL Bessel normaliser); wake at the peak chance of a fresh next open"
+    public static let summary =
+        "statistical: von Mises kernel density of open times of day (GSL Bessel normaliser); wake at the peak chance of a fresh next open"
 
     static let slots = 96
     static let slot = Clock.day / 96
@@ -188,16 +189,20 @@ public struct KDEParameters: ParameterSet {
 }
 extension KDEParameters {
     public static var fields: [ParameterField<Self>] {
-        LearningRules.fields(halfLife: \.halfLife, halfLifeDoc: "half-life of the kernel density's weights (as `histogram`); assumption",
-                             lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
-            LearningRules.routineChange(\.routineChange),
-            .duration(\.bandwidth, "bandwidth", in: .minutes(10)...(.hours(1)),
-                      "circular standard deviation of the von Mises kernel; assumption: wider than the 15 min grid"),
-            .duration(\.itemInterval, "item_interval", in: .minutes(1)...(.days(7)),
-                      "mean time between content items; MODEL.md §5: 48 a day"),
-            .number(\.minFresh, "min_fresh", "probability", in: 0...1,
+        LearningRules.fields(
+            halfLife: \.halfLife, halfLifeDoc: "half-life of the kernel density's weights (as `histogram`); assumption",
+            lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
+                LearningRules.routineChange(\.routineChange),
+                .duration(
+                    \.bandwidth, "bandwidth", in: .minutes(10)...(.hours(1)),
+                    "circular standard deviation of the von Mises kernel; assumption: wider than the 15 min grid"),
+                .duration(
+                    \.itemInterval, "item_interval", in: .minutes(1)...(.days(7)),
+                    "mean time between content items; MODEL.md §5: 48 a day"),
+                .number(
+                    \.minFresh, "min_fresh", "probability", in: 0...1,
                     "wake where the next open would find the fetch fresh with at least this chance; assumption"),
-        ]
+            ]
     }
 
     public static var knob: AggressivenessKnob? {

@@ -41,19 +41,31 @@ public struct RoutineChangeParameters: ParameterSet {
     public var minDays = 2
 }
 extension RoutineChangeParameters {
-    public static var fields: [ParameterField<Self>] {[
-        .number(\.keep, "keep", "share", in: 0...1,
-                "what stays of the statistics when a changed routine is seen (policies.md, \"A changed routine\"); assumption: 2 %"),
-        .number(\.rareHourShare, "rare_hour_share", "share", in: 0...1,
+    public static var fields: [ParameterField<Self>] {
+        [
+            .number(
+                \.keep, "keep", "share", in: 0...1,
+                "what stays of the statistics when a changed routine is seen (policies.md, \"A changed routine\"); assumption: 2 %"
+            ),
+            .number(
+                \.rareHourShare, "rare_hour_share", "share", in: 0...1,
                 "an hour of the day is rare below this share of the profile of opens; assumption (uniform: 1/24)"),
-        .number(\.surprisingShare, "surprising_share", "share", in: 0...1,
+            .number(
+                \.surprisingShare, "surprising_share", "share", in: 0...1,
                 "a changed routine: at least this share of a day's opens in rare hours; assumption: two thirds"),
-        .integer(\.minOpens, "min_opens", "integer", in: 1...1000, "... of a day with at least this many opens; assumption"),
-        .number(\.minHistory, "min_history", "opens", in: 0...1_000_000,
-                "... once the profile holds this many (decayed) opens; assumption: about three days of a routine user's"),
-        .integer(\.minDays, "min_days", "days", in: 1...30,
-                 "... on this many days in a row (a new routine persists; an odd day does not); assumption, checked on `nhpp`'s cost"),
-    ]}
+            .integer(
+                \.minOpens, "min_opens", "integer", in: 1...1000,
+                "... of a day with at least this many opens; assumption"),
+            .number(
+                \.minHistory, "min_history", "opens", in: 0...1_000_000,
+                "... once the profile holds this many (decayed) opens; assumption: about three days of a routine user's"
+            ),
+            .integer(
+                \.minDays, "min_days", "days", in: 1...30,
+                "... on this many days in a row (a new routine persists; an odd day does not); assumption, checked on `nhpp`'s cost"
+            ),
+        ]
+    }
 }
 
 /// The rules every learning policy shares (`half_life`, `lead`, `min_gap`,
@@ -62,29 +74,40 @@ extension RoutineChangeParameters {
 public enum LearningRules {
     /// The shared fields; `minGap` nil for a policy without one (`usage`). `halfLifeDoc`
     /// says what the half-life weighs and where its default comes from.
-    public static func fields<P>(halfLife: KeyPath<P, TimeSpan>, halfLifeDoc: String, lead: KeyPath<P, TimeSpan>,
-                                 leadDoc: String = "wake this long before the chosen slot; assumption",
-                                 minGap: KeyPath<P, TimeSpan>?, failureBackoff: KeyPath<P, TimeSpan>,
-                                 killBackoff: KeyPath<P, TimeSpan>) -> [ParameterField<P>] {
+    public static func fields<P>(
+        halfLife: KeyPath<P, TimeSpan>, halfLifeDoc: String, lead: KeyPath<P, TimeSpan>,
+        leadDoc: String = "wake this long before the chosen slot; assumption",
+        minGap: KeyPath<P, TimeSpan>?, failureBackoff: KeyPath<P, TimeSpan>,
+        killBackoff: KeyPath<P, TimeSpan>
+    ) -> [ParameterField<P>] {
         var fields: [ParameterField<P>] = [
             .duration(halfLife, "half_life", in: .hours(1)...(.days(365)), halfLifeDoc),
             .duration(lead, "lead", in: .minutes(0)...(.hours(6)), leadDoc),
         ]
         if let minGap {
-            fields.append(.duration(minGap, "min_gap", in: .minutes(0)...(.days(7)),
-                                    "least time from a run's start to the next wake; assumption"))
+            fields.append(
+                .duration(
+                    minGap, "min_gap", in: .minutes(0)...(.days(7)),
+                    "least time from a run's start to the next wake; assumption"))
         }
-        fields.append(.duration(failureBackoff, "failure_backoff", in: .minutes(0)...(.days(1)),
-                                "wait after a `failed` run, doubled per further failure in a row (at most 1 d); assumption"))
-        fields.append(.duration(killBackoff, "kill_backoff", in: .minutes(0)...(.days(1)),
-                                "wait after an `expired` or `killed` run, doubled likewise; assumption"))
+        fields.append(
+            .duration(
+                failureBackoff, "failure_backoff", in: .minutes(0)...(.days(1)),
+                "wait after a `failed` run, doubled per further failure in a row (at most 1 d); assumption"))
+        fields.append(
+            .duration(
+                killBackoff, "kill_backoff", in: .minutes(0)...(.days(1)),
+                "wait after an `expired` or `killed` run, doubled likewise; assumption"))
         return fields
     }
 
     /// The `routine_change` group.
-    public static func routineChange<P>(_ key: KeyPath<P, RoutineChangeParameters>,
-                                        _ doc: String = "when the policy judges that the user's routine changed (policies.md, \"A changed routine\")")
-        -> ParameterField<P> {
+    public static func routineChange<P>(
+        _ key: KeyPath<P, RoutineChangeParameters>,
+        _ doc: String = "when the policy judges that the user's routine changed (policies.md, \"A changed routine\")"
+    )
+        -> ParameterField<P>
+    {
         .group(key, "routine_change", doc)
     }
 }

@@ -28,7 +28,8 @@ import Foundation
 /// the routine-change profile, a few scalars: 2,132 bytes.
 public struct LogisticPolicy: GuardedPolicy {
     public static let name = "logistic"
-    public static let summary = "statistical: logistic regression of an open in the next window on time, weekday, time since last open, charging, network (IRLS)"
+    public static let summary =
+        "statistical: logistic regression of an open in the next window on time, weekday, time since last open, charging, network (IRLS)"
 
     static let maxHarmonics = 6
     /// IRLS steps of the first fit: from a flat start, 4 to 6 steps come within 1e-4 of the
@@ -55,9 +56,9 @@ public struct LogisticPolicy: GuardedPolicy {
     var random: RandomStream
 
     // Observation of the windows.
-    var window = 0            // global index of the window under way
+    var window = 0  // global index of the window under way
     var windowHasOpen = false
-    var windowRow: UInt32 = 0 // its features, packed, as at its start
+    var windowRow: UInt32 = 0  // its features, packed, as at its start
     var lastOpen: SimTime?
     var charging = false
     var wifi = false
@@ -108,7 +109,8 @@ public struct LogisticPolicy: GuardedPolicy {
     /// quarter-hours since the last open at its start, at most 192 (11–18), charging (19),
     /// Wi-Fi (20), an open in it (21).
     func pack(centre c: Int, weekend: Bool, sinceQuarters q: Int, charging: Bool, wifi: Bool) -> UInt32 {
-        UInt32(c) | (weekend ? 1 << 10 : 0) | UInt32(min(q, 192)) << 11 | (charging ? 1 << 19 : 0) | (wifi ? 1 << 20 : 0)
+        UInt32(c) | (weekend ? 1 << 10 : 0) | UInt32(min(q, 192)) << 11 | (charging ? 1 << 19 : 0)
+            | (wifi ? 1 << 20 : 0)
     }
 
     /// cos and sin of k·2π·c/96, k = 1...K, at each quarter-hour of day c (a window's
@@ -156,8 +158,9 @@ public struct LogisticPolicy: GuardedPolicy {
             windowHasOpen = false
             let start = SimTime(window) * windowLength
             let centre = Int(start / Self.quarter) + halfWindowQuarters
-            windowRow = pack(centre: centre % 96, weekend: Clock.isWeekend(day: Clock.dayIndex(start)),
-                             sinceQuarters: sinceQuarters(at: start), charging: charging, wifi: wifi)
+            windowRow = pack(
+                centre: centre % 96, weekend: Clock.isWeekend(day: Clock.dayIndex(start)),
+                sinceQuarters: sinceQuarters(at: start), charging: charging, wifi: wifi)
         }
     }
 
@@ -185,13 +188,16 @@ public struct LogisticPolicy: GuardedPolicy {
     /// and takes at most `steps` steps, stopping when no coefficient moves by more than
     /// `tolerance`, with a ridge pseudo-observation per coefficient but the intercept.
     /// Returns nil if no step succeeded: the caller keeps its previous coefficients.
-    static func fit(X: [Double], columns p: Int, y: [Double], weights a: [Double], ridge: Double,
-                    start: [Double]?, steps: Int, tolerance: Double = 1e-4) -> [Double]? {
+    static func fit(
+        X: [Double], columns p: Int, y: [Double], weights a: [Double], ridge: Double,
+        start: [Double]?, steps: Int, tolerance: Double = 1e-4
+    ) -> [Double]? {
         let n = y.count
         guard n > 0, X.count == n * p else { return nil }
         let beta = start.flatMap { $0.count == p ? $0 : nil } ?? [Double](repeating: 0, count: p)
-        return IRLS.fit(design: X, rows: n, columns: p, link: LogisticLink(labels: y, weights: a), ridge: ridge,
-                        start: beta, steps: steps, tolerance: tolerance)
+        return IRLS.fit(
+            design: X, rows: n, columns: p, link: LogisticLink(labels: y, weights: a), ridge: ridge,
+            start: beta, steps: steps, tolerance: tolerance)
     }
 
     /// Refits from the reservoir: the first time to convergence (at most `firstFitSteps`
@@ -221,14 +227,18 @@ public struct LogisticPolicy: GuardedPolicy {
         let scale = Double(n) / max(a.reduce(0, +), 1e-12)
         for r in 0..<n { a[r] *= scale }
         let start: [Double]? = fitted ? (0..<pCount).map { beta[$0] } : nil
-        guard let next = Self.fit(X: X, columns: pCount, y: y, weights: a, ridge: p.ridge,
-                                  start: start, steps: fitted ? 1 : Self.firstFitSteps) else { return }
+        guard
+            let next = Self.fit(
+                X: X, columns: pCount, y: y, weights: a, ridge: p.ridge,
+                start: start, steps: fitted ? 1 : Self.firstFitSteps)
+        else { return }
         for j in 0..<pCount { beta[j] = next[j] }
         fitted = true
         for pass in 0..<2 {
             for c in 0..<96 {
-                Self.features(pack(centre: c, weekend: pass == 1, sinceQuarters: 0, charging: false, wifi: false),
-                              harmonics: harmonics, into: &x)
+                Self.features(
+                    pack(centre: c, weekend: pass == 1, sinceQuarters: 0, charging: false, wifi: false),
+                    harmonics: harmonics, into: &x)
                 var eta = 0.0
                 for c in 0...(2 * harmonics + 1) { eta += next[c] * x[c] }
                 timeLogit[pass * 96 + c] = Float(eta)
@@ -264,7 +274,8 @@ public struct LogisticPolicy: GuardedPolicy {
         guard fitted else { return .cancel }
         // The most any window's logit can be now: none passes, so no wake (midnight plans again).
         let K = harmonics
-        let bound = maxTimeLogit + max(0, Float(beta[2 * K + 2])) + (charging ? Float(beta[2 * K + 3]) : 0)
+        let bound =
+            maxTimeLogit + max(0, Float(beta[2 * K + 2])) + (charging ? Float(beta[2 * K + 3]) : 0)
             + (wifi ? Float(beta[2 * K + 4]) : 0)
         if bound < minLogit { return .cancel }
         let earliest = wake.earliest(from: t, now: now)
@@ -368,27 +379,46 @@ extension LogisticParameters {
     static let windowHours: [Double] = [0.5, 1, 1.5, 2, 3, 4, 6]
 
     public static var fields: [ParameterField<Self>] {
-        LearningRules.fields(halfLife: \.halfLife, halfLifeDoc: "half-life of the reservoir's class totals; assumption",
-                             lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
-            LearningRules.routineChange(\.routineChange),
-            .integer(\.harmonics, "harmonics", "integer", in: 1...6, "Fourier pairs of the time of day (as `nhpp`); assumption, checked on the routine user"),
-            ParameterField(name: "window", unit: "duration", range: "30m, 1h, 90m, 2h, 3h, 4h or 6h",
-                           doc: "the label: an open within this long; the windows tile the day") { p, c, path in
-                if !windowHours.contains(where: { TimeSpan.hours($0) == p.window }) {
-                    c.fail(path, "\(p.window) is not a window length that tiles a day: expected one of 30m, 1h, 90m, 2h, 3h, 4h, 6h")
-                }
-            },
-            ParameterField(name: "reservoir", unit: "rows", range: "32, 64, 96 or 128",
-                           doc: "observations kept (half with an open, half without in 16 strata); assumption: 64 keeps a weekly refit within the cost budget") { p, c, path in
-                if ![32, 64, 96, 128].contains(p.reservoir) {
-                    c.fail(path, "\(p.reservoir) is out of range: expected 32, 64, 96 or 128 (half the rows in 16 strata)")
-                }
-            },
-            .number(\.ridge, "ridge", "number", in: 0.000_001...1_000_000, "prior precision of every coefficient but the intercept (as `nhpp`); assumption"),
-            .integer(\.refitDays, "refit_days", "integer", in: 1...28, "days between refits (one IRLS step each, as `nhpp`)"),
-            .number(\.threshold, "threshold", "probability", in: 0.001...0.999,
-                    "wake where P(an open within the window) reaches this; assumption (a daily user's busiest half-hour is about 0.2)"),
-        ]
+        LearningRules.fields(
+            halfLife: \.halfLife, halfLifeDoc: "half-life of the reservoir's class totals; assumption",
+            lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
+                LearningRules.routineChange(\.routineChange),
+                .integer(
+                    \.harmonics, "harmonics", "integer", in: 1...6,
+                    "Fourier pairs of the time of day (as `nhpp`); assumption, checked on the routine user"),
+                ParameterField(
+                    name: "window", unit: "duration", range: "30m, 1h, 90m, 2h, 3h, 4h or 6h",
+                    doc: "the label: an open within this long; the windows tile the day"
+                ) { p, c, path in
+                    if !windowHours.contains(where: { TimeSpan.hours($0) == p.window }) {
+                        c.fail(
+                            path,
+                            "\(p.window) is not a window length that tiles a day: expected one of 30m, 1h, 90m, 2h, 3h, 4h, 6h"
+                        )
+                    }
+                },
+                ParameterField(
+                    name: "reservoir", unit: "rows", range: "32, 64, 96 or 128",
+                    doc:
+                        "observations kept (half with an open, half without in 16 strata); assumption: 64 keeps a weekly refit within the cost budget"
+                ) { p, c, path in
+                    if ![32, 64, 96, 128].contains(p.reservoir) {
+                        c.fail(
+                            path,
+                            "\(p.reservoir) is out of range: expected 32, 64, 96 or 128 (half the rows in 16 strata)")
+                    }
+                },
+                .number(
+                    \.ridge, "ridge", "number", in: 0.000_001...1_000_000,
+                    "prior precision of every coefficient but the intercept (as `nhpp`); assumption"),
+                .integer(
+                    \.refitDays, "refit_days", "integer", in: 1...28,
+                    "days between refits (one IRLS step each, as `nhpp`)"),
+                .number(
+                    \.threshold, "threshold", "probability", in: 0.001...0.999,
+                    "wake where P(an open within the window) reaches this; assumption (a daily user's busiest half-hour is about 0.2)"
+                ),
+            ]
     }
 
     public static var knob: AggressivenessKnob? {

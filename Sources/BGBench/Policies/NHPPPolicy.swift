@@ -27,7 +27,8 @@ import Foundation
 /// and the routine-change profile (2,168 bytes in all).
 public struct NHPPPolicy: GuardedPolicy {
     public static let name = "nhpp"
-    public static let summary = "statistical: Poisson regression of opens on time-of-day harmonics and weekend (IRLS); wake where staleness saved per joule peaks"
+    public static let summary =
+        "statistical: Poisson regression of opens on time-of-day harmonics and weekend (IRLS); wake where staleness saved per joule peaks"
 
     static let slot = Clock.minute * 15
     static let slotsPerDay = 96
@@ -89,8 +90,10 @@ public struct NHPPPolicy: GuardedPolicy {
     }
 
     /// λ at a time of day in 7.5 min steps, with `scratch` (2K + 2 values) for the covariates.
-    static func intensity(_ beta: [Double], step: Int, weekend: Bool, harmonics K: Int,
-                          scratch x: inout [Double]) -> Double {
+    static func intensity(
+        _ beta: [Double], step: Int, weekend: Bool, harmonics K: Int,
+        scratch x: inout [Double]
+    ) -> Double {
         covariates(step: step, weekend: weekend, harmonics: K, into: &x)
         return intensity(beta, covariates: x, at: 0)
     }
@@ -146,8 +149,10 @@ public struct NHPPPolicy: GuardedPolicy {
     /// more than `tolerance`, with a ridge pseudo-observation per coefficient but the
     /// intercept. Returns nil if no step succeeded: the caller keeps its previous
     /// coefficients.
-    static func fit(counts: [Double], exposure: [Double], harmonics K: Int, ridge: Double,
-                    start: [Double]?, steps: Int, tolerance: Double = 1e-4) -> [Double]? {
+    static func fit(
+        counts: [Double], exposure: [Double], harmonics K: Int, ridge: Double,
+        start: [Double]?, steps: Int, tolerance: Double = 1e-4
+    ) -> [Double]? {
         let p = 2 * K + 2, rows = 48
         let design = (1...maxHarmonics).contains(K) ? designs[K - 1] : Self.design(harmonics: K)
         var beta: [Double]
@@ -159,8 +164,9 @@ public struct NHPPPolicy: GuardedPolicy {
             beta = [Double](repeating: 0, count: p)
             beta[0] = log(max(total, 0.5) / hours)
         }
-        return IRLS.fit(design: design, rows: rows, columns: p, link: PoissonLogLink(counts: counts, exposure: exposure),
-                        ridge: ridge, start: beta, steps: steps, tolerance: tolerance)
+        return IRLS.fit(
+            design: design, rows: rows, columns: p, link: PoissonLogLink(counts: counts, exposure: exposure),
+            ridge: ridge, start: beta, steps: steps, tolerance: tolerance)
     }
 
     /// Refits from the counts: the first time (and the first after a changed routine) to
@@ -177,8 +183,11 @@ public struct NHPPPolicy: GuardedPolicy {
             }
         }
         let start: [Double]? = fitted ? (0..<pCount).map { beta[$0] } : nil
-        guard let next = Self.fit(counts: counts, exposure: exposure, harmonics: K, ridge: p.ridge,
-                                  start: start, steps: fitted ? 1 : Self.firstFitSteps) else { return }
+        guard
+            let next = Self.fit(
+                counts: counts, exposure: exposure, harmonics: K, ridge: p.ridge,
+                start: start, steps: fitted ? 1 : Self.firstFitSteps)
+        else { return }
         for j in 0..<pCount { beta[j] = next[j] }
         fitted = true
         // F per slot from λ at each slot's centre (step 2j + 1 of quarter-hour j): the
@@ -338,20 +347,30 @@ public struct NHPPParameters: ParameterSet {
 }
 extension NHPPParameters {
     public static var fields: [ParameterField<Self>] {
-        LearningRules.fields(halfLife: \.halfLife, halfLifeDoc: "half-life of what `nhpp` learns (as `histogram`); assumption",
-                             lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
-            LearningRules.routineChange(\.routineChange, "when the policy judges that the user's routine changed; `keep` 0 for `nhpp` (policies.md, \"A changed routine\")"),
-            .integer(\.harmonics, "harmonics", "integer", in: 1...6,
-                     "Fourier pairs of the time of day in log λ; assumption, checked on issue 3's routine user"),
-            .number(\.ridge, "ridge", "number", in: 0.000_001...1_000_000,
-                    "prior precision of every coefficient but the intercept; assumption, checked on issue 3's 4 h shift"),
-            .integer(\.refitDays, "refit_days", "integer", in: 1...28,
-                     "days between refits (one IRLS step each); weekly keeps the cost within 3× `fixed`"),
-            .duration(\.itemInterval, "item_interval", in: .minutes(1)...(.days(7)),
-                      "mean time between content items; MODEL.md §5: 48 a day"),
-            .number(\.minSavingPerJoule, "min_saving_per_joule", "s/J", in: 0...1_000_000,
+        LearningRules.fields(
+            halfLife: \.halfLife, halfLifeDoc: "half-life of what `nhpp` learns (as `histogram`); assumption",
+            lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
+                LearningRules.routineChange(
+                    \.routineChange,
+                    "when the policy judges that the user's routine changed; `keep` 0 for `nhpp` (policies.md, \"A changed routine\")"
+                ),
+                .integer(
+                    \.harmonics, "harmonics", "integer", in: 1...6,
+                    "Fourier pairs of the time of day in log λ; assumption, checked on issue 3's routine user"),
+                .number(
+                    \.ridge, "ridge", "number", in: 0.000_001...1_000_000,
+                    "prior precision of every coefficient but the intercept; assumption, checked on issue 3's 4 h shift"
+                ),
+                .integer(
+                    \.refitDays, "refit_days", "integer", in: 1...28,
+                    "days between refits (one IRLS step each); weekly keeps the cost within 3× `fixed`"),
+                .duration(
+                    \.itemInterval, "item_interval", in: .minutes(1)...(.days(7)),
+                    "mean time between content items; MODEL.md §5: 48 a day"),
+                .number(
+                    \.minSavingPerJoule, "min_saving_per_joule", "s/J", in: 0...1_000_000,
                     "least expected staleness saved per joule for a wake; assumption: one minute per joule"),
-        ]
+            ]
     }
 
     public static var knob: AggressivenessKnob? {

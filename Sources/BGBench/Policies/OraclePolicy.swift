@@ -63,9 +63,12 @@ public struct OracleParameters: ParameterSet {
     public var lead = TimeSpan.seconds(60)
 }
 extension OracleParameters {
-    public static var fields: [ParameterField<Self>] {[
-        .duration(\.lead, "lead", in: .minutes(0)...(.days(1)), "ask this long before the open; bgbench's bound (1 min)"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            .duration(
+                \.lead, "lead", in: .minutes(0)...(.days(1)), "ask this long before the open; bgbench's bound (1 min)")
+        ]
+    }
 }
 
 extension OraclePolicy { public typealias Parameters = OracleParameters }

@@ -11,8 +11,10 @@ public struct DeviceView: Sendable {
     public var screenOn: Bool
     /// The app is in the foreground.
     public var foreground: Bool
-    public init(now: SimTime, batteryLevel: Double = 1, charging: Bool = false, lowPower: Bool = false,
-                network: NetworkKind = .wifi, screenOn: Bool = false, foreground: Bool = false) {
+    public init(
+        now: SimTime, batteryLevel: Double = 1, charging: Bool = false, lowPower: Bool = false,
+        network: NetworkKind = .wifi, screenOn: Bool = false, foreground: Bool = false
+    ) {
         self.now = now; self.batteryLevel = batteryLevel; self.charging = charging; self.lowPower = lowPower
         self.network = network; self.screenOn = screenOn; self.foreground = foreground
     }
@@ -190,7 +192,8 @@ public enum PolicyRegistry {
     /// policies registered when it starts.
     public static func register<P: WakePolicy>(_ policy: P.Type) {
         added.withLock { added in
-            precondition(!(builtIn + added).contains { $0.name == P.name }, "a policy named '\(P.name)' is already registered")
+            precondition(
+                !(builtIn + added).contains { $0.name == P.name }, "a policy named '\(P.name)' is already registered")
             added.append(PolicyEntry(policy))
         }
         RegistryGeneration.value.add(1, ordering: .sequentiallyConsistent)

@@ -193,7 +193,8 @@ struct RoutineChange {
             opens += n
             if profile[h] < rare { surprising += n }
         }
-        let surprisingDay = total >= minHistory && opens >= minOpens
+        let surprisingDay =
+            total >= minHistory && opens >= minOpens
             && Double(surprising) >= surprisingShare * Double(opens)
         // A day without opens neither confirms nor breaks a run of surprising days.
         if surprisingDay { surprisingDays += 1 } else if opens > 0 { surprisingDays = 0 }
@@ -273,10 +274,10 @@ struct HourOfWeekCounts {
     /// Decayed opens per day over every weekday (0 before the first whole day).
     var opensPerDay: Float {
         mutating get {
-        var total: Float = 0, days: Float = 0
-        for b in 0..<Self.bins { total += counts[b] }
-        for d in 0..<7 { days += exposure[d] }
-        return days > 0 ? total / days : 0
+            var total: Float = 0, days: Float = 0
+            for b in 0..<Self.bins { total += counts[b] }
+            for d in 0..<7 { days += exposure[d] }
+            return days > 0 ? total / days : 0
         }
     }
 }
@@ -294,9 +295,12 @@ struct RunEnergyEstimate {
         func active(_ latency: TimeSpan, _ mbps: Double) -> Double {
             (1 + a.secondRequestProbability) * (latency.seconds + kilobits / 1000 / max(mbps, 0.001))
         }
-        wifi = a.launchJ + active(n.latencyMedianWifi, n.bandwidthWifiMbps) * e.wifiActiveW + e.wifiTail.seconds * e.wifiTailW
+        wifi =
+            a.launchJ + active(n.latencyMedianWifi, n.bandwidthWifiMbps) * e.wifiActiveW + e.wifiTail.seconds
+            * e.wifiTailW
         func cellular(_ latency: TimeSpan, _ mbps: Double) -> Double {
-            e.ltePromotion.seconds * e.ltePromotionW + active(latency, mbps) * e.lteActiveW + e.lteTail.seconds * e.lteTailW
+            e.ltePromotion.seconds * e.ltePromotionW + active(latency, mbps) * e.lteActiveW + e.lteTail.seconds
+                * e.lteTailW
         }
         lte = a.launchJ + cellular(n.latencyMedianLte, n.bandwidthLteMbps)
         nr5g = a.launchJ + e.nr5gPowerFactor * cellular(n.latencyMedianNr5g, n.bandwidthNr5gMbps)

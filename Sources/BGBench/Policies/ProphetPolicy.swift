@@ -35,7 +35,8 @@ import Foundation
 /// open. It never sees an open or an item before it happens, nor a run's outcome.
 public struct ProphetPolicy: WakePolicy {
     public static let name = "prophet"
-    public static let summary = "bound: knows each user's true open intensity and the feed's (not the draws); plans runs for the most expected fresh opens"
+    public static let summary =
+        "bound: knows each user's true open intensity and the feed's (not the draws); plans runs for the most expected fresh opens"
     public static let knowledge = PolicyKnowledge.intensity
 
     static let slotsPerDay = 288
@@ -84,7 +85,9 @@ public struct ProphetPolicy: WakePolicy {
         let drifts = intensity.driftStart < context.horizon && intensity.driftShift != 0
         driftStart = drifts ? intensity.driftStart : Clock.never
         minGap = Int((p.minGap.ticks + Self.slot - 1) / Self.slot)
-        opens = (drifts ? [false, true] : [false]).map { intensity.weeklyOpens(slotsPerDay: Self.slotsPerDay, drifted: $0) }
+        opens = (drifts ? [false, true] : [false]).map {
+            intensity.weeklyOpens(slotsPerDay: Self.slotsPerDay, drifted: $0)
+        }
         plans = [[Int32]?](repeating: nil, count: 2 * 65)
     }
 
@@ -107,9 +110,11 @@ public struct ProphetPolicy: WakePolicy {
         let phase = t >= driftStart ? 1 : 0, key = phase * 65 + runsPerDay
         if plans[key] == nil {
             let k = Double(runsPerDay)
-            plans[key] = ProphetPlanner.plan(opens: opens[phase], items: items, slotsPerDay: Self.slotsPerDay,
-                                             runsPerDay: k, burst: max(1, k / 2), minGap: minGap, minGain: p.minGain)
-                .map { Int32($0.slot) }.sorted()
+            plans[key] = ProphetPlanner.plan(
+                opens: opens[phase], items: items, slotsPerDay: Self.slotsPerDay,
+                runsPerDay: k, burst: max(1, k / 2), minGap: minGap, minGain: p.minGain
+            )
+            .map { Int32($0.slot) }.sorted()
         }
         let weekStart = t - SimTime(weekday) * Clock.day
         todayCount = 0
@@ -226,8 +231,10 @@ enum ProphetPlanner {
     ///     `ios-bgtask`'s budget, MODEL.md §6.4 rule 4, at its own rate).
     ///   - minGap: runs at least this many slots apart.
     ///   - minGain: a run must add at least this many expected fresh opens.
-    static func plan(opens lambda: [Double], items mu: [Double], slotsPerDay: Int, runsPerDay: Double,
-                     burst: Double, minGap: Int, minGain: Double) -> [(slot: Int, gain: Double)] {
+    static func plan(
+        opens lambda: [Double], items mu: [Double], slotsPerDay: Int, runsPerDay: Double,
+        burst: Double, minGap: Int, minGain: Double
+    ) -> [(slot: Int, gain: Double)] {
         let n = lambda.count
         precondition(mu.count == n && n == 7 * slotsPerDay)
         var decay = [Double](repeating: 1, count: n), serve = [Double](repeating: 0, count: n)
@@ -328,16 +335,24 @@ public struct ProphetParameters: ParameterSet {
     public var skipBelow = 0.2
 }
 extension ProphetParameters {
-    public static var fields: [ParameterField<Self>] {[
-        .integer(\.runsPerDay, "runs_per_day", "runs/day", in: 1...64,
-                 "most runs a day it plans (a bucket of this rate holding half a day's runs); the platform may admit fewer; 12, ios-bgtask's cap of B (MODEL.md §6.3)"),
-        .number(\.minGain, "min_gain", "fresh opens", in: 0...1,
+    public static var fields: [ParameterField<Self>] {
+        [
+            .integer(
+                \.runsPerDay, "runs_per_day", "runs/day", in: 1...64,
+                "most runs a day it plans (a bucket of this rate holding half a day's runs); the platform may admit fewer; 12, ios-bgtask's cap of B (MODEL.md §6.3)"
+            ),
+            .number(
+                \.minGain, "min_gain", "fresh opens", in: 0...1,
                 "plan a run only if it adds at least this many expected fresh opens; assumption"),
-        .duration(\.minGap, "min_gap", in: .minutes(5)...(.days(1)),
-                  "planned runs at least this far apart; MODEL.md §6.3: minimum spacing 15 min"),
-        .number(\.skipBelow, "skip_below", "probability", in: 0...1,
-                "after an open, skip the next planned run if an item arrives in between with less than this chance; assumption"),
-    ]}
+            .duration(
+                \.minGap, "min_gap", in: .minutes(5)...(.days(1)),
+                "planned runs at least this far apart; MODEL.md §6.3: minimum spacing 15 min"),
+            .number(
+                \.skipBelow, "skip_below", "probability", in: 0...1,
+                "after an open, skip the next planned run if an item arrives in between with less than this chance; assumption"
+            ),
+        ]
+    }
 
     public static var knob: AggressivenessKnob? {
         AggressivenessKnob("runs_per_day", moreAggressive: .higher, sweep: ["1", "2", "3", "4", "6", "8", "12"])

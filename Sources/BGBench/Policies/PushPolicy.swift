@@ -88,12 +88,17 @@ public struct PushParameters: ParameterSet {
     public var fallbackInterval = TimeSpan.hours(4)
 }
 extension PushParameters {
-    public static var fields: [ParameterField<Self>] {[
-        .integer(\.perHour, "per_hour", "integer", in: 1...PushChannel.maxPerHour,
-                 "the server's own limit of pushes per rolling hour to a device; default: the platform's delivery budget, `push.per_hour`"),
-        .duration(\.fallbackInterval, "fallback_interval", in: .seconds(0)...(.days(30)),
-                  "ask for a background refresh this long after the last run or open (\"0s\": no fallback); assumption"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            .integer(
+                \.perHour, "per_hour", "integer", in: 1...PushChannel.maxPerHour,
+                "the server's own limit of pushes per rolling hour to a device; default: the platform's delivery budget, `push.per_hour`"
+            ),
+            .duration(
+                \.fallbackInterval, "fallback_interval", in: .seconds(0)...(.days(30)),
+                "ask for a background refresh this long after the last run or open (\"0s\": no fallback); assumption"),
+        ]
+    }
 
     public static var knob: AggressivenessKnob? {
         AggressivenessKnob("per_hour", moreAggressive: .higher, sweep: ["1", "2", "4", "8"])

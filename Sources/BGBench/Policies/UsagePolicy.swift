@@ -9,7 +9,8 @@ import Foundation
 /// each. State: 48 floats, 24 day counters and a few scalars.
 public struct UsagePolicy: GuardedPolicy {
     public static let name = "usage"
-    public static let summary = "heuristic (iOS-like): wake `lead` before the hours most likely to see an open; more opens, more wakes"
+    public static let summary =
+        "heuristic (iOS-like): wake `lead` before the hours most likely to see an open; more opens, more wakes"
 
     let p: UsageParameters
     let lead: SimTime
@@ -62,8 +63,10 @@ public struct UsagePolicy: GuardedPolicy {
         let minRate = Float(-log1p(-min(p.minProbability, 0.999_999)))
         chosenWeekday = weekdays > 0 ? Self.choose(k: k, minRate: minRate, rates(from: 0, days: weekdays)) : 0
         // Before the first weekend, weekends follow the weekdays.
-        chosenWeekend = weekendDays > 0 ? Self.choose(k: k, minRate: minRate, rates(from: 24, days: weekendDays))
-                                        : chosenWeekday
+        chosenWeekend =
+            weekendDays > 0
+            ? Self.choose(k: k, minRate: minRate, rates(from: 24, days: weekendDays))
+            : chosenWeekday
     }
 
     /// Expected opens in each hour of a weekday (`first` 0) or a weekend day (24). Read
@@ -134,15 +137,22 @@ public struct UsageParameters: ParameterSet {
 }
 extension UsageParameters {
     public static var fields: [ParameterField<Self>] {
-        LearningRules.fields(halfLife: \.halfLife, halfLifeDoc: "half-life of what `usage` learns; the platform's usage half-life (MODEL.md §6.4 rule 4: 7 d)",
-                             lead: \.lead, leadDoc: "wake this long before the chosen slot; assumption: iOS launches an app shortly before its predicted use",
-                             minGap: nil, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
-            .number(\.wakesScale, "wakes_scale", "number", in: 0...100,
+        LearningRules.fields(
+            halfLife: \.halfLife,
+            halfLifeDoc: "half-life of what `usage` learns; the platform's usage half-life (MODEL.md §6.4 rule 4: 7 d)",
+            lead: \.lead,
+            leadDoc:
+                "wake this long before the chosen slot; assumption: iOS launches an app shortly before its predicted use",
+            minGap: nil, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
+                .number(
+                    \.wakesScale, "wakes_scale", "number", in: 0...100,
                     "wakes a day = round(`wakes_scale` · ln(1 + opens a day)); MODEL.md §6.3's budget formula (2.5)"),
-            .integer(\.wakesCap, "wakes_cap", "integer", in: 0...24, "at most this many wakes a day; MODEL.md §6.3 (12)"),
-            .number(\.minProbability, "min_probability", "probability", in: 0...1,
+                .integer(
+                    \.wakesCap, "wakes_cap", "integer", in: 0...24, "at most this many wakes a day; MODEL.md §6.3 (12)"),
+                .number(
+                    \.minProbability, "min_probability", "probability", in: 0...1,
                     "an hour is a candidate if P(an open in it) reaches this; assumption"),
-        ]
+            ]
     }
 
     public static var knob: AggressivenessKnob? {

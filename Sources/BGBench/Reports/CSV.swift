@@ -11,7 +11,9 @@ public struct CSVWriter<Output: TextOutputStream> {
 
     public static func quote(_ field: String) -> String {
         // By scalar: "\r\n" is one Character, equal to neither "\r" nor "\n".
-        guard field.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        guard field.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
+            return field
+        }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -15,14 +15,17 @@ public enum GapClosed {
     /// for those two themselves, or when a seed's gap is zero.
     public static func perSeed(_ report: RunReport, policy: String) -> [Double]? {
         guard let baseline = report.baselinePolicy, policy != baseline, policy != bound,
-              report.request.policies.contains(bound) else { return nil }
+            report.request.policies.contains(bound)
+        else { return nil }
         func rate(_ name: String, _ seed: UInt64) -> Double? {
             report.results.first { $0.policy == name && $0.seed == seed }
                 .map { FleetEstimates(tally: $0.tally, days: report.countedDays).perOpen(.freshOpens).value }
         }
         var shares: [Double] = []
         for seed in report.request.seeds {
-            guard let p = rate(policy, seed), let b = rate(baseline, seed), let o = rate(bound, seed), o != b else { return nil }
+            guard let p = rate(policy, seed), let b = rate(baseline, seed), let o = rate(bound, seed), o != b else {
+                return nil
+            }
             shares.append((p - b) / (o - b))
         }
         return shares

@@ -57,7 +57,9 @@ public struct ReportFile: Sendable, Equatable {
     public func matches(_ name: String) -> Bool {
         guard let k = self.name.firstIndex(of: "K") else { return name == self.name }
         let prefix = self.name[..<k], suffix = self.name[self.name.index(after: k)...]
-        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count else { return false }
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count else {
+            return false
+        }
         return name.dropFirst(prefix.count).dropLast(suffix.count).allSatisfy(\.isNumber)
     }
 
@@ -87,31 +89,44 @@ extension ReportFile {
         name: "devices.csv", format: .csv(header: SeriesReports.devicesHeader), folders: runs, when: "`--per-device`",
         writer: "SeriesReports.devicesCSV", readBack: .compared, what: "device × policy: every device's totals")
     public static let events = ReportFile(
-        name: "events.csv", format: .csv(header: SeriesReports.eventsHeader), folders: runs, when: "`--trace-devices K`",
+        name: "events.csv", format: .csv(header: SeriesReports.eventsHeader), folders: runs,
+        when: "`--trace-devices K`",
         writer: "SeriesReports.eventsCSV", readBack: .compared,
         what: "every event of the first K devices, each with its reason code")
     public static let paired = ReportFile(
         name: "paired.csv", format: .csv(header: SeriesReports.pairedHeader), folders: every,
-        when: "more than one policy (baseline: `fixed` when it runs, else the first listed; `--baseline-policy NAME` chooses); a frontier: always",
+        when:
+            "more than one policy (baseline: `fixed` when it runs, else the first listed; `--baseline-policy NAME` chooses); a frontier: always",
         writer: "SeriesReports.pairedCSV", readBack: .compared,
-        what: "each policy minus the baseline policy, device by device, every metric that splits by device, with 95 % intervals")
+        what:
+            "each policy minus the baseline policy, device by device, every metric that splits by device, with 95 % intervals"
+    )
     public static let replications = ReportFile(
         name: "replications.csv", format: .csv(header: SeriesReports.replicationsHeader), folders: every,
         when: "`--replications R`, R ≥ 2", writer: "SeriesReports.replicationsCSV", readBack: .compared,
-        what: "every fleet metric across independent seeds: mean, sd, interval; and each policy minus the baseline across the seeds")
+        what:
+            "every fleet metric across independent seeds: mean, sd, interval; and each policy minus the baseline across the seeds"
+    )
     public static let frontier = ReportFile(
         name: "frontier.csv",
         // Each default headline metric (`FrontierFiles.metrics`) with its paired difference.
-        format: .csv(header: ["scenario", "policy", "arm", "knob", "knob_value", "baseline", "seed", "interval", "devices"]
-            + MetricTable.defaultHeadline.flatMap { [$0, $0 + "_difference", $0 + "_difference_ci_low", $0 + "_difference_ci_high"] }),
+        format: .csv(
+            header: ["scenario", "policy", "arm", "knob", "knob_value", "baseline", "seed", "interval", "devices"]
+                + MetricTable.defaultHeadline.flatMap {
+                    [$0, $0 + "_difference", $0 + "_difference_ci_low", $0 + "_difference_ci_high"]
+                }),
         folders: [.frontier],
-        when: "`bgbench frontier` (\"A frontier folder\" below)", writer: "FrontierFiles.frontierCSV", readBack: .compared,
+        when: "`bgbench frontier` (\"A frontier folder\" below)", writer: "FrontierFiles.frontierCSV",
+        readBack: .compared,
         what: "each arm (policy × knob value) against the baseline's point")
     public static let frontierMatched = ReportFile(
-        name: "frontier-matched.csv", format: .csv(header: [
+        name: "frontier-matched.csv",
+        format: .csv(header: [
             "scenario", "policy", "baseline", "seed", "interval", "measure", "energy_j_per_day", "energy_low_j_per_day",
-            "energy_high_j_per_day", "value", "value_ci_low", "value_ci_high", "reference", "difference", "difference_ci_low",
-            "difference_ci_high", "excludes_zero", "status"]),
+            "energy_high_j_per_day", "value", "value_ci_low", "value_ci_high", "reference", "difference",
+            "difference_ci_low",
+            "difference_ci_high", "excludes_zero", "status",
+        ]),
         folders: [.frontier],
         when: "`bgbench frontier`", writer: "FrontierFiles.matchedCSV", readBack: .compared,
         what: "each policy's fresh-open rate at matched energy and the area under its curve")
@@ -120,21 +135,28 @@ extension ReportFile {
         writer: "SweepReport.longCSV", readBack: .compared,
         what: "every figure of the sweep in long (tidy) form, one row each (\"long.csv\" below)")
     public static let scenario = ReportFile(
-        name: "scenario.json", format: .json, folders: [.run, .frontier], when: "always", writer: "LoadedScenario.resolvedJSON",
+        name: "scenario.json", format: .json, folders: [.run, .frontier], when: "always",
+        writer: "LoadedScenario.resolvedJSON",
         readBack: .compared,
-        what: "the resolved scenario of the run: the parameters of the components it uses (the run's policies, its platform, its content kind; docs/scenario.md, \"`bgbench scenario`\"); what `bgbench scenario --policy P,...` prints; it loads back with `--scenario`")
+        what:
+            "the resolved scenario of the run: the parameters of the components it uses (the run's policies, its platform, its content kind; docs/scenario.md, \"`bgbench scenario`\"); what `bgbench scenario --policy P,...` prints; it loads back with `--scenario`"
+    )
     public static let scenarioPoint = ReportFile(
         name: "scenario-K.json", format: .json, folders: [.sweep], when: "`bgbench sweep`: one per point",
-        writer: "SweepReport.files", readBack: .compared, what: "point K's resolved scenario (K = 1, 2, ... in grid order)")
+        writer: "SweepReport.files", readBack: .compared,
+        what: "point K's resolved scenario (K = 1, 2, ... in grid order)")
     public static let shardState = ReportFile(
         name: "shard.state", format: .state, folders: every, when: "`--shard K/N`", writer: "ShardState.text",
         readBack: .merged, what: "a shard's sufficient statistics: what `bgbench merge` adds up (\"Shards\" below)")
     public static let run = ReportFile(
         name: "run.json", format: .json, folders: every, when: "always", writer: "ReportWriter.runJSON",
-        readBack: .runJSON, what: "what ran and how fast, and the manifest of every other file (name, size, SHA-256); written last")
+        readBack: .runJSON,
+        what: "what ran and how fast, and the manifest of every other file (name, size, SHA-256); written last")
     public static let headlinePNG = ReportFile(
-        name: "headline.png", format: .png, folders: [.run, .frontier], when: "`bgbench plot`", writer: "Reports/plot.py",
-        readBack: .drawn, what: "the headline metrics: each policy's paired difference from the baseline (\"Plots\" below)")
+        name: "headline.png", format: .png, folders: [.run, .frontier], when: "`bgbench plot`",
+        writer: "Reports/plot.py",
+        readBack: .drawn,
+        what: "the headline metrics: each policy's paired difference from the baseline (\"Plots\" below)")
     public static let frontierPNG = ReportFile(
         name: "frontier.png", format: .png, folders: every, when: "`bgbench plot`", writer: "Reports/plot.py",
         readBack: .drawn, what: "fresh-open rate against background energy per device-day, one point per policy")
@@ -145,13 +167,16 @@ extension ReportFile {
         name: "hourly.png", format: .png, folders: [.run], when: "`bgbench plot`", writer: "Reports/plot.py",
         readBack: .drawn, what: "opens by hour of the day, and the fresh-open rate by hour as a paired difference")
     public static let frontierCurvesPNG = ReportFile(
-        name: "frontier-curves.png", format: .png, folders: [.frontier], when: "`bgbench plot`", writer: "Reports/plot.py",
-        readBack: .drawn, what: "each policy's curve through its knob values against the baseline, with paired intervals")
+        name: "frontier-curves.png", format: .png, folders: [.frontier], when: "`bgbench plot`",
+        writer: "Reports/plot.py",
+        readBack: .drawn,
+        what: "each policy's curve through its knob values against the baseline, with paired intervals")
 
     /// Every report file, in the order `check --exact` compares them and `check --update`
     /// copies them (run.json last, as it marks a complete folder), the figures after.
     public static let all: [ReportFile] = [
-        summary, daily, hourly, server, devices, events, paired, replications, frontier, frontierMatched, long, scenario,
+        summary, daily, hourly, server, devices, events, paired, replications, frontier, frontierMatched, long,
+        scenario,
         scenarioPoint, shardState, run, headlinePNG, frontierPNG, dailyPNG, hourlyPNG, frontierCurvesPNG,
     ]
 

@@ -32,16 +32,26 @@ public enum ReportWriter {
             (ReportFile.server.name, SeriesReports.serverCSV(report)),
             (ReportFile.scenario.name, report.request.scenario.resolvedJSON(policies: report.request.policies)),
         ]
-        if report.request.options.keepDevices { files.append((ReportFile.devices.name, SeriesReports.devicesCSV(report))) }
-        if report.request.options.traceDevices > 0 { files.append((ReportFile.events.name, SeriesReports.eventsCSV(report))) }
-        if let baseline = report.baselinePolicy { files.append((ReportFile.paired.name, SeriesReports.pairedCSV(report, baseline: baseline))) }
-        if report.request.replications > 1 { files.append((ReportFile.replications.name, SeriesReports.replicationsCSV(report))) }
+        if report.request.options.keepDevices {
+            files.append((ReportFile.devices.name, SeriesReports.devicesCSV(report)))
+        }
+        if report.request.options.traceDevices > 0 {
+            files.append((ReportFile.events.name, SeriesReports.eventsCSV(report)))
+        }
+        if let baseline = report.baselinePolicy {
+            files.append((ReportFile.paired.name, SeriesReports.pairedCSV(report, baseline: baseline)))
+        }
+        if report.request.replications > 1 {
+            files.append((ReportFile.replications.name, SeriesReports.replicationsCSV(report)))
+        }
         return files
     }
 
     /// run.json's manifest of files: name, size, SHA-256 each, in writing order.
     package static func manifest(_ files: [(String, String)]) -> [RunManifest.File] {
-        files.map { name, text in RunManifest.File(name: name, bytes: text.utf8.count, sha256: SHA256.hex(Array(text.utf8))) }
+        files.map { name, text in
+            RunManifest.File(name: name, bytes: text.utf8.count, sha256: SHA256.hex(Array(text.utf8)))
+        }
     }
 
     /// Creates the folder if needed and writes each (name, text) file atomically, in order.
@@ -73,12 +83,16 @@ public enum ReportWriter {
         let o = request.options
         var rows: [[String]] = []
         for result in report.results {
-            let groups = [("all", result.tally)] + zip(result.result.archetypeNames, result.result.archetypes).map { ($0, $1) }
+            let groups =
+                [("all", result.tally)] + zip(result.result.archetypeNames, result.result.archetypes).map { ($0, $1) }
             for (archetype, tally) in groups {
-                rows.append([scenario.name, result.policy, archetype, scenario.platform.name, String(result.seed),
-                             String(tally.devices), String(o.days), String(o.warmupDays),
-                             String(tally.devices * report.countedDays)]
-                            + SummarySchema.fields(tally, days: report.countedDays, context: context))
+                rows.append(
+                    [
+                        scenario.name, result.policy, archetype, scenario.platform.name, String(result.seed),
+                        String(tally.devices), String(o.days), String(o.warmupDays),
+                        String(tally.devices * report.countedDays),
+                    ]
+                        + SummarySchema.fields(tally, days: report.countedDays, context: context))
             }
         }
         return rows
@@ -89,29 +103,36 @@ public enum ReportWriter {
     /// With its manifest, so it renders every other file of the folder (see ``files(_:)``).
     public static func runJSON(_ report: RunReport) -> String { files(report).last!.1 }
 
-    package static func runJSON(_ report: RunReport, manifest: [RunManifest.File], frontier: RunManifest.Frontier? = nil,
-                        resolvedSha256: String? = nil) -> String {
+    package static func runJSON(
+        _ report: RunReport, manifest: [RunManifest.File], frontier: RunManifest.Frontier? = nil,
+        resolvedSha256: String? = nil
+    ) -> String {
         encode(runManifest(report, manifest: manifest, frontier: frontier, resolvedSha256: resolvedSha256))
     }
 
-    static func runManifest(_ report: RunReport, manifest: [RunManifest.File], frontier: RunManifest.Frontier? = nil,
-                            resolvedSha256: String? = nil) -> RunManifest {
+    static func runManifest(
+        _ report: RunReport, manifest: [RunManifest.File], frontier: RunManifest.Frontier? = nil,
+        resolvedSha256: String? = nil
+    ) -> RunManifest {
         let r = report.request
         return RunManifest(
             schemaVersion: schemaVersion, bgbenchVersion: BuildInfo.version, gitCommit: BuildInfo.gitCommit,
             scenarioFile: r.scenario.file ?? "(built-in default)", scenarioSha256: r.scenario.sha256,
-            scenarioOverrides: r.scenario.overrides, resolvedScenarioSha256: resolvedSha256 ?? r.scenario.resolvedSha256(policies: r.policies),
-            policies: r.policies, seed: r.options.seed, replications: r.replications, devices: r.options.devices, days: r.options.days,
+            scenarioOverrides: r.scenario.overrides,
+            resolvedScenarioSha256: resolvedSha256 ?? r.scenario.resolvedSha256(policies: r.policies),
+            policies: r.policies, seed: r.options.seed, replications: r.replications, devices: r.options.devices,
+            days: r.options.days,
             warmupDays: r.options.warmupDays, deviceDays: report.deviceDays,
             events: Int(report.events), gsl: BuildInfo.gslVersion,
             opensTrace: r.opensTraceIdentity,
             shard: r.options.shard.map { RunManifest.ShardPart($0, devices: r.options.devices) },
-            execution: .init(commandLine: r.commandLine, threads: report.threads,
-                             wallSeconds: report.wallSeconds,
-                             deviceDaysPerSecond: Double(report.simulatedDeviceDays) / max(report.wallSeconds, 1e-9),
-                             eventsPerSecond: report.events / max(report.wallSeconds, 1e-9),
-                             host: r.options.shard == nil ? nil : ProcessInfo.processInfo.hostName,
-                             shards: report.mergedShards.isEmpty ? nil : report.mergedShards.map(RunManifest.ShardRun.init)),
+            execution: .init(
+                commandLine: r.commandLine, threads: report.threads,
+                wallSeconds: report.wallSeconds,
+                deviceDaysPerSecond: Double(report.simulatedDeviceDays) / max(report.wallSeconds, 1e-9),
+                eventsPerSecond: report.events / max(report.wallSeconds, 1e-9),
+                host: r.options.shard == nil ? nil : ProcessInfo.processInfo.hostName,
+                shards: report.mergedShards.isEmpty ? nil : report.mergedShards.map(RunManifest.ShardRun.init)),
             scenario: r.scenario.scenario, frontier: frontier, manifest: manifest)
     }
 
@@ -121,7 +142,8 @@ public enum ReportWriter {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         // The scenario's policies: bgbench's own and those run (a frontier's by its arms').
-        encoder.userInfo[PolicyParameters.runPoliciesKey] = Set(manifest.policies + (manifest.frontier?.arms.map(\.policy) ?? []))
+        encoder.userInfo[PolicyParameters.runPoliciesKey] = Set(
+            manifest.policies + (manifest.frontier?.arms.map(\.policy) ?? []))
         // Encoding plain values cannot fail.
         return String(decoding: try! encoder.encode(manifest), as: UTF8.self) + "\n"
     }

@@ -37,13 +37,15 @@ public struct CheckMetric: Sendable {
 /// tolerance, derived from ``MetricTable`` (where each direction is argued).
 public enum CheckMetrics {
     public static let table: [CheckMetric] = MetricTable.metrics.map { m in
-        let source: CheckMetric.Source = switch m.kind {
-        case .stalenessQuantile: .quantile
-        case .perOpen(let q): .perOpen(q.label)
-        // Per device-day, per server job, the battery share (the scale cancels in the
-        // tests), a share of resolved tasks (the tests use its count per device).
-        case .perDeviceDay(let q), .batteryPercentPerDay(let q), .perServerJob(let q), .share(let q, _): .perDevice(q.label)
-        }
+        let source: CheckMetric.Source =
+            switch m.kind {
+            case .stalenessQuantile: .quantile
+            case .perOpen(let q): .perOpen(q.label)
+            // Per device-day, per server job, the battery share (the scale cancels in the
+            // tests), a share of resolved tasks (the tests use its count per device).
+            case .perDeviceDay(let q), .batteryPercentPerDay(let q), .perServerJob(let q), .share(let q, _):
+                .perDevice(q.label)
+            }
         return CheckMetric(name: m.name, direction: m.direction, tolerancePercent: m.tolerancePercent, source: source)
     }
 

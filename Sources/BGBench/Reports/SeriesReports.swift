@@ -14,10 +14,13 @@ public enum SeriesReports {
         let field = SeriesField(rawValue: i)!
         let interval = m.series == .interval
         return m.kind.perOpen
-            ? Column(name: m.name, interval: interval, estimate: { s, r, _ in Estimators.ratio(s.moments(row: r, field)) },
-                     support: m.support)
-            : Column(name: m.name, interval: interval, estimate: { s, r, k in Estimators.mean(s.moments(row: r, field), scale: k) },
-                     support: m.support)
+            ? Column(
+                name: m.name, interval: interval, estimate: { s, r, _ in Estimators.ratio(s.moments(row: r, field)) },
+                support: m.support)
+            : Column(
+                name: m.name, interval: interval,
+                estimate: { s, r, k in Estimators.mean(s.moments(row: r, field), scale: k) },
+                support: m.support)
     }
 
     static var seriesHeader: [String] {
@@ -27,8 +30,9 @@ public enum SeriesReports {
     static func seriesFields(_ tally: SeriesTally, row: Int, scale: Double) -> [String] {
         seriesColumns.flatMap { c -> [String] in
             let e = c.estimate(tally, row, scale).within(c.support)
-            return c.interval ? [CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)]
-                              : [CSVNumber.format(e.value)]
+            return c.interval
+                ? [CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)]
+                : [CSVNumber.format(e.value)]
         }
     }
 
@@ -43,7 +47,9 @@ public enum SeriesReports {
         for r in report.results {
             let daily = r.result.daily
             for day in report.request.options.warmupDays..<report.request.options.days {
-                csv.row([name, r.policy, String(r.seed), String(day), String(daily.devices)] + seriesFields(daily, row: day, scale: 1))
+                csv.row(
+                    [name, r.policy, String(r.seed), String(day), String(daily.devices)]
+                        + seriesFields(daily, row: day, scale: 1))
             }
         }
         return csv.output
@@ -58,14 +64,16 @@ public enum SeriesReports {
         let scale = 1 / Double(max(1, report.countedDays))
         for r in report.results {
             for hour in 0..<24 {
-                csv.row([name, r.policy, String(r.seed), String(hour), String(r.result.hourly.devices)]
+                csv.row(
+                    [name, r.policy, String(r.seed), String(hour), String(r.result.hourly.devices)]
                         + seriesFields(r.result.hourly, row: hour, scale: scale))
             }
         }
         return csv.output
     }
 
-    public static let devicesHeader = ["scenario", "policy", "seed", "device", "archetype"] + DeviceAttributes.labels
+    public static let devicesHeader =
+        ["scenario", "policy", "seed", "device", "archetype"] + DeviceAttributes.labels
         + Quantity.allCases.map { $0.label }
 
     /// devices.csv: every device's totals over the counted period, one row per device ×
@@ -77,7 +85,9 @@ public enum SeriesReports {
         for r in report.results {
             let names = r.result.archetypeNames
             for d in r.result.devices {
-                csv.row([name, r.policy, String(r.seed), String(d.device), names[d.archetype]] + d.attributes.fields + d.values.map { CSVNumber.format($0) })
+                csv.row(
+                    [name, r.policy, String(r.seed), String(d.device), names[d.archetype]] + d.attributes.fields
+                        + d.values.map { CSVNumber.format($0) })
             }
         }
         return csv.output
@@ -86,15 +96,18 @@ public enum SeriesReports {
     /// The metrics paired.csv compares: every metric that splits by device.
     static var pairedMetrics: [PairedMetric] { MetricTable.pairedMetrics }
 
-    public static let pairedHeader = ["scenario", "policy", "baseline", "seed", "metric", "devices", "policy_value",
-                                      "baseline_value", "difference", "difference_ci_low", "difference_ci_high",
-                                      "excludes_zero"]
+    public static let pairedHeader = [
+        "scenario", "policy", "baseline", "seed", "metric", "devices", "policy_value",
+        "baseline_value", "difference", "difference_ci_low", "difference_ci_high",
+        "excludes_zero",
+    ]
 
     /// A policy's paired comparisons with the baseline of the same seed, one per metric of
     /// `pairedMetrics`; nil for the baseline itself (or a run without one).
     public static func pairedEstimates(_ report: RunReport, _ r: PolicyResult) -> [PairedEstimate]? {
         guard let paired = r.paired, let baseline = report.baselinePolicy,
-              let base = report.results.first(where: { $0.policy == baseline && $0.seed == r.seed }) else { return nil }
+            let base = report.results.first(where: { $0.policy == baseline && $0.seed == r.seed })
+        else { return nil }
         let battery = report.request.scenario.scenario.device.batteryWh * 3600
         let serverJobs = r.tally[.serverJobs] > 0 || base.tally[.serverJobs] > 0
         return zip(pairedMetrics, paired.moments).map { metric, m in
@@ -118,10 +131,12 @@ public enum SeriesReports {
         for r in report.results where r.policy != baseline {
             guard let paired = r.paired, let estimates = pairedEstimates(report, r) else { continue }
             for (metric, e) in zip(pairedMetrics, estimates) {
-                csv.row([name, r.policy, baseline, String(r.seed), metric.metric.name, String(paired.devices),
-                         CSVNumber.format(e.policy), CSVNumber.format(e.baseline),
-                         CSVNumber.format(e.difference.value), CSVNumber.format(e.difference.low),
-                         CSVNumber.format(e.difference.high), mark(e.excludesZero)])
+                csv.row([
+                    name, r.policy, baseline, String(r.seed), metric.metric.name, String(paired.devices),
+                    CSVNumber.format(e.policy), CSVNumber.format(e.baseline),
+                    CSVNumber.format(e.difference.value), CSVNumber.format(e.difference.low),
+                    CSVNumber.format(e.difference.high), mark(e.excludesZero),
+                ])
             }
         }
         return csv.output
@@ -132,7 +147,8 @@ public enum SeriesReports {
     /// differences with a Student-t interval (R − 1 degrees of freedom), their standard
     /// deviation, and the mean half-width of the per-seed device-clustered intervals.
     public static func pairedAcrossSeeds(_ report: RunReport, policy: String)
-        -> [(mean: Estimate, sd: Double, seeds: Int, deviceHalfWidth: Double)]? {
+        -> [(mean: Estimate, sd: Double, seeds: Int, deviceHalfWidth: Double)]?
+    {
         let perSeed = report.results.filter { $0.policy == policy }.compactMap { pairedEstimates(report, $0) }
         guard !perSeed.isEmpty else { return nil }
         return pairedMetrics.indices.map { k in
@@ -142,15 +158,19 @@ public enum SeriesReports {
             for d in finite { m.sy += d.value; m.syy += d.value * d.value }
             let sd = n > 1 ? (max(0, (m.syy - m.sy * m.sy / n) / (n - 1))).squareRoot() : Double.nan
             let halves = finite.compactMap { d in d.high.map { ($0 - d.low!) / 2 } }
-            return (Estimators.mean(m), sd, finite.count, halves.isEmpty ? .nan : halves.reduce(0, +) / Double(halves.count))
+            return (
+                Estimators.mean(m), sd, finite.count, halves.isEmpty ? .nan : halves.reduce(0, +) / Double(halves.count)
+            )
         }
     }
 
-    public static let replicationsHeader = ["scenario", "policy", "archetype", "metric", "replications", "mean",
-                                            "sd", "ci_low", "ci_high", "mean_device_ci_half_width",
-                                            "baseline", "difference", "difference_sd", "difference_ci_low",
-                                            "difference_ci_high", "difference_excludes_zero",
-                                            "mean_paired_ci_half_width", "unstable"]
+    public static let replicationsHeader = [
+        "scenario", "policy", "archetype", "metric", "replications", "mean",
+        "sd", "ci_low", "ci_high", "mean_device_ci_half_width",
+        "baseline", "difference", "difference_sd", "difference_ci_low",
+        "difference_ci_high", "difference_excludes_zero",
+        "mean_paired_ci_half_width", "unstable",
+    ]
 
     /// replications.csv (`--replications R`, R ≥ 2): every summary metric of the fleet
     /// (archetype `all`) across the R independent seeds: mean, standard deviation, a
@@ -184,29 +204,42 @@ public enum SeriesReports {
                 if let paired, let k = pairedMetrics.firstIndex(where: { $0.metric.name == column.name }) {
                     let d = paired[k]
                     let excludes: Bool? = d.mean.low.map { low in low > 0 || d.mean.high! < 0 }
-                    difference = [baseline!, CSVNumber.format(d.mean.value), CSVNumber.format(d.sd),
-                                  CSVNumber.format(d.mean.low), CSVNumber.format(d.mean.high), mark(excludes),
-                                  CSVNumber.format(d.deviceHalfWidth)]
+                    difference = [
+                        baseline!, CSVNumber.format(d.mean.value), CSVNumber.format(d.sd),
+                        CSVNumber.format(d.mean.low), CSVNumber.format(d.mean.high), mark(excludes),
+                        CSVNumber.format(d.deviceHalfWidth),
+                    ]
                 }
                 // A quantile: unstable when a seed's rank sits at a jump or the seeds spread widely.
-                let unstable: Bool? = column.flagsUnstable
-                    ? QuantileStability.unstable(values: finite.map(\.value), flags: estimates.compactMap { column.unstable($0) })
+                let unstable: Bool? =
+                    column.flagsUnstable
+                    ? QuantileStability.unstable(
+                        values: finite.map(\.value), flags: estimates.compactMap { column.unstable($0) })
                     : nil
-                csv.row([scenario.name, policy, "all", column.name, String(finite.count), CSVNumber.format(e.value),
-                         CSVNumber.format(sd), CSVNumber.format(e.low), CSVNumber.format(e.high), CSVNumber.format(half)]
+                csv.row(
+                    [
+                        scenario.name, policy, "all", column.name, String(finite.count), CSVNumber.format(e.value),
+                        CSVNumber.format(sd), CSVNumber.format(e.low), CSVNumber.format(e.high), CSVNumber.format(half),
+                    ]
                         + difference + [mark(unstable)])
             }
             // With `oracle` in the run: the share of the baseline → oracle gap this policy closes.
             if let gap = GapClosed.estimate(report, policy: policy) {
-                csv.row([scenario.name, policy, "all", GapClosed.metric, String(gap.seeds), CSVNumber.format(gap.mean.value),
-                         CSVNumber.format(gap.sd), CSVNumber.format(gap.mean.low), CSVNumber.format(gap.mean.high), ""]
+                csv.row(
+                    [
+                        scenario.name, policy, "all", GapClosed.metric, String(gap.seeds),
+                        CSVNumber.format(gap.mean.value),
+                        CSVNumber.format(gap.sd), CSVNumber.format(gap.mean.low), CSVNumber.format(gap.mean.high), "",
+                    ]
                         + ["", "", "", "", "", "", "", ""])
             }
         }
         return csv.output
     }
 
-    public static let serverHeader = ["scenario", "policy", "seed", "minute", "utc_time", "requests_mean", "requests_peak"]
+    public static let serverHeader = [
+        "scenario", "policy", "seed", "minute", "utc_time", "requests_mean", "requests_peak",
+    ]
 
     /// server.csv: the fleet's network requests (background runs' requests and foreground
     /// fetches) per minute of the UTC day, device UTC offsets applied: the mean over the
@@ -225,7 +258,9 @@ public enum SeriesReports {
         return csv.output
     }
 
-    public static let eventsHeader = ["scenario", "policy", "seed", "device", "time_s", "day", "event", "detail", "value"]
+    public static let eventsHeader = [
+        "scenario", "policy", "seed", "device", "time_s", "day", "event", "detail", "value",
+    ]
 
     /// events.csv (`--trace-devices K`): every decision and outcome of the first K devices,
     /// in time order per device, each with its reason code or status.
@@ -236,9 +271,14 @@ public enum SeriesReports {
         for r in report.results {
             for e in r.result.trace {
                 // Times and durations are whole microseconds: printed exactly.
-                let value = e.value.map { $0 == $0.rounded() ? CSVNumber.format($0) : CSVNumber.seconds(Clock.ticks(seconds: $0)) } ?? ""
-                csv.row([name, r.policy, String(r.seed), String(e.device), CSVNumber.seconds(e.time),
-                         String(Clock.dayIndex(e.time)), e.event, e.detail, value])
+                let value =
+                    e.value.map {
+                        $0 == $0.rounded() ? CSVNumber.format($0) : CSVNumber.seconds(Clock.ticks(seconds: $0))
+                    } ?? ""
+                csv.row([
+                    name, r.policy, String(r.seed), String(e.device), CSVNumber.seconds(e.time),
+                    String(Clock.dayIndex(e.time)), e.event, e.detail, value,
+                ])
             }
         }
         return csv.output

@@ -39,8 +39,10 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         public var knobValues: [String: [String]]
         public var energyLevels: [Double]
         public var energyRange: [Double]?
-        package init(policies: [String], baselinePolicy: String?, knobValues: [String: [String]], energyLevels: [Double],
-                     energyRange: [Double]?) {
+        package init(
+            policies: [String], baselinePolicy: String?, knobValues: [String: [String]], energyLevels: [Double],
+            energyRange: [Double]?
+        ) {
             self.policies = policies; self.baselinePolicy = baselinePolicy; self.knobValues = knobValues
             self.energyLevels = energyLevels; self.energyRange = energyRange
         }
@@ -81,11 +83,12 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     }
 
     static func identity(_ r: RunRequest) -> Identity {
-        Identity(scenarioFile: r.scenario.file, scenarioSha256: r.scenario.sha256, scenarioOverrides: r.scenario.overrides,
-                 resolvedScenario: r.scenario.resolvedJSON, policies: r.policies, baselinePolicy: r.baselinePolicy,
-                 seed: r.options.seed, replications: r.replications, devices: r.options.devices, days: r.options.days,
-                 warmupDays: r.options.warmupDays, perDevice: r.options.keepDevices, traceDevices: r.options.traceDevices,
-                 opensTrace: r.opensTraceIdentity)
+        Identity(
+            scenarioFile: r.scenario.file, scenarioSha256: r.scenario.sha256, scenarioOverrides: r.scenario.overrides,
+            resolvedScenario: r.scenario.resolvedJSON, policies: r.policies, baselinePolicy: r.baselinePolicy,
+            seed: r.options.seed, replications: r.replications, devices: r.options.devices, days: r.options.days,
+            warmupDays: r.options.warmupDays, perDevice: r.options.keepDevices, traceDevices: r.options.traceDevices,
+            opensTrace: r.opensTraceIdentity)
     }
 
     /// The JSON line.
@@ -106,14 +109,17 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     /// the resolved JSON.
     package func request(_ k: Int) throws -> RunRequest {
         let i = runs[k]
-        var loaded = try ScenarioLoader.load(json: i.resolvedScenario, file: i.scenarioFile ?? "(built-in default)", overrides: [])
+        var loaded = try ScenarioLoader.load(
+            json: i.resolvedScenario, file: i.scenarioFile ?? "(built-in default)", overrides: [])
         loaded.file = i.scenarioFile
         loaded.sha256 = i.scenarioSha256
         loaded.overrides = i.scenarioOverrides
-        let options = RunOptions(devices: i.devices, days: i.days, seed: i.seed, threads: threads, warmupDays: i.warmupDays,
-                                 keepDevices: i.perDevice, traceDevices: i.traceDevices)
-        var request = RunRequest(scenario: loaded, policies: i.policies, options: options, commandLine: commandLine,
-                                 baselinePolicy: i.baselinePolicy, replications: i.replications)
+        let options = RunOptions(
+            devices: i.devices, days: i.days, seed: i.seed, threads: threads, warmupDays: i.warmupDays,
+            keepDevices: i.perDevice, traceDevices: i.traceDevices)
+        var request = RunRequest(
+            scenario: loaded, policies: i.policies, options: options, commandLine: commandLine,
+            baselinePolicy: i.baselinePolicy, replications: i.replications)
         request.opensTraceIdentity = i.opensTrace
         return request
     }
@@ -124,28 +130,40 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         func text<T>(_ v: T?) -> String { v.map { "\($0)" } ?? "none" }
         var fields: [(String, String, String)] = [
             ("bgbench version", bgbenchVersion, other.bgbenchVersion), ("commit", gitCommit, other.gitCommit),
-            ("shard format", "\(formatVersion)", "\(other.formatVersion)"), ("command", kind.rawValue, other.kind.rawValue),
+            ("shard format", "\(formatVersion)", "\(other.formatVersion)"),
+            ("command", kind.rawValue, other.kind.rawValue),
             ("number of runs", "\(runs.count)", "\(other.runs.count)"),
         ]
         if kind == .sweep {
-            fields.append(("sweep", sweep == other.sweep ? "" : "grid \(text(sweep?.specs.joined(separator: " ")))",
-                           sweep == other.sweep ? "" : "\(text(other.sweep?.specs.joined(separator: " ")))"))
+            fields.append(
+                (
+                    "sweep", sweep == other.sweep ? "" : "grid \(text(sweep?.specs.joined(separator: " ")))",
+                    sweep == other.sweep ? "" : "\(text(other.sweep?.specs.joined(separator: " ")))"
+                ))
         }
         if kind == .frontier {
-            fields.append(("frontier", frontier == other.frontier ? "" : "knobs or energies differ",
-                           frontier == other.frontier ? "" : "those of the first"))
+            fields.append(
+                (
+                    "frontier", frontier == other.frontier ? "" : "knobs or energies differ",
+                    frontier == other.frontier ? "" : "those of the first"
+                ))
         }
         for (a, b) in zip(runs, other.runs) {
             fields += [
-                ("scenario", a.resolvedScenario == b.resolvedScenario ? "" : "resolved scenario (\(text(a.scenarioFile)))",
-                 a.resolvedScenario == b.resolvedScenario ? "" : "that of \(text(b.scenarioFile))"),
-                ("scenario file", text(a.scenarioFile), text(b.scenarioFile)), ("scenario SHA-256", a.scenarioSha256, b.scenarioSha256),
+                (
+                    "scenario",
+                    a.resolvedScenario == b.resolvedScenario ? "" : "resolved scenario (\(text(a.scenarioFile)))",
+                    a.resolvedScenario == b.resolvedScenario ? "" : "that of \(text(b.scenarioFile))"
+                ),
+                ("scenario file", text(a.scenarioFile), text(b.scenarioFile)),
+                ("scenario SHA-256", a.scenarioSha256, b.scenarioSha256),
                 ("overrides", a.scenarioOverrides.joined(separator: " "), b.scenarioOverrides.joined(separator: " ")),
                 ("policies", a.policies.joined(separator: ","), b.policies.joined(separator: ",")),
                 ("baseline policy", text(a.baselinePolicy), text(b.baselinePolicy)), ("seed", "\(a.seed)", "\(b.seed)"),
                 ("replications", "\(a.replications)", "\(b.replications)"), ("devices", "\(a.devices)", "\(b.devices)"),
                 ("days", "\(a.days)", "\(b.days)"), ("warm-up days", "\(a.warmupDays)", "\(b.warmupDays)"),
-                ("per-device rows", "\(a.perDevice)", "\(b.perDevice)"), ("traced devices", "\(a.traceDevices)", "\(b.traceDevices)"),
+                ("per-device rows", "\(a.perDevice)", "\(b.perDevice)"),
+                ("traced devices", "\(a.traceDevices)", "\(b.traceDevices)"),
                 ("opens trace", text(a.opensTrace?.sha256), text(b.opensTrace?.sha256)),
             ]
         }

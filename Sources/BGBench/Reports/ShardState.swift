@@ -35,7 +35,8 @@ public struct ShardState {
 
     /// The text of shard.state.
     public func text(commandLine: [String]) -> String {
-        var header = ShardHeader(kind: kind, requests: requests, wallSeconds: wallSeconds, threads: threads, commandLine: commandLine)
+        var header = ShardHeader(
+            kind: kind, requests: requests, wallSeconds: wallSeconds, threads: threads, commandLine: commandLine)
         header.sweep = sweep
         header.frontier = frontier
         return header.json + "\n" + Data(writer.bytes).base64EncodedString() + "\n"
@@ -49,30 +50,38 @@ public struct ShardState {
     }
 
     /// shard.state of a sweep: its points' runs, in grid order.
-    public static func text(sweep axes: [SweepAxis], specs: [String], points: [[String]], reports: ShardState) -> String {
+    public static func text(sweep axes: [SweepAxis], specs: [String], points: [[String]], reports: ShardState) -> String
+    {
         var state = reports
-        state.sweep = ShardHeader.Sweep(paths: axes.map(\.path), values: axes.map(\.values), specs: specs, points: points)
+        state.sweep = ShardHeader.Sweep(
+            paths: axes.map(\.path), values: axes.map(\.values), specs: specs, points: points)
         return state.text(commandLine: state.requests.first?.commandLine ?? [])
     }
 
     /// A payload's results, for the runs of `requests`, and a frontier's joint sums (of
     /// `joint.quantities`): what `bgbench merge` adds up.
-    package static func decode(_ payload: [UInt8], requests: [RunRequest], joint: (arms: Int, seeds: Int, quantities: [Quantity])?)
-        throws(ShardStateError) -> (runs: [[PolicyResult]], joint: [JointSums]) {
+    package static func decode(
+        _ payload: [UInt8], requests: [RunRequest], joint: (arms: Int, seeds: Int, quantities: [Quantity])?
+    )
+        throws(ShardStateError) -> (runs: [[PolicyResult]], joint: [JointSums])
+    {
         var r = StateReader(payload)
         var runs: [[PolicyResult]] = []
         for request in requests {
             let o = request.options
-            let empty = FleetResult(scenario: request.scenario.scenario, days: o.days, keepDevices: o.keepDevices,
-                                    replay: request.opensTraceIdentity != nil)
+            let empty = FleetResult(
+                scenario: request.scenario.scenario, days: o.days, keepDevices: o.keepDevices,
+                replay: request.opensTraceIdentity != nil)
             var results: [PolicyResult] = []
             for seed in request.seeds {
                 for policy in request.policies {
                     let result = try FleetResult(empty: empty, days: o.days, firstDay: o.warmupDays, &r)
                     let seconds = try r.double()
                     let paired = try r.bool() ? try PairedTally(&r) : nil
-                    results.append(PolicyResult(policy: policy, seed: seed, result: result, wallSeconds: seconds, workers: 0,
-                                                paired: paired))
+                    results.append(
+                        PolicyResult(
+                            policy: policy, seed: seed, result: result, wallSeconds: seconds, workers: 0,
+                            paired: paired))
                 }
             }
             runs.append(results)
@@ -147,7 +156,9 @@ struct StateReader {
     /// A count of items that follow, each at least `size` bytes: refuses one the rest cannot hold.
     mutating func count(atLeast size: Int = 1) throws(ShardStateError) -> Int {
         let n = try int()
-        guard n >= 0, n <= (bytes.count - offset) / max(1, size) else { throw .malformed("a length of \(n) is out of range") }
+        guard n >= 0, n <= (bytes.count - offset) / max(1, size) else {
+            throw .malformed("a length of \(n) is out of range")
+        }
         return n
     }
     mutating func double() throws(ShardStateError) -> Double {
@@ -183,7 +194,9 @@ struct StateReader {
 public enum ShardStateError: Error, Equatable, CustomStringConvertible {
     case malformed(String)
     public var description: String {
-        switch self { case .malformed(let what): "malformed shard state: \(what)" }
+        switch self {
+        case .malformed(let what): "malformed shard state: \(what)"
+        }
     }
 }
 
@@ -315,12 +328,16 @@ extension FleetResult {
         devices.reserveCapacity(rows)
         for _ in 0..<rows {
             let device = try r.int(), archetype = try r.int()
-            guard archetype >= 0, archetype < archetypeNames.count else { throw .malformed("a device row of an unknown archetype") }
+            guard archetype >= 0, archetype < archetypeNames.count else {
+                throw .malformed("a device row of an unknown archetype")
+            }
             var values = [Double](repeating: 0, count: Quantity.count)
             for q in 0..<Quantity.count { values[q] = try r.double() }
             var a = DeviceAttributes(platform: try r.string())
-            a.barOff = try r.bool(); a.homeWifi = try r.bool(); a.workWifi = try r.bool(); a.keepsLowPower = try r.bool()
-            a.overnightChargeShare = try r.double(); a.usageEstimate = try r.double(); a.expectedOpensPerDay = try r.double()
+            a.barOff = try r.bool(); a.homeWifi = try r.bool(); a.workWifi = try r.bool();
+            a.keepsLowPower = try r.bool()
+            a.overnightChargeShare = try r.double(); a.usageEstimate = try r.double();
+            a.expectedOpensPerDay = try r.double()
             devices.append(DeviceRow(device: device, archetype: archetype, values: values, attributes: a))
         }
         for _ in 0..<(try r.count(atLeast: 5)) {

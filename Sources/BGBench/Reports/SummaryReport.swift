@@ -14,8 +14,10 @@ public struct PolicyResult: Sendable {
     public var paired: PairedTally?
     /// The fleet totals.
     public var tally: FleetTally { result.fleet }
-    public init(policy: String, seed: UInt64, result: FleetResult, wallSeconds: Double, workers: Int = 1,
-                paired: PairedTally? = nil) {
+    public init(
+        policy: String, seed: UInt64, result: FleetResult, wallSeconds: Double, workers: Int = 1,
+        paired: PairedTally? = nil
+    ) {
         self.policy = policy; self.seed = seed; self.result = result; self.wallSeconds = wallSeconds
         self.workers = workers; self.paired = paired
     }
@@ -46,18 +48,25 @@ struct SummaryContext {
 /// summary.csv: one row per scenario × policy, every metric of MODEL.md §9 the simulator
 /// produces so far. The columns are ``MetricTable``'s metrics, in its order (stable).
 public enum SummarySchema {
-    public static let identity = ["scenario", "policy", "archetype", "platform", "seed", "devices", "days", "warmup_days", "device_days"]
+    public static let identity = [
+        "scenario", "policy", "archetype", "platform", "seed", "devices", "days", "warmup_days", "device_days",
+    ]
 
     public static let metrics: [SummaryColumn] = MetricTable.metrics.map { m in
-        SummaryColumn(name: m.name, unit: m.unit, definition: m.definition, interval: m.interval,
-                      flagsUnstable: m.flagsUnstable, compute: { e, c in m.kind.estimate(e, batteryJoules: c.batteryJoules) },
-                      support: m.support, unstable: { e in m.unstable(e) })
+        SummaryColumn(
+            name: m.name, unit: m.unit, definition: m.definition, interval: m.interval,
+            flagsUnstable: m.flagsUnstable, compute: { e, c in m.kind.estimate(e, batteryJoules: c.batteryJoules) },
+            support: m.support, unstable: { e in m.unstable(e) })
     }
 
     /// The header of summary.csv.
     public static var header: [String] {
-        identity + metrics.flatMap { $0.interval ? [$0.name, $0.name + "_ci_low", $0.name + "_ci_high"]
-                                               : $0.flagsUnstable ? [$0.name, $0.name + "_unstable"] : [$0.name] }
+        identity
+            + metrics.flatMap {
+                $0.interval
+                    ? [$0.name, $0.name + "_ci_low", $0.name + "_ci_high"]
+                    : $0.flagsUnstable ? [$0.name, $0.name + "_unstable"] : [$0.name]
+            }
     }
 
     /// The metric fields of one row.
@@ -65,8 +74,12 @@ public enum SummarySchema {
         let estimates = FleetEstimates(tally: tally, days: days)
         return metrics.flatMap { column -> [String] in
             let e = column.compute(estimates, context).within(column.support)
-            if column.interval { return [CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)] }
-            if column.flagsUnstable { return [CSVNumber.format(e.value), SeriesReports.mark(column.unstable(estimates))] }
+            if column.interval {
+                return [CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)]
+            }
+            if column.flagsUnstable {
+                return [CSVNumber.format(e.value), SeriesReports.mark(column.unstable(estimates))]
+            }
             return [CSVNumber.format(e.value)]
         }
     }

@@ -42,15 +42,19 @@ public struct SweepReport {
     public mutating func add(_ values: [String], report: RunReport) {
         let r = report.request
         if base == nil { base = ReportWriter.runManifest(report, manifest: []) }
-        points.append(Point(values: values, overrides: r.scenario.overrides,
-                            resolvedSha256: r.scenario.resolvedSha256(policies: r.policies),
-                            files: ReportWriter.reportFiles(report).filter { $0.0 != ReportFile.summary.name },
-                            summary: ReportWriter.summaryRows(report), deviceDays: report.deviceDays,
-                            events: report.events, wallSeconds: report.wallSeconds))
+        points.append(
+            Point(
+                values: values, overrides: r.scenario.overrides,
+                resolvedSha256: r.scenario.resolvedSha256(policies: r.policies),
+                files: ReportWriter.reportFiles(report).filter { $0.0 != ReportFile.summary.name },
+                summary: ReportWriter.summaryRows(report), deviceDays: report.deviceDays,
+                events: report.events, wallSeconds: report.wallSeconds))
     }
 
     /// The name of point K's resolved scenario (K from 1, in grid order).
-    public static func scenarioFile(_ k: Int) -> String { ReportFile.scenarioPoint.name.replacingOccurrences(of: "K", with: String(k)) }
+    public static func scenarioFile(_ k: Int) -> String {
+        ReportFile.scenarioPoint.name.replacingOccurrences(of: "K", with: String(k))
+    }
 
     /// The sweep's `resolved_scenario_sha256`: SHA-256 of its points' resolved-scenario
     /// hashes, one per line in grid order; two sweeps have the same one when every point
@@ -67,7 +71,9 @@ public struct SweepReport {
         for (name, _) in first.files where name.hasSuffix(".csv") {
             var text = CSVWriter("")
             text.row(axes.map(\.path))
-            var out = String(text.output.dropLast()) + "," + String(Self.records(first.files.first { $0.0 == name }!.1)[0]) + "\n"
+            var out =
+                String(text.output.dropLast()) + "," + String(Self.records(first.files.first { $0.0 == name }!.1)[0])
+                + "\n"
             for point in points {
                 let prefix = point.values.map(CSVWriter<String>.quote).joined(separator: ",") + ","
                 let records = Self.records(point.files.first { $0.0 == name }!.1)
@@ -92,8 +98,9 @@ public struct SweepReport {
         manifest.sweep = SweepManifest(
             axes: axes.map { .init(path: $0.path, values: $0.values, kind: $0.isDesign ? "design" : "environment") },
             points: points.enumerated().map { k, p in
-                .init(index: k + 1, values: p.values, overrides: p.overrides, resolvedScenarioSha256: p.resolvedSha256,
-                      scenarioFile: Self.scenarioFile(k + 1))
+                .init(
+                    index: k + 1, values: p.values, overrides: p.overrides, resolvedScenarioSha256: p.resolvedSha256,
+                    scenarioFile: Self.scenarioFile(k + 1))
             })
         files += extra
         manifest.manifest = ReportWriter.manifest(files)
@@ -109,7 +116,9 @@ public struct SweepReport {
         var start = text.startIndex, i = text.startIndex
         while i < text.endIndex {
             let c = text[i]
-            if c == "\"" { quoted.toggle() } else if c == "\n" && !quoted {
+            if c == "\"" {
+                quoted.toggle()
+            } else if c == "\n" && !quoted {
                 out.append(text[start..<i])
                 start = text.index(after: i)
             }
@@ -141,8 +150,9 @@ public struct SweepReport {
         let environment = axes.indices.filter { !axes[$0].isDesign }
         let candidates = keys.map { key -> ParetoCandidate in
             let s = sums[key]!
-            return ParetoCandidate(world: environment.map { points[key.point].values[$0] } + [key.archetype],
-                                   fresh: s.nf > 0 ? s.f / s.nf : -.infinity, energy: s.ne > 0 ? s.e / s.ne : .infinity)
+            return ParetoCandidate(
+                world: environment.map { points[key.point].values[$0] } + [key.archetype],
+                fresh: s.nf > 0 ? s.f / s.nf : -.infinity, energy: s.ne > 0 ? s.e / s.ne : .infinity)
         }
         let front = Dictionary(uniqueKeysWithValues: zip(keys, Self.pareto(candidates)))
         var csv = CSVWriter("")
@@ -162,7 +172,9 @@ public struct SweepReport {
         public var world: [String]
         public var fresh: Double
         public var energy: Double
-        public init(world: [String], fresh: Double, energy: Double) { self.world = world; self.fresh = fresh; self.energy = energy }
+        public init(world: [String], fresh: Double, energy: Double) {
+            self.world = world; self.fresh = fresh; self.energy = energy
+        }
     }
 
     /// Whether each candidate is on the freshness–energy frontier of its own world: no
@@ -171,7 +183,8 @@ public struct SweepReport {
     public static func pareto(_ candidates: [ParetoCandidate]) -> [Bool] {
         candidates.map { c in
             !candidates.contains { o in
-                o.world == c.world && o.fresh >= c.fresh && o.energy <= c.energy && (o.fresh > c.fresh || o.energy < c.energy)
+                o.world == c.world && o.fresh >= c.fresh && o.energy <= c.energy
+                    && (o.fresh > c.fresh || o.energy < c.energy)
             }
         }
     }
@@ -179,7 +192,9 @@ public struct SweepReport {
     // MARK: long.csv
 
     /// long.csv's columns after the axes (Reports/README.md, "long.csv").
-    public static let longHeader = ["scenario", "policy", "seed", "archetype", "metric", "baseline", "value", "ci_low", "ci_high"]
+    public static let longHeader = [
+        "scenario", "policy", "seed", "archetype", "metric", "baseline", "value", "ci_low", "ci_high",
+    ]
 
     /// Every figure of the sweep, one row each: summary.csv's metrics per seed and
     /// archetype; with replications, each metric pooled across seeds (seed `pooled`,
@@ -197,25 +212,41 @@ public struct SweepReport {
         for point in points {
             for row in point.summary {
                 for (name, value, low) in columns {
-                    csv.row(point.values + id.map { row[$0] } + [name, "", row[value], low.map { row[$0] } ?? "",
-                                                                  low.map { row[$0 + 1] } ?? ""])
+                    csv.row(
+                        point.values + id.map { row[$0] } + [
+                            name, "", row[value], low.map { row[$0] } ?? "",
+                            low.map { row[$0 + 1] } ?? "",
+                        ])
                 }
             }
-            if let text = point.files.first(where: { $0.0 == ReportFile.paired.name })?.1, let table = try? CSVTable(parsing: text) {
+            if let text = point.files.first(where: { $0.0 == ReportFile.paired.name })?.1,
+                let table = try? CSVTable(parsing: text)
+            {
                 for row in table.rows {
                     func f(_ c: String) -> String { row[table.index(of: c)!] }
-                    csv.row(point.values + [f("scenario"), f("policy"), f("seed"), "all", f("metric"), f("baseline"),
-                                            f("difference"), f("difference_ci_low"), f("difference_ci_high")])
+                    csv.row(
+                        point.values + [
+                            f("scenario"), f("policy"), f("seed"), "all", f("metric"), f("baseline"),
+                            f("difference"), f("difference_ci_low"), f("difference_ci_high"),
+                        ])
                 }
             }
-            if let text = point.files.first(where: { $0.0 == ReportFile.replications.name })?.1, let table = try? CSVTable(parsing: text) {
+            if let text = point.files.first(where: { $0.0 == ReportFile.replications.name })?.1,
+                let table = try? CSVTable(parsing: text)
+            {
                 for row in table.rows {
                     func f(_ c: String) -> String { row[table.index(of: c)!] }
-                    csv.row(point.values + [f("scenario"), f("policy"), "pooled", f("archetype"), f("metric"), "",
-                                            f("mean"), f("ci_low"), f("ci_high")])
+                    csv.row(
+                        point.values + [
+                            f("scenario"), f("policy"), "pooled", f("archetype"), f("metric"), "",
+                            f("mean"), f("ci_low"), f("ci_high"),
+                        ])
                     if !f("baseline").isEmpty {
-                        csv.row(point.values + [f("scenario"), f("policy"), "pooled", f("archetype"), f("metric"), f("baseline"),
-                                                f("difference"), f("difference_ci_low"), f("difference_ci_high")])
+                        csv.row(
+                            point.values + [
+                                f("scenario"), f("policy"), "pooled", f("archetype"), f("metric"), f("baseline"),
+                                f("difference"), f("difference_ci_low"), f("difference_ci_high"),
+                            ])
                     }
                 }
             }

@@ -39,15 +39,19 @@ struct ParameterStore: Sendable {
     }
 
     /// Encodes each entry's set (defaults where none was set) under its key.
-    func encode(_ entries: [(key: String, type: any ParameterSet.Type)],
-                to container: inout KeyedEncodingContainer<ComponentKey>) throws {
+    func encode(
+        _ entries: [(key: String, type: any ParameterSet.Type)],
+        to container: inout KeyedEncodingContainer<ComponentKey>
+    ) throws {
         for (key, type) in entries { try container.encode(value(key, type), forKey: ComponentKey(key)) }
     }
 
     /// Decodes the entries present; the decoder's key strategy may have renamed a key to a
     /// Swift property name, so both spellings are tried.
-    mutating func decode(_ entries: [(key: String, type: any ParameterSet.Type)],
-                         from container: KeyedDecodingContainer<ComponentKey>) throws {
+    mutating func decode(
+        _ entries: [(key: String, type: any ParameterSet.Type)],
+        from container: KeyedDecodingContainer<ComponentKey>
+    ) throws {
         func decodeOne<T: ParameterSet>(_: T.Type, _ key: ComponentKey) throws -> any ParameterSet {
             try container.decode(T.self, forKey: key)
         }

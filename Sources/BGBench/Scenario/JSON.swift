@@ -212,13 +212,19 @@ package struct JSONParser {
             let childPath = JSONPathText.key(path, key)
             let duplicate = object[key] != nil
             if duplicate {
-                let first = document.keyPositions[childPath].map { " (first at line \($0.line), column \($0.column); that value is kept)" } ?? ""
-                document.problems.append(JSONSyntaxError(position: keyPosition, path: childPath, message: "duplicate key" + first))
+                let first =
+                    document.keyPositions[childPath].map {
+                        " (first at line \($0.line), column \($0.column); that value is kept)"
+                    } ?? ""
+                document.problems.append(
+                    JSONSyntaxError(position: keyPosition, path: childPath, message: "duplicate key" + first))
             } else {
                 document.keyPositions[childPath] = keyPosition
             }
             skipWhitespace()
-            guard peek == UInt8(ascii: ":") else { throw error("expected ':' after the key, found \(describeCharacter())") }
+            guard peek == UInt8(ascii: ":") else {
+                throw error("expected ':' after the key, found \(describeCharacter())")
+            }
             i += 1
             if duplicate {
                 // Read (so that later problems are found) but not kept, nor its positions.
@@ -227,8 +233,9 @@ package struct JSONParser {
                 (document.valuePositions, document.keyPositions) = (kept.valuePositions, kept.keyPositions)
             } else {
                 guard object.keys.count < JSONParser.maxObjectMembers else {
-                    throw JSONSyntaxError(position: keyPosition, path: path,
-                                          message: "more than \(JSONParser.maxObjectMembers) keys in one object (docs/limits.md)")
+                    throw JSONSyntaxError(
+                        position: keyPosition, path: path,
+                        message: "more than \(JSONParser.maxObjectMembers) keys in one object (docs/limits.md)")
                 }
                 object[key] = try value(at: childPath)
             }
@@ -249,8 +256,9 @@ package struct JSONParser {
         if peek == UInt8(ascii: "]") { i += 1; return .array(elements) }
         while true {
             guard elements.count < JSONParser.maxArrayElements else {
-                throw JSONSyntaxError(position: position(at: i), path: path,
-                                      message: "more than \(JSONParser.maxArrayElements) elements in one array (docs/limits.md)")
+                throw JSONSyntaxError(
+                    position: position(at: i), path: path,
+                    message: "more than \(JSONParser.maxArrayElements) elements in one array (docs/limits.md)")
             }
             elements.append(try value(at: JSONPathText.index(path, elements.count)))
             skipWhitespace()
@@ -289,8 +297,10 @@ package struct JSONParser {
         let number = Double(text) ?? .nan
         if !number.isFinite {
             let at = position(at: start)
-            document.problems.append(JSONSyntaxError(position: at, path: path,
-                                                     message: "\(text) is out of range: expected a number of magnitude below 1.8e308"))
+            document.problems.append(
+                JSONSyntaxError(
+                    position: at, path: path,
+                    message: "\(text) is out of range: expected a number of magnitude below 1.8e308"))
         }
         return .number(number, text: text)
     }
@@ -330,12 +340,18 @@ package struct JSONParser {
                 case UInt8(ascii: "t"): out.append(0x09)
                 case UInt8(ascii: "u"):
                     var code = try hex4(escapeStart)
-                    if (0xDC00...0xDFFF).contains(code) { throw error("unpaired surrogate in \\u escape", at: escapeStart) }
+                    if (0xDC00...0xDFFF).contains(code) {
+                        throw error("unpaired surrogate in \\u escape", at: escapeStart)
+                    }
                     if (0xD800...0xDBFF).contains(code) {
-                        guard bytes[i...].starts(with: "\\u".utf8) else { throw error("unpaired surrogate in \\u escape", at: escapeStart) }
+                        guard bytes[i...].starts(with: "\\u".utf8) else {
+                            throw error("unpaired surrogate in \\u escape", at: escapeStart)
+                        }
                         i += 2
                         let low = try hex4(escapeStart)
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate in \\u escape", at: escapeStart) }
+                        guard (0xDC00...0xDFFF).contains(low) else {
+                            throw error("unpaired surrogate in \\u escape", at: escapeStart)
+                        }
                         code = 0x10000 + (code - 0xD800) << 10 + (low - 0xDC00)
                     }
                     out += Array(String(Unicode.Scalar(code)!).utf8)
@@ -343,7 +359,9 @@ package struct JSONParser {
                     throw error("invalid escape '\\\(describeCharacter(at: i - 1, quoted: false))'", at: escapeStart)
                 }
             case 0..<0x20:
-                throw error("control character U+\(String(b, radix: 16, uppercase: true).leftPadded(4)) in a string (escape it)")
+                throw error(
+                    "control character U+\(String(b, radix: 16, uppercase: true).leftPadded(4)) in a string (escape it)"
+                )
             default:
                 out.append(b)
                 i += 1
@@ -361,7 +379,9 @@ package struct JSONParser {
     /// The character at `offset` for an error message: `'x'`, or `U+0007` when not printable.
     private func describeCharacter(at offset: Int? = nil, quoted: Bool = true) -> String {
         let start = offset ?? i
-        guard let scalar = String(decoding: bytes[start..<min(start + 4, bytes.count)], as: UTF8.self).unicodeScalars.first
+        guard
+            let scalar = String(decoding: bytes[start..<min(start + 4, bytes.count)], as: UTF8.self).unicodeScalars
+                .first
         else { return "end of file" }
         if scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F {
             return "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(4)

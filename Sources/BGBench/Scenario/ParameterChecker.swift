@@ -13,7 +13,10 @@ public struct ParameterChecker: Sendable {
 
     public mutating func check(_ value: Double, in range: ClosedRange<Double>, _ path: String, note: String = "") {
         if !range.contains(value) {
-            fail(path, "\(format(value)) is out of range: expected a number from \(format(range.lowerBound)) to \(format(range.upperBound))\(note)")
+            fail(
+                path,
+                "\(format(value)) is out of range: expected a number from \(format(range.lowerBound)) to \(format(range.upperBound))\(note)"
+            )
         }
     }
 

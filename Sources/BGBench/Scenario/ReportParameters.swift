@@ -9,10 +9,14 @@ public struct ReportModel: ParameterSet {
     /// default and news presets' question (``MetricTable/defaultHeadline``).
     public var headline = MetricTable.defaultHeadline
 
-    public static var fields: [ParameterField<Self>] {[
-        .metricNames(\.headline, "headline",
-                     "the scenario's headline metrics, summary.csv column names, most important first: the terminal table's paired comparison and `bgbench plot`'s headline.png lead with them; bgbench's choice per preset (README, \"Presets\")"),
-    ]}
+    public static var fields: [ParameterField<Self>] {
+        [
+            .metricNames(
+                \.headline, "headline",
+                "the scenario's headline metrics, summary.csv column names, most important first: the terminal table's paired comparison and `bgbench plot`'s headline.png lead with them; bgbench's choice per preset (README, \"Presets\")"
+            )
+        ]
+    }
 }
 
 extension ParameterField {
@@ -24,8 +28,12 @@ extension ParameterField {
             for (i, metric) in names.enumerated() {
                 let at = JSONPathText.index(path, i)
                 if MetricTable.named(metric) == nil {
-                    let hint = Suggestion.closest(to: metric, in: MetricTable.metrics.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
-                    c.fail(at, "unknown metric '\(metric)': expected a column of summary.csv (Reports/README.md)\(hint)")
+                    let hint =
+                        Suggestion.closest(to: metric, in: MetricTable.metrics.map(\.name)).map {
+                            " (did you mean '\($0)'?)"
+                        } ?? ""
+                    c.fail(
+                        at, "unknown metric '\(metric)': expected a column of summary.csv (Reports/README.md)\(hint)")
                 } else if names[..<i].contains(metric) {
                     c.fail(at, "'\(metric)' is listed twice: expected each metric once")
                 }

@@ -37,7 +37,9 @@ package enum SHA256 {
                 h0 &+= a; h1 &+= b; h2 &+= c; h3 &+= d; h4 &+= e; h5 &+= f; h6 &+= g; h7 &+= hh
             }
         }
-        return [h0, h1, h2, h3, h4, h5, h6, h7].flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }
+        return [h0, h1, h2, h3, h4, h5, h6, h7].flatMap { v in
+            (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) }
+        }
     }
 
     @inline(__always)

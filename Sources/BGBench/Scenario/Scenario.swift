@@ -43,8 +43,10 @@ public struct Archetype: ParameterSet {
     /// ... at this fraction of the weekday level (MODEL.md §3: 0.9).
     public var weekendLevel = 0.9
 
-    public init(weight: Double, medianOpensPerDay: Double, weekdayWeights: [Double] = newsOpenWeights,
-                weekendShift: TimeSpan = .hours(1.5), weekendLevel: Double = 0.9) {
+    public init(
+        weight: Double, medianOpensPerDay: Double, weekdayWeights: [Double] = newsOpenWeights,
+        weekendShift: TimeSpan = .hours(1.5), weekendLevel: Double = 0.9
+    ) {
         self.weight = weight; self.medianOpensPerDay = medianOpensPerDay; self.weekdayWeights = weekdayWeights
         self.weekendShift = weekendShift; self.weekendLevel = weekendLevel
     }
@@ -288,7 +290,6 @@ public enum StatusHonesty: String, Codable, Sendable, CaseIterable {
 
 // MARK: - Platform (MODEL.md §6.2–6.4): `PlatformModel` in ComponentParameters.swift, each platform's
 // parameters in its own file.
-
 
 // MARK: - Silent push (MODEL.md §6)
 

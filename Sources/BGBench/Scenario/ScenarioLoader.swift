@@ -76,12 +76,13 @@ public struct ScenarioError: Error, Sendable, CustomStringConvertible {
 
         /// `error: scenario.json:12:18: platform.ios_bgtask.budget_scal: unknown key`.
         public var description: String {
-            let place = switch location {
-            case .position(let file, let line, let column): "\(file):\(line):\(column): "
-            case .file(let file): "\(file): "
-            case .override: "--set "
-            case .none: ""
-            }
+            let place =
+                switch location {
+                case .position(let file, let line, let column): "\(file):\(line):\(column): "
+                case .file(let file): "\(file): "
+                case .override: "--set "
+                case .none: ""
+                }
             return "error: " + place + (path.isEmpty ? "" : path + ": ") + message
         }
     }
@@ -103,25 +104,34 @@ public enum ScenarioLoader {
     /// Loads a scenario file; `overrides` are `path=value` settings applied over the file.
     /// Throws ScenarioError.
     public static func load(file: String, overrides: [String] = []) throws -> LoadedScenario {
-        try load(data: Data(InputFile.read(file, limit: InputFile.Limit.scenario, kind: "scenario")), file: file, overrides: overrides)
+        try load(
+            data: Data(InputFile.read(file, limit: InputFile.Limit.scenario, kind: "scenario")), file: file,
+            overrides: overrides)
     }
 
     /// Loads scenario bytes read from `file` (named in messages). Throws ScenarioError.
     public static func load(data: Data, file: String, overrides: [String] = []) throws -> LoadedScenario {
         guard data.count <= InputFile.Limit.scenario else {
-            throw ScenarioError(problems: [.init(location: .file(file), path: "",
-                                                 message: "the scenario file is \(InputFile.tooLarge(data.count, InputFile.Limit.scenario))")])
+            throw ScenarioError(problems: [
+                .init(
+                    location: .file(file), path: "",
+                    message: "the scenario file is \(InputFile.tooLarge(data.count, InputFile.Limit.scenario))")
+            ])
         }
         guard let text = String(data: data, encoding: .utf8) else {
             let at = InputFile.firstInvalidUTF8([UInt8](data)) ?? SourcePosition(line: 1, column: 1)
-            throw ScenarioError(problems: [.init(location: .position(file: file, line: at.line, column: at.column), path: "",
-                                                 message: "not UTF-8 text: expected a UTF-8 JSON file")])
+            throw ScenarioError(problems: [
+                .init(
+                    location: .position(file: file, line: at.line, column: at.column), path: "",
+                    message: "not UTF-8 text: expected a UTF-8 JSON file")
+            ])
         }
         return try load(text: text, bytes: data, file: file, overrides: overrides)
     }
 
     /// Loads scenario JSON text; `file` names it in error messages. Throws ScenarioError.
-    public static func load(json: String, file: String = "<string>", overrides: [String] = []) throws -> LoadedScenario {
+    public static func load(json: String, file: String = "<string>", overrides: [String] = []) throws -> LoadedScenario
+    {
         try load(text: json, bytes: Data(json.utf8), file: file, overrides: overrides)
     }
 
@@ -129,7 +139,8 @@ public enum ScenarioLoader {
     /// its text (`builtInDefaultText`).
     public static func builtInDefault() -> LoadedScenario {
         let json = resolvedJSON(Scenario())
-        return LoadedScenario(encoded: Scenario(), file: nil, sha256: SHA256.hex(builtInForm(json).utf8), resolvedJSON: json)
+        return LoadedScenario(
+            encoded: Scenario(), file: nil, sha256: SHA256.hex(builtInForm(json).utf8), resolvedJSON: json)
     }
 
     /// The built-in defaults as a file would hold them: Datasets/scenarios/default.json, the
@@ -140,7 +151,8 @@ public enum ScenarioLoader {
     /// `resolvedJSON(Scenario())` without the parameters of policies registered by others.
     /// The registry is read after the encoding, so a policy registered meanwhile is pruned.
     private static func builtInForm(_ json: String) -> String {
-        PolicyRegistry.all.count == PolicyRegistry.builtIn.count ? json
+        PolicyRegistry.all.count == PolicyRegistry.builtIn.count
+            ? json
             : pruned(json, of: Scenario(), policies: PolicyRegistry.builtIn.map(\.name), components: false)
     }
 
@@ -210,13 +222,16 @@ public enum ScenarioLoader {
         do {
             document = try JSONParser.parse(text, lenient: true)
         } catch {
-            let at = ScenarioError.Problem.Location.position(file: file, line: error.position.line, column: error.position.column)
+            let at = ScenarioError.Problem.Location.position(
+                file: file, line: error.position.line, column: error.position.column)
             throw ScenarioError(problems: [.init(location: at, path: error.path, message: error.message)])
         }
         var resolver = Resolver(file: file, document: document)
         for problem in document.problems {
-            resolver.problems.append(.init(location: .position(file: file, line: problem.position.line, column: problem.position.column),
-                                           path: problem.path, message: problem.message))
+            resolver.problems.append(
+                .init(
+                    location: .position(file: file, line: problem.position.line, column: problem.position.column),
+                    path: problem.path, message: problem.message))
         }
         var user = document.root
         for override in overrides { user = resolver.apply(override: override, to: user) }
@@ -226,7 +241,8 @@ public enum ScenarioLoader {
         guard resolver.problems.isEmpty, let scenario = decoded else {
             throw ScenarioError(problems: resolver.sortedProblems)
         }
-        return LoadedScenario(encoded: scenario, file: file, sha256: SHA256.hex(bytes),
-                              resolvedJSON: resolvedJSON(scenario), overrides: overrides)
+        return LoadedScenario(
+            encoded: scenario, file: file, sha256: SHA256.hex(bytes),
+            resolvedJSON: resolvedJSON(scenario), overrides: overrides)
     }
 }

@@ -29,7 +29,9 @@ struct Resolver {
     mutating func report(_ path: String, _ message: String, atKey: Bool = false) {
         // A value the parser already reported (a number beyond a double's range) is not
         // reported again as a bad value.
-        guard !document.problems.contains(where: { $0.path == path && !$0.message.hasPrefix("duplicate key") }) else { return }
+        guard !document.problems.contains(where: { $0.path == path && !$0.message.hasPrefix("duplicate key") }) else {
+            return
+        }
         problems.append(Problem(location: location(of: path, atKey: atKey), path: path, message: message))
     }
 
@@ -73,7 +75,9 @@ struct Resolver {
                 if let old = d[key] {
                     d[key] = merge(value, over: old, at: path.child(key))
                 } else {
-                    report(path.child(key).display, "unknown key" + Resolver.suggestion(for: key, among: d.keys), atKey: true)
+                    report(
+                        path.child(key).display, "unknown key" + Resolver.suggestion(for: key, among: d.keys),
+                        atKey: true)
                 }
             }
             return .object(d)
@@ -126,7 +130,8 @@ struct Resolver {
             if case .keyNotFound = error {
                 report(path.display, "required key is missing")
             } else {
-                report(path.display, Resolver.message(for: error, expecting: Schema.shared.leafTypes[path.schema] ?? type))
+                report(
+                    path.display, Resolver.message(for: error, expecting: Schema.shared.leafTypes[path.schema] ?? type))
             }
         } catch {
             report("", "\(error)")
@@ -175,7 +180,8 @@ struct Resolver {
     mutating func apply(override: String, to root: JSONValue) -> JSONValue {
         let name = String(override.prefix { $0 != "=" })
         guard name.count < override.count, let components = Resolver.components(of: name) else {
-            problems.append(Problem(location: .override, path: name, message: "expected path=value, e.g. population.model=routine"))
+            problems.append(
+                Problem(location: .override, path: name, message: "expected path=value, e.g. population.model=routine"))
             return root
         }
         overridePaths.append(name)
@@ -192,8 +198,10 @@ struct Resolver {
         return parsed ?? .string(text)
     }
 
-    private mutating func set(_ text: String, _ components: ArraySlice<Component>, in node: JSONValue?,
-                              default def: JSONValue?, at path: JSONPath) -> JSONValue {
+    private mutating func set(
+        _ text: String, _ components: ArraySlice<Component>, in node: JSONValue?,
+        default def: JSONValue?, at path: JSONPath
+    ) -> JSONValue {
         guard let first = components.first else { return Resolver.overrideValue(text, at: path) }
         switch first {
         case .key(let key):
@@ -204,8 +212,10 @@ struct Resolver {
         case .index(let i):
             var array = node?.array ?? def?.array ?? []
             guard i < array.count else {
-                problems.append(Problem(location: .override, path: path.index(i).display,
-                                        message: "index out of range: the array has \(array.count) elements"))
+                problems.append(
+                    Problem(
+                        location: .override, path: path.index(i).display,
+                        message: "index out of range: the array has \(array.count) elements"))
                 return node ?? .array(array)
             }
             array[i] = set(text, components.dropFirst(), in: array[i], default: def?.array?.first, at: path.index(i))
@@ -223,7 +233,7 @@ struct Resolver {
             var rest = part.dropFirst(name.count)
             while !rest.isEmpty {
                 guard rest.first == "[", let close = rest.firstIndex(of: "]"),
-                      let i = Int(rest[rest.index(after: rest.startIndex)..<close]), i >= 0
+                    let i = Int(rest[rest.index(after: rest.startIndex)..<close]), i >= 0
                 else { return nil }
                 result.append(.index(i))
                 rest = rest[rest.index(after: close)...]

@@ -56,13 +56,17 @@ struct Schema: @unchecked Sendable /* immutable after init */ {
     }
 
     /// Walks a default value and its JSON together; maps and arrays by their first element.
-    private static func collect(_ value: Any, _ json: JSONValue, at path: JSONPath,
-                                types: inout [String: any Decodable.Type], names: inout [String: String]) {
+    private static func collect(
+        _ value: Any, _ json: JSONValue, at path: JSONPath,
+        types: inout [String: any Decodable.Type], names: inout [String: String]
+    ) {
         let children = Mirror(reflecting: value).children
         switch json {
         case .object(let object) where path.isMap:
             guard let (key, entry) = object.members.first,
-                  let pair = children.first(where: { Mirror(reflecting: $0.value).children.first?.value as? String == key })
+                let pair = children.first(where: {
+                    Mirror(reflecting: $0.value).children.first?.value as? String == key
+                })
             else { return }
             let entryValue = Mirror(reflecting: pair.value).children.dropFirst().first!.value
             collect(entryValue, entry, at: path.child(key), types: &types, names: &names)
@@ -74,7 +78,9 @@ struct Schema: @unchecked Sendable /* immutable after init */ {
             }
         case .object(let object):
             for child in children {
-                guard let label = child.label, case let key = snakeCase(label), let member = object[key] else { continue }
+                guard let label = child.label, case let key = snakeCase(label), let member = object[key] else {
+                    continue
+                }
                 names[key] = label
                 collect(child.value, member, at: path.child(key), types: &types, names: &names)
             }
@@ -96,7 +102,9 @@ struct Schema: @unchecked Sendable /* immutable after init */ {
     /// ScenarioLoaderTests checks it against the encoder for every key of the defaults.
     static func snakeCase(_ name: String) -> String {
         let c = Array(name.unicodeScalars)
-        func isUpper(_ i: Int) -> Bool { [.uppercaseLetter, .titlecaseLetter].contains(c[i].properties.generalCategory) }
+        func isUpper(_ i: Int) -> Bool {
+            [.uppercaseLetter, .titlecaseLetter].contains(c[i].properties.generalCategory)
+        }
         func isLower(_ i: Int) -> Bool { c[i].properties.generalCategory == .lowercaseLetter }
         var starts = [0], from = 1
         while let upper = (from..<max(from, c.count)).first(where: isUpper) {

@@ -12,8 +12,10 @@ public struct ScenarioProblem: Sendable, Equatable {
 extension Scenario {
     /// The core sections by JSON key, each a `ParameterSet` (CoreParameters.swift).
     var coreSections: [(key: String, value: any ParameterSet)] {
-        [("population", population), ("user", user), ("device", device), ("network", network), ("content", content),
-         ("app", app), ("energy", energy), ("push", push), ("report", report)]
+        [
+            ("population", population), ("user", user), ("device", device), ("network", network), ("content", content),
+            ("app", app), ("energy", energy), ("push", push), ("report", report),
+        ]
     }
 
     /// Range checks beyond what the types enforce; empty when the scenario is valid.
@@ -25,7 +27,10 @@ extension Scenario {
         var checker = ParameterChecker()
         for (key, section) in coreSections { section.check(into: &checker, at: key) }
         if PlatformRegistry.named(platform.name) == nil {
-            checker.fail("platform.name", "unknown platform '\(platform.name)': expected one of \(PlatformRegistry.all.map { $0.name }.joined(separator: ", "))")
+            checker.fail(
+                "platform.name",
+                "unknown platform '\(platform.name)': expected one of \(PlatformRegistry.all.map { $0.name }.joined(separator: ", "))"
+            )
         }
         for (key, _) in PlatformModel.entries {
             platform.parameters(key: key)?.check(into: &checker, at: "platform." + key)
@@ -35,11 +40,17 @@ extension Scenario {
         }
         // The iOS 12 share mixes ios-fetch devices into an ios-bgtask fleet only.
         if population.legacyIosShare > 0 && platform.name != IOSBGTask.name {
-            checker.fail("population.legacy_ios_share", "\(checker.format(population.legacyIosShare)) needs platform ios-bgtask: the share of iOS 12 devices that use ios-fetch mixes into an ios-bgtask fleet (platform is \(platform.name)); expected 0")
+            checker.fail(
+                "population.legacy_ios_share",
+                "\(checker.format(population.legacyIosShare)) needs platform ios-bgtask: the share of iOS 12 devices that use ios-fetch mixes into an ios-bgtask fleet (platform is \(platform.name)); expected 0"
+            )
         }
         // Keeping Low Power Mode on needs a battery to be in it.
         if population.lowPowerShare > 0 && !device.batteryEnabled {
-            checker.fail("population.low_power_share", "\(checker.format(population.lowPowerShare)) needs device.battery_enabled: Low Power Mode is a battery state (battery_enabled is false); expected 0")
+            checker.fail(
+                "population.low_power_share",
+                "\(checker.format(population.lowPowerShare)) needs device.battery_enabled: Low Power Mode is a battery state (battery_enabled is false); expected 0"
+            )
         }
         return checker.problems
     }

@@ -23,7 +23,7 @@ public struct TimeSpan: Codable, Hashable, Sendable, Comparable, CustomStringCon
         let s = text.trimmingCharacters(in: .whitespaces)
         if let colon = s.firstIndex(of: ":") {
             guard let h = Int(s[..<colon]), let m = Int(s[s.index(after: colon)...]),
-                  (0...24).contains(h), (0..<60).contains(m), s[s.index(after: colon)...].count == 2
+                (0...24).contains(h), (0..<60).contains(m), s[s.index(after: colon)...].count == 2
             else { return nil }
             return .seconds(Double(h * 3600 + m * 60))
         }

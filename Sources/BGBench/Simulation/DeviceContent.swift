@@ -83,7 +83,8 @@ extension DeviceSimulation {
     @inline(never)
     mutating func handToTransfer(at t: SimTime) {
         let c = ctx.scenario.content.catalog
-        let delay = Clock.ticks(seconds: transferRNG.lognormal(median: c.transferDelayMedian.seconds, sigma: c.transferDelaySigma))
+        let delay = Clock.ticks(
+            seconds: transferRNG.lognormal(median: c.transferDelayMedian.seconds, sigma: c.transferDelaySigma))
         if let due = transfer.hand(bytes: inFlightTransferBytes, holdsUpTo: inFlightStart, at: t, delay: delay) {
             schedule(.transferDone, at: due, payload: transfer.generation)
         }
@@ -125,7 +126,8 @@ extension DeviceSimulation {
     @inline(never)
     mutating func considerProcessing(at t: SimTime) {
         guard processingEnabled, !processing.running, t >= processing.due, screenCount == 0, !foreground,
-              !traits.barOff, !forceQuit, !processing.requiresPower || chargeCount > 0 else { return }
+            !traits.barOff, !forceQuit, !processing.requiresPower || chargeCount > 0
+        else { return }
         if hasBattery {
             battery.advance(to: t)
             if battery.lowPower || battery.isLow { return }

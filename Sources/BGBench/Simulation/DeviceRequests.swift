@@ -47,8 +47,9 @@ extension DeviceSimulation {
             let when = max(answer, t + 1)
             makePending(at: when)
             guard when < ctx.horizon, when < decidedUntil, when < lowCrossing,
-                  !queue.firstPrecedes(time: when, priority: SimEvent.request.priority),
-                  let next = policy.deniedAhead(at: when) else { return }
+                !queue.firstPrecedes(time: when, priority: SimEvent.request.priority),
+                let next = policy.deniedAhead(at: when)
+            else { return }
             t = when
             answer = next
         }
@@ -81,8 +82,9 @@ extension DeviceSimulation {
         let net = network.at(t)
         let missing = cursor.missing(upTo: t)
         let images = content == .catalog ? planImages(items: missing.count, on: net) : 0
-        let run = task.run(on: net, newItems: missing.count, newBytes: missing.bytes, itemBytes: averageItemBytes,
-                           extraBytes: images, limit: platform.runLimit(at: t))
+        let run = task.run(
+            on: net, newItems: missing.count, newBytes: missing.bytes, itemBytes: averageItemBytes,
+            extraBytes: images, limit: platform.runLimit(at: t))
         if hasBattery { battery.spend(run.energy, at: t); noteBattery(at: t) }
         if counting(t) {
             rec.tally.increment(.runs)
@@ -111,7 +113,8 @@ extension DeviceSimulation {
         inFlight = false
         let status = inFlightStatus, start = inFlightStart
         if tracing {
-            log(status == .expired ? "expired" : status == .killed ? "killed" : "completed",
+            log(
+                status == .expired ? "expired" : status == .killed ? "killed" : "completed",
                 status.label, Clock.seconds(t - start), at: t)
         }
         if inFlightStatus == .newData || inFlightStatus == .noData {

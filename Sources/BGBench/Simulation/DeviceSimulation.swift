@@ -121,14 +121,16 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             traits.replay(trace, device: index)
         }
         self.queue = queue
-        rec = DeviceRecorder(device: index, utcOffset: traits.utcOffset, tracing: index < ctx.traceDevices, storage: storage)
+        rec = DeviceRecorder(
+            device: index, utcOffset: traits.utcOffset, tracing: index < ctx.traceDevices, storage: storage)
         queue.reset()
 
         // The user's diurnal curves (MODEL.md §3) and the phone's screen sessions.
         let (poisson, routine, screenDay) = Self.userCurves(traits: traits, context: ctx)
         let replay = ctx.opensTrace.map { TraceReplay(trace: $0, device: index, horizon: ctx.horizon) }
-        opens = UserOpens(poisson: poisson, routine: routine, replay: replay, rng: stream(.opens),
-                          behaviour: SessionParameters(s.user))
+        opens = UserOpens(
+            poisson: poisson, routine: routine, replay: replay, rng: stream(.opens),
+            behaviour: SessionParameters(s.user))
         if routine != nil && replay == nil {
             // MODEL.md §6.4 rule 4: a routine user's usage average starts at their mean opens
             // per day over the first week, counted on a copy of their own generator (the
@@ -155,17 +157,21 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         processingEnabled = s.app.processing.enabled
         processing = ProcessingTask(s.app.processing, rng: &processingStream)
         // sync: the device's own data, generated for the whole run at its start.
-        let feed = content.sharesFeed ? ctx.feed
-            : index < ctx.deviceFeeds.count ? ctx.deviceFeeds[index]
-            : NewsFeed(content: s.content, days: Clock.dayIndex(ctx.horizon - 1) + 1, seed: ctx.seed, device: index)
+        let feed =
+            content.sharesFeed
+            ? ctx.feed
+            : index < ctx.deviceFeeds.count
+                ? ctx.deviceFeeds[index]
+                : NewsFeed(content: s.content, days: Clock.dayIndex(ctx.horizon - 1) + 1, seed: ctx.seed, device: index)
         cursor = FeedCursor(feed: feed)
         push = PushChannel(s.push, rng: stream(.push))
         averageItemBytes = feed.times.isEmpty ? 0 : feed.totalBytes / Double(feed.times.count)
-        policy = Policy(PolicyContext(
-            scenario: s, deviceIndex: index, horizon: ctx.horizon, random: stream(.policy),
-            clairvoyance: Policy.isClairvoyant ? Clairvoyance(opens: opens, feed: feed) : .none,
-            intensity: Policy.knowledge == .intensity
-                ? OpenIntensity(opens: poisson, routine: routine, trace: ctx.opensTrace, device: index) : .none))
+        policy = Policy(
+            PolicyContext(
+                scenario: s, deviceIndex: index, horizon: ctx.horizon, random: stream(.policy),
+                clairvoyance: Policy.isClairvoyant ? Clairvoyance(opens: opens, feed: feed) : .none,
+                intensity: Policy.knowledge == .intensity
+                    ? OpenIntensity(opens: poisson, routine: routine, trace: ctx.opensTrace, device: index) : .none))
     }
 
     /// Runs the device to the horizon and returns what it recorded: its totals, its
@@ -197,7 +203,8 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         while true {
             // The next event: the queue's earliest or the pending request, in the queue's
             // order (time, then priority; no queued event has a request's priority).
-            let requestFirst = nextRequest != Clock.never
+            let requestFirst =
+                nextRequest != Clock.never
                 && !queue.firstPrecedes(time: nextRequest, priority: SimEvent.request.priority)
             guard let event = requestFirst ? Event(time: nextRequest, kind: .request) : queue.pop() else { break }
             let t = event.time
@@ -254,8 +261,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             rec.tally[ticks: .lowPower] = battery.ticksLowPower - lowPowerBeforeCounting
         }
         flushDay(Clock.dayIndex(horizon - 1))
-        return rec.finish(archetype: traits.archetype, attributes: DeviceAttributes(
-            platform: Platform.name, traits: traits, nights: nights, nightsCharging: nightsCharging))
+        return rec.finish(
+            archetype: traits.archetype,
+            attributes: DeviceAttributes(
+                platform: Platform.name, traits: traits, nights: nights, nightsCharging: nightsCharging))
     }
 
     // MARK: Recording and scheduling
@@ -284,16 +293,18 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
 
     @inline(__always)
     mutating func view(at t: SimTime) -> DeviceView {
-        DeviceView(now: t, batteryLevel: hasBattery ? battery.level : 1, charging: chargeCount > 0,
-                   lowPower: hasBattery && battery.lowPower, network: network.at(t),
-                   screenOn: screenCount > 0, foreground: foreground)
+        DeviceView(
+            now: t, batteryLevel: hasBattery ? battery.level : 1, charging: chargeCount > 0,
+            lowPower: hasBattery && battery.lowPower, network: network.at(t),
+            screenOn: screenCount > 0, foreground: foreground)
     }
 
     /// The device and app state the platform's gates read now (battery advanced by the caller).
     @inline(__always)
     func gates() -> GateInputs {
-        GateInputs(foreground: foreground, barOff: traits.barOff, forceQuit: forceQuit,
-                   lowPower: hasBattery && battery.lowPower, lowBattery: hasBattery && battery.isLow,
-                   charging: chargeCount > 0, submitted: submitted)
+        GateInputs(
+            foreground: foreground, barOff: traits.barOff, forceQuit: forceQuit,
+            lowPower: hasBattery && battery.lowPower, lowBattery: hasBattery && battery.isLow,
+            charging: chargeCount > 0, submitted: submitted)
     }
 }

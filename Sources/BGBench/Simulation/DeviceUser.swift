@@ -6,7 +6,8 @@ extension DeviceSimulation {
     /// The user's diurnal curves (MODEL.md §3): the opens' weekday and weekend profiles
     /// (or a routine process), and the phone's screen sessions on the same curves.
     static func userCurves(traits: DeviceTraits, context ctx: DeviceRunContext)
-        -> (opens: ProfiledPoisson, routine: RoutineProcess?, screen: ProfiledPoisson) {
+        -> (opens: ProfiledPoisson, routine: RoutineProcess?, screen: ProfiledPoisson)
+    {
         let s = ctx.scenario
         let weights: [Double], weekendShift: SimTime, weekendLevel: Double
         if traits.archetype >= 0 {
@@ -20,20 +21,28 @@ extension DeviceSimulation {
         // Night checks are part of the rate (MODEL.md §3): min(n, r/10) opens a night, reopens
         // included, and the waking hours carry the rest. The primary processes run at
         // (1 − p_reopen) of those rates, since each open is followed by a reopen with p_reopen.
-        let nightOpens = sleep == nil ? 0 : UserOpens.nightChecks(perNight: s.user.nightChecksPerNight, rate: traits.opensPerDay)
+        let nightOpens =
+            sleep == nil ? 0 : UserOpens.nightChecks(perNight: s.user.nightChecksPerNight, rate: traits.opensPerDay)
         let keep = 1 - s.user.pReopen
         func profiles(perDay: Double, night: Double) -> (DayProfile, DayProfile) {
-            (DayProfile.build(weights: weights, shift: traits.chronotype, expected: perDay, sleep: sleep, nightEvents: night),
-             DayProfile.build(weights: weights, shift: traits.chronotype + weekendShift, expected: perDay * weekendLevel,
-                              sleep: sleep.map { ($0.start + weekendShift, $0.length) }, nightEvents: night))
+            (
+                DayProfile.build(
+                    weights: weights, shift: traits.chronotype, expected: perDay, sleep: sleep, nightEvents: night),
+                DayProfile.build(
+                    weights: weights, shift: traits.chronotype + weekendShift, expected: perDay * weekendLevel,
+                    sleep: sleep.map { ($0.start + weekendShift, $0.length) }, nightEvents: night)
+            )
         }
         let driftStart = s.population.driftDay > 0 ? SimTime(s.population.driftDay) * Clock.day : Clock.never
         let (weekday, weekend) = profiles(perDay: (traits.opensPerDay - nightOpens) * keep, night: nightOpens * keep)
-        let poisson = ProfiledPoisson(weekday: weekday, weekend: weekend, horizon: ctx.horizon,
-                                      driftStart: driftStart, driftShift: s.population.driftShift.ticks)
-        let routine = s.population.model == .routine
-            ? RoutineProcess(routine: s.population.routine, horizon: ctx.horizon,
-                             driftStart: driftStart, driftShift: s.population.driftShift.ticks)
+        let poisson = ProfiledPoisson(
+            weekday: weekday, weekend: weekend, horizon: ctx.horizon,
+            driftStart: driftStart, driftShift: s.population.driftShift.ticks)
+        let routine =
+            s.population.model == .routine
+            ? RoutineProcess(
+                routine: s.population.routine, horizon: ctx.horizon,
+                driftStart: driftStart, driftShift: s.population.driftShift.ticks)
             : nil
         let hasBattery = s.device.batteryEnabled
         let (screenWeekday, screenWeekend) = profiles(
@@ -62,7 +71,8 @@ extension DeviceSimulation {
         if k >= 0 && chargeRNG.bernoulli(d.topUpProbability) {
             let start = dayStart + 9 * Clock.hour + SimTime(chargeRNG.uniform() * Double(12 * Clock.hour))
             schedule(.chargeOn, at: start)
-            schedule(.chargeOff, at: start + Clock.ticks(seconds: d.topUpMean.seconds * chargeRNG.standardExponential()))
+            schedule(
+                .chargeOff, at: start + Clock.ticks(seconds: d.topUpMean.seconds * chargeRNG.standardExponential()))
         }
         let plugs = chargeRNG.bernoulli(d.overnightChargeProbability)
         if k >= 0 && counting(dayStart) { nights += 1; if plugs { nightsCharging += 1 } }
@@ -100,7 +110,9 @@ extension DeviceSimulation {
         battery.setScreen(true, at: t)
         noteBattery(at: t)
         deviceChanged(at: t)
-        schedule(.screenOff, at: t + Clock.ticks(seconds: screenRNG.lognormal(median: screenMedianSeconds, sigma: screenSigma)))
+        schedule(
+            .screenOff,
+            at: t + Clock.ticks(seconds: screenRNG.lognormal(median: screenMedianSeconds, sigma: screenSigma)))
         scheduleNextScreenSession()
     }
 
@@ -123,7 +135,11 @@ extension DeviceSimulation {
         guard was != now else { return }
         battery.setCharging(now, at: t)
         if processingEnabled {
-            if now { considerProcessing(at: t) } else if processing.running && processing.requiresPower { interruptProcessing(at: t) }
+            if now {
+                considerProcessing(at: t)
+            } else if processing.running && processing.requiresPower {
+                interruptProcessing(at: t)
+            }
         }
         lowPowerGeneration &+= 1
         if let off = battery.lowPowerOffTime { schedule(.lowPowerOff, at: off, payload: lowPowerGeneration) }
@@ -213,8 +229,9 @@ extension DeviceSimulation {
                 // Catalog images come too, but not on cellular when they are Wi-Fi-only.
                 var images = 0.0, holds = true
                 if content == .catalog { (images, holds) = foregroundImages(items: missing.count, on: net) }
-                let fetch = task.foregroundFetch(on: net, missingBytes: missing.bytes, itemBytes: averageItemBytes,
-                                                 extraBytes: images)
+                let fetch = task.foregroundFetch(
+                    on: net, missingBytes: missing.bytes, itemBytes: averageItemBytes,
+                    extraBytes: images)
                 let wait = userWaits ? fetch.wait : 0
                 if hasBattery { battery.spend(fetch.energy, at: t); noteBattery(at: t) }
                 if counting(t) {

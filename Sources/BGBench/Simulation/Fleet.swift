@@ -25,8 +25,10 @@ public struct RunOptions: Sendable {
     public var shard: Shard?
     /// The shard simulated: `shard`, or the whole fleet.
     public var part: Shard { shard ?? .whole }
-    public init(devices: Int = 1000, days: Int = 30, seed: UInt64 = 1, threads: Int = 0, warmupDays: Int = 0,
-                keepDevices: Bool = false, traceDevices: Int = 0, opensTrace: OpensTrace? = nil) {
+    public init(
+        devices: Int = 1000, days: Int = 30, seed: UInt64 = 1, threads: Int = 0, warmupDays: Int = 0,
+        keepDevices: Bool = false, traceDevices: Int = 0, opensTrace: OpensTrace? = nil
+    ) {
         self.devices = devices; self.days = days; self.seed = seed
         self.threads = threads; self.warmupDays = warmupDays; self.keepDevices = keepDevices
         self.traceDevices = traceDevices; self.opensTrace = opensTrace
@@ -55,10 +57,14 @@ public enum Fleet {
 
     /// Simulates every device under `policy` on the scenario's platform: totals, per
     /// archetype, daily and hourly series, and per-device rows if `options.keepDevices`.
-    public static func simulate(scenario: Scenario, policy: PolicyEntry, options: RunOptions,
-                                feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetResult {
-        try simulate(scenario: scenario, policies: [policy], baseline: nil, options: options, feed: feed,
-                     progress: progress).results[0]
+    public static func simulate(
+        scenario: Scenario, policy: PolicyEntry, options: RunOptions,
+        feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil
+    ) throws -> FleetResult {
+        try simulate(
+            scenario: scenario, policies: [policy], baseline: nil, options: options, feed: feed,
+            progress: progress
+        ).results[0]
     }
 
     /// Simulates every device under every policy, block by block: each block of devices
@@ -67,10 +73,13 @@ public enum Fleet {
     /// `policies`), each other policy's devices are compared with the baseline's device by
     /// device while the block's tallies are at hand (`PairedTally`, nothing kept per
     /// device). A policy's results are the same as when it runs alone.
-    public static func simulate(scenario: Scenario, policies: [PolicyEntry], baseline: Int?, options: RunOptions,
-                                feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetRun {
-        try simulate(arms: policies.map { FleetArm(policy: $0, scenario: scenario) }, baseline: baseline, options: options,
-                     feed: feed, progress: progress)
+    public static func simulate(
+        scenario: Scenario, policies: [PolicyEntry], baseline: Int?, options: RunOptions,
+        feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil
+    ) throws -> FleetRun {
+        try simulate(
+            arms: policies.map { FleetArm(policy: $0, scenario: scenario) }, baseline: baseline, options: options,
+            feed: feed, progress: progress)
     }
 
     /// Simulates every arm side by side, block by block, as `simulate(scenario:policies:...)`
@@ -80,12 +89,16 @@ public enum Fleet {
     /// numbers). With `joint`, the per-device cross moments of those quantities over every
     /// arm are accumulated as well (`JointMoments`, for functions of several arms' means:
     /// `bgbench frontier`).
-    public static func simulate(arms: [FleetArm], baseline: Int?, joint: [Quantity]? = nil, options: RunOptions,
-                                feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetRun {
+    public static func simulate(
+        arms: [FleetArm], baseline: Int?, joint: [Quantity]? = nil, options: RunOptions,
+        feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil
+    ) throws -> FleetRun {
         if let trace = options.opensTrace, trace.deviceCount != options.devices {
             throw SimulationError.traceDevices(trace: trace.deviceCount, devices: options.devices)
         }
-        guard let first = arms.first?.scenario else { return FleetRun(results: [], paired: nil, busySeconds: [], workers: 0) }
+        guard let first = arms.first?.scenario else {
+            return FleetRun(results: [], paired: nil, busySeconds: [], workers: 0)
+        }
         var shared = first
         for (i, arm) in arms.enumerated() {
             shared.policies = arm.scenario.policies
@@ -97,22 +110,29 @@ public enum Fleet {
                 countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed, traceDevices: options.traceDevices,
                 opensTrace: options.opensTrace)
             let job = FleetJob(context: context, options: options, platform: arm.scenario.platform.name)
-            guard let runner = arm.policy.blocks(job) else { throw SimulationError.unknownPlatform(arm.scenario.platform.name) }
+            guard let runner = arm.policy.blocks(job) else {
+                throw SimulationError.unknownPlatform(arm.scenario.platform.name)
+            }
             return runner
         }
-        return run(runners, baseline: baseline.flatMap { arms.count > 1 ? $0 : nil }, joint: joint, options: options,
-                   progress: progress)
+        return run(
+            runners, baseline: baseline.flatMap { arms.count > 1 ? $0 : nil }, joint: joint, options: options,
+            progress: progress)
     }
 
     /// The fleet totals of `simulate`.
-    public static func run(scenario: Scenario, policy: PolicyEntry, options: RunOptions,
-                           feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetTally {
+    public static func run(
+        scenario: Scenario, policy: PolicyEntry, options: RunOptions,
+        feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil
+    ) throws -> FleetTally {
         try simulate(scenario: scenario, policy: policy, options: options, feed: feed, progress: progress).fleet
     }
 
     /// The same for a policy type (not specialised unless the type is known here).
-    public static func run<P: WakePolicy>(scenario: Scenario, policy: P.Type, options: RunOptions,
-                                          feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil) throws -> FleetTally {
+    public static func run<P: WakePolicy>(
+        scenario: Scenario, policy: P.Type, options: RunOptions,
+        feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil
+    ) throws -> FleetTally {
         try run(scenario: scenario, policy: PolicyEntry(policy), options: options, feed: feed, progress: progress)
     }
 
@@ -121,8 +141,10 @@ public enum Fleet {
     /// of the block's devices. Each worker adds into its own totals; the sums are exact,
     /// so the workers' totals add up to the same numbers in any order (per-device rows and
     /// event logs are put back in device order at the end).
-    static func run(_ runners: [BlockRunner], baseline: Int?, joint: [Quantity]? = nil, options: RunOptions,
-                    progress: (@Sendable (Int) -> Void)?) -> FleetRun {
+    static func run(
+        _ runners: [BlockRunner], baseline: Int?, joint: [Quantity]? = nil, options: RunOptions,
+        progress: (@Sendable (Int) -> Void)?
+    ) -> FleetRun {
         let blocks = options.part.blocks(devices: options.devices)
         let policies = runners.count
         let keeps = baseline != nil || joint != nil
@@ -167,15 +189,17 @@ public enum Fleet {
                 run.results[p].serverLoad.add(UnsafeBufferPointer(start: counts.counts, count: counts.minutes))
             }
         }
-        return FleetRun(results: run.results,
-                        paired: baseline.map { b in run.paired!.enumerated().map { $0.offset == b ? nil : $0.element } },
-                        busySeconds: run.busy, workers: workers, joint: run.joint)
+        return FleetRun(
+            results: run.results,
+            paired: baseline.map { b in run.paired!.enumerated().map { $0.offset == b ? nil : $0.element } },
+            busySeconds: run.busy, workers: workers, joint: run.joint)
     }
 
     /// One block of devices under policy P on platform F, added to `result` (and each
     /// device's tally to `worker.tallies` when the worker keeps them).
     static func runBlock<P: WakePolicy, F: PlatformRules>(
-        _: P.Type, _: F.Type, block: Int, context: DeviceRunContext, options: RunOptions, into result: inout FleetResult,
+        _: P.Type, _: F.Type, block: Int, context: DeviceRunContext, options: RunOptions,
+        into result: inout FleetResult,
         worker: FleetWorker, load: ServerLoadCounts
     ) {
         let end = min(options.devices, (block + 1) * blockSize)
@@ -183,11 +207,16 @@ public enum Fleet {
         for device in (block * blockSize)..<end {
             // An OS-version mix (MODEL.md §4): a device may run as the platform's legacy
             // variant, each still specialised.
-            let record = F.runsAsLegacyVariant(scenario: context.scenario, seed: context.seed, device: device)
-                ? simulate(P.self, F.LegacyVariant.self, device: device, context: context, queue: worker.queue, storage: storage)
+            let record =
+                F.runsAsLegacyVariant(scenario: context.scenario, seed: context.seed, device: device)
+                ? simulate(
+                    P.self, F.LegacyVariant.self, device: device, context: context, queue: worker.queue,
+                    storage: storage)
                 : simulate(P.self, F.self, device: device, context: context, queue: worker.queue, storage: storage)
             if options.checksInvariants, let broken = DeviceInvariants.violations(record.tally).first {
-                fatalError("invariant broken on device \(device) (policy \(P.name), platform \(F.name), seed \(context.seed)): \(broken)")
+                fatalError(
+                    "invariant broken on device \(device) (policy \(P.name), platform \(F.name), seed \(context.seed)): \(broken)"
+                )
             }
             result.add(record)
             load.add(record.storage.load)
@@ -200,7 +229,8 @@ public enum Fleet {
     /// One device, specialised for its policy and platform: its record.
     @inline(__always)
     static func simulate<P: WakePolicy, F: PlatformRules>(
-        _: P.Type, _: F.Type, device: Int, context: DeviceRunContext, queue: EventQueue<SimEvent>, storage: RecorderStorage
+        _: P.Type, _: F.Type, device: Int, context: DeviceRunContext, queue: EventQueue<SimEvent>,
+        storage: RecorderStorage
     ) -> DeviceRecord {
         var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: queue, storage: storage)
         return simulation.run()
@@ -272,7 +302,8 @@ struct WorkerTotals {
 struct BlockRunner: Sendable {
     /// A block's result before any device is added.
     let empty: FleetResult
-    let run: @Sendable (_ block: Int, _ worker: FleetWorker, _ load: ServerLoadCounts, _ result: inout FleetResult) -> Void
+    let run:
+        @Sendable (_ block: Int, _ worker: FleetWorker, _ load: ServerLoadCounts, _ result: inout FleetResult) -> Void
 }
 
 /// One fleet simulation waiting for its policy and platform types.
@@ -287,11 +318,13 @@ struct PolicyBlocks<P: WakePolicy>: PlatformVisitor {
     let job: FleetJob
     func visit<F: PlatformRules>(_: F.Type) -> BlockRunner {
         let context = job.context, options = job.options
-        let empty = FleetResult(scenario: context.scenario, days: options.days, keepDevices: options.keepDevices,
-                                replay: context.opensTrace != nil)
+        let empty = FleetResult(
+            scenario: context.scenario, days: options.days, keepDevices: options.keepDevices,
+            replay: context.opensTrace != nil)
         return BlockRunner(empty: empty) { block, worker, load, result in
-            Fleet.runBlock(P.self, F.self, block: block, context: context, options: options, into: &result,
-                           worker: worker, load: load)
+            Fleet.runBlock(
+                P.self, F.self, block: block, context: context, options: options, into: &result,
+                worker: worker, load: load)
         }
     }
 }

@@ -16,8 +16,10 @@ public struct RunRequest: Sendable {
     /// The replayed opens trace as run.json names it: `options.opensTrace`'s, or, for a
     /// merge of shards (which has no trace to read), the shards'.
     public var opensTraceIdentity: OpensTraceIdentity?
-    public init(scenario: LoadedScenario, policies: [String], options: RunOptions, commandLine: [String] = [],
-                baselinePolicy: String? = nil, replications: Int = 1) {
+    public init(
+        scenario: LoadedScenario, policies: [String], options: RunOptions, commandLine: [String] = [],
+        baselinePolicy: String? = nil, replications: Int = 1
+    ) {
         self.scenario = scenario; self.policies = policies; self.options = options; self.commandLine = commandLine
         self.baselinePolicy = baselinePolicy; self.replications = replications
         opensTraceIdentity = options.opensTrace.map(OpensTraceIdentity.init)
@@ -81,8 +83,10 @@ public enum Runner {
             options.threads = threads
             // One feed per replication, shared by every policy (same content for all);
             // `sync` devices make their own streams instead.
-            let feed = scenario.content.kind.sharesFeed ? NewsFeed(content: scenario.content, days: options.days, seed: seed)
-                                                        : NewsFeed(times: [])
+            let feed =
+                scenario.content.kind.sharesFeed
+                ? NewsFeed(content: scenario.content, days: options.days, seed: seed)
+                : NewsFeed(times: [])
             let entries = try request.policies.map { name in
                 guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
                 return policy
@@ -90,15 +94,19 @@ public enum Runner {
             // Every policy block by block, side by side, compared with the baseline as
             // the blocks complete (paired.csv).
             let baseline = request.resolvedBaseline.flatMap { request.policies.firstIndex(of: $0) }
-            let run = try Fleet.simulate(scenario: scenario, policies: entries, baseline: baseline, options: options,
-                                         feed: feed, progress: progress)
+            let run = try Fleet.simulate(
+                scenario: scenario, policies: entries, baseline: baseline, options: options,
+                feed: feed, progress: progress)
             for (i, name) in request.policies.enumerated() {
-                results.append(PolicyResult(policy: name, seed: seed, result: run.results[i], wallSeconds: run.busySeconds[i],
-                                            workers: run.workers, paired: run.paired?[i] ?? nil))
+                results.append(
+                    PolicyResult(
+                        policy: name, seed: seed, result: run.results[i], wallSeconds: run.busySeconds[i],
+                        workers: run.workers, paired: run.paired?[i] ?? nil))
             }
         }
-        return RunReport(request: request, results: results, wallSeconds: seconds(since: start),
-                         threads: results.map(\.workers).max() ?? 0)
+        return RunReport(
+            request: request, results: results, wallSeconds: seconds(since: start),
+            threads: results.map(\.workers).max() ?? 0)
     }
 
     package static func seconds(since start: DispatchTime) -> Double {

@@ -58,7 +58,8 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         }
         if let id = try integer("SLURM_ARRAY_TASK_ID") {
             guard let total = try integer("SLURM_ARRAY_TASK_COUNT"), let low = try integer("SLURM_ARRAY_TASK_MIN"),
-                  let high = try integer("SLURM_ARRAY_TASK_MAX") else {
+                let high = try integer("SLURM_ARRAY_TASK_MAX")
+            else {
                 throw .incomplete("SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT, _MIN and _MAX")
             }
             let step = try integer("SLURM_ARRAY_TASK_STEP") ?? 1
@@ -68,7 +69,9 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
             // A stepped range (0-15:4) holds its tasks evenly; a list (1,3,8) only when the
             // count says so, which Slurm gives as _COUNT: positions need an even range.
             guard (high - low) / step + 1 == total else {
-                throw .disagree("SLURM_ARRAY_TASK_COUNT=\(total) but the array \(low)-\(high):\(step) has \((high - low) / step + 1) tasks: expected an evenly stepped range (a list of task ids cannot be numbered)")
+                throw .disagree(
+                    "SLURM_ARRAY_TASK_COUNT=\(total) but the array \(low)-\(high):\(step) has \((high - low) / step + 1) tasks: expected an evenly stepped range (a list of task ids cannot be numbered)"
+                )
             }
             if let count, count != total {
                 throw .disagree("--shard auto/\(count) but the Slurm array has \(total) tasks")
@@ -78,7 +81,9 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         if let k = try integer("JOB_COMPLETION_INDEX") {
             let variable = try integer("BGBENCH_SHARD_COUNT")
             guard let n = count ?? variable else {
-                throw .incomplete("JOB_COMPLETION_INDEX is set but not the shard count: expected '--shard auto/N' or BGBENCH_SHARD_COUNT")
+                throw .incomplete(
+                    "JOB_COMPLETION_INDEX is set but not the shard count: expected '--shard auto/N' or BGBENCH_SHARD_COUNT"
+                )
             }
             if let count, let variable, variable != count {
                 throw .disagree("--shard auto/\(count) but BGBENCH_SHARD_COUNT=\(variable)")
@@ -88,7 +93,9 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
             }
             return shard
         }
-        throw .incomplete("no job engine found: expected SLURM_ARRAY_TASK_ID (a Slurm array job) or JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
+        throw .incomplete(
+            "no job engine found: expected SLURM_ARRAY_TASK_ID (a Slurm array job) or JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)"
+        )
     }
 }
 

@@ -3,7 +3,9 @@ import Synchronization
 
 /// `transform` of every element, `threads` at a time; the first error thrown (in element
 /// order) is rethrown.
-package func concurrentMap<T: Sendable, R: Sendable>(_ items: [T], threads: Int, _ transform: @Sendable (T) throws -> R) throws -> [R] {
+package func concurrentMap<T: Sendable, R: Sendable>(_ items: [T], threads: Int, _ transform: @Sendable (T) throws -> R)
+    throws -> [R]
+{
     let results = Slots(UnsafeMutableBufferPointer<Result<R, any Error>?>.allocate(capacity: items.count))
     results.buffer.initialize(repeating: nil)
     defer { results.buffer.deinitialize(); results.buffer.deallocate() }

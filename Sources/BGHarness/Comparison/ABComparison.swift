@@ -37,9 +37,13 @@ extension RunComparison {
     /// the devices.csv estimate (1 per open, 1/counted days per device-day). An archetype row
     /// takes each run's devices of that archetype (the same users when the configurations
     /// do not change the population). Quantiles get no interval.
-    public static func abDifferences(baseline: ReportFolder, current: ReportFolder) throws(ReportFolderError) -> [ABDifference] {
+    public static func abDifferences(baseline: ReportFolder, current: ReportFolder) throws(ReportFolderError)
+        -> [ABDifference]
+    {
         for (folder, name) in [(baseline, "baseline"), (current, "current")] where !folder.has("devices.csv") {
-            throw .missing("\(name) '\(folder.path)' has no devices.csv: --ab compares device by device; make both with --per-device")
+            throw .missing(
+                "\(name) '\(folder.path)' has no devices.csv: --ab compares device by device; make both with --per-device"
+            )
         }
         let db = try DeviceTable(try baseline.table("devices.csv")!, path: baseline.file("devices.csv"))
         let dc = try DeviceTable(try current.table("devices.csv")!, path: current.file("devices.csv"))
@@ -47,16 +51,22 @@ extension RunComparison {
         var out: [ABDifference] = []
         for (key, bRow, cRow) in try bs.matched(with: cs) {
             for name in bs.metricColumns {
-                var d = ABDifference(scenario: bRow.scenario, policy: key.policy, archetype: key.archetype, metric: name,
-                                     baseline: try bs.value(bRow, name), current: try cs.value(cRow, name))
+                var d = ABDifference(
+                    scenario: bRow.scenario, policy: key.policy, archetype: key.archetype, metric: name,
+                    baseline: try bs.value(bRow, name), current: try cs.value(cRow, name))
                 if let metric = CheckMetrics.named(name), let difference = d.difference,
-                   let t = try paired(db, dc, policy: key.policy, archetype: key.archetype, source: metric.source) {
+                    let t = try paired(db, dc, policy: key.policy, archetype: key.archetype, source: metric.source)
+                {
                     // The summary's scale over the estimate's (exact for every metric's
                     // source: 1 per open, 1/D per device-day, the battery's % per joule).
                     let scale: Double
-                    if let v = d.baseline, t.baseline != 0 { scale = v / t.baseline }
-                    else if let v = d.current, t.current != 0 { scale = v / t.current }
-                    else { scale = (t.current - t.baseline) == 0 ? 0 : difference / (t.current - t.baseline) }
+                    if let v = d.baseline, t.baseline != 0 {
+                        scale = v / t.baseline
+                    } else if let v = d.current, t.current != 0 {
+                        scale = v / t.current
+                    } else {
+                        scale = (t.current - t.baseline) == 0 ? 0 : difference / (t.current - t.baseline)
+                    }
                     let half = Distribution.studentTQuantile(0.975, degreesOfFreedom: t.dof) * t.se * abs(scale)
                     d.interval = (difference - half, difference + half)
                     d.pValue = pValue(t.current - t.baseline, se: t.se, dof: t.dof)

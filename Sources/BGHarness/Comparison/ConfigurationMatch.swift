@@ -9,7 +9,8 @@ public enum RunComparison {
     /// Why two folders are not two runs of one configuration, as "field baseline vs
     /// current" phrases; empty when they are. `exact` also needs the same seed.
     public static func mismatches(_ b: ReportFolder, _ c: ReportFolder, exact: Bool) -> [String] {
-        mismatches(b, c, [.schema, .scenario, .policies, .opensTrace, .devices, .days, .warmupDays] + (exact ? [.seed] : []))
+        mismatches(
+            b, c, [.schema, .scenario, .policies, .opensTrace, .devices, .days, .warmupDays] + (exact ? [.seed] : []))
     }
 
     /// The resolved scenarios' difference: the parameters that differ, by JSON path with
@@ -39,10 +40,12 @@ public enum RunComparison {
             case .scenario: scenarioMismatch(b, c)
             case .seed: b.seed == c.seed ? nil : "seed \(b.seed) vs \(c.seed)"
             case .policies:
-                b.policies == c.policies ? nil
+                b.policies == c.policies
+                    ? nil
                     : "policies \(b.policies.joined(separator: ",")) vs \(c.policies.joined(separator: ","))"
             case .opensTrace:
-                b.opensTraceSha256 == c.opensTraceSha256 ? nil
+                b.opensTraceSha256 == c.opensTraceSha256
+                    ? nil
                     : "opens_trace sha256 \(shown(b.opensTraceSha256)) vs \(shown(c.opensTraceSha256))"
             case .devices: b.devices == c.devices ? nil : "devices \(b.devices) vs \(c.devices)"
             case .days: b.days == c.days ? nil : "days \(b.days) vs \(c.days)"
@@ -57,7 +60,8 @@ public enum RunComparison {
     /// "policies.adaptive.habit_lift 2 vs 4, population.bar_off_share 0.15 vs 0.3" (and
     /// "and N more" past ``shownDifferences``).
     public static func describe(_ differences: [(path: String, baseline: String, current: String)]) -> String {
-        var text = differences.prefix(shownDifferences).map { "\($0.path) \($0.baseline) vs \($0.current)" }.joined(separator: ", ")
+        var text = differences.prefix(shownDifferences).map { "\($0.path) \($0.baseline) vs \($0.current)" }.joined(
+            separator: ", ")
         if differences.count > shownDifferences { text += " and \(differences.count - shownDifferences) more" }
         return text
     }
@@ -69,7 +73,9 @@ public enum RunComparison {
     /// not parse, is compared by run.json's `scenario` object. Empty when neither can be read.
     /// Sweep folders: their axes (`sweep.axes...`) when those differ, else every point's
     /// scenario-K.json compared in turn (paths prefixed by the file's name).
-    public static func configurationDifferences(_ b: ReportFolder, _ c: ReportFolder) -> [(path: String, baseline: String, current: String)] {
+    public static func configurationDifferences(_ b: ReportFolder, _ c: ReportFolder) -> [(
+        path: String, baseline: String, current: String
+    )] {
         if b.isSweep || c.isSweep {
             var out: [(path: String, baseline: String, current: String)] = []
             let axes = { (f: ReportFolder) in f.runJSON.object?["sweep"]?.object?["axes"] }
@@ -77,7 +83,8 @@ public enum RunComparison {
             guard out.isEmpty else { return out }
             for name in b.manifestFiles where name.hasPrefix("scenario-") && name.hasSuffix(".json") {
                 guard let x = try? JSONParser.parse(ReportFolder.read(b.file(name))).root,
-                      let y = try? JSONParser.parse(ReportFolder.read(c.file(name))).root else { continue }
+                    let y = try? JSONParser.parse(ReportFolder.read(c.file(name))).root
+                else { continue }
                 var found: [(path: String, baseline: String, current: String)] = []
                 leafDifferences(x, y, path: "", into: &found)
                 out += found.map { (name + ": " + $0.path, $0.baseline, $0.current) }
@@ -86,14 +93,16 @@ public enum RunComparison {
         }
         func resolved(_ folder: ReportFolder) -> JSONValue? {
             if folder.has("scenario.json"), let text = try? ReportFolder.read(folder.file("scenario.json")),
-               let document = try? JSONParser.parse(text) {
+                let document = try? JSONParser.parse(text)
+            {
                 return document.root
             }
             return folder.runJSON.object?["scenario"]
         }
         let bothHaveFiles = b.has("scenario.json") && c.has("scenario.json")
         guard let x = bothHaveFiles ? resolved(b) : b.runJSON.object?["scenario"],
-              let y = bothHaveFiles ? resolved(c) : c.runJSON.object?["scenario"] else { return [] }
+            let y = bothHaveFiles ? resolved(c) : c.runJSON.object?["scenario"]
+        else { return [] }
         var out: [(path: String, baseline: String, current: String)] = []
         leafDifferences(x, y, path: "", into: &out)
         return out
@@ -101,11 +110,15 @@ public enum RunComparison {
 
     /// Depth first, object keys sorted; a subtree only one side has is listed leaf by leaf
     /// with "(none)" on the other side; arrays of different lengths compare as whole values.
-    static func leafDifferences(_ a: JSONValue?, _ b: JSONValue?, path: String,
-                                into out: inout [(path: String, baseline: String, current: String)]) {
+    static func leafDifferences(
+        _ a: JSONValue?, _ b: JSONValue?, path: String,
+        into out: inout [(path: String, baseline: String, current: String)]
+    ) {
         switch (a, b) {
         case (.object(let x)?, .object(let y)?):
-            for key in Set(x.keys).union(y.keys).sorted() { leafDifferences(x[key], y[key], path: JSONPathText.key(path, key), into: &out) }
+            for key in Set(x.keys).union(y.keys).sorted() {
+                leafDifferences(x[key], y[key], path: JSONPathText.key(path, key), into: &out)
+            }
         case (.object(let x)?, nil):
             for key in x.keys.sorted() { leafDifferences(x[key], nil, path: JSONPathText.key(path, key), into: &out) }
         case (nil, .object(let y)?):

@@ -19,7 +19,8 @@ extension RunComparison {
     /// the first differing byte), for scenario.json the line.
     /// Returns the differences and the files compared (those either folder has).
     public static func exactDifferences(baseline: ReportFolder, current: ReportFolder) throws(ReportFolderError)
-        -> (differences: [(file: String, message: String)], compared: [String]) {
+        -> (differences: [(file: String, message: String)], compared: [String])
+    {
         var differences: [(file: String, message: String)] = [], compared: [String] = []
         // A sweep's manifest lists more files (long.csv, scenario-K.json): after the
         // report files, by name, and run.json last.
@@ -40,17 +41,24 @@ extension RunComparison {
             }
             if name == "run.json" {
                 if let field = ReportFolder.firstRunJSONDifference(baseline, current, ignoring: exactIgnoredKeys) {
-                    differences.append((name, "'\(path)' differs from the baseline at \(field.path): baseline \(field.baseline), current \(field.current)"))
+                    differences.append(
+                        (
+                            name,
+                            "'\(path)' differs from the baseline at \(field.path): baseline \(field.baseline), current \(field.current)"
+                        ))
                 }
                 continue
             }
             let baselineBytes = try ReportFolder.bytes(baseline.file(name)), currentBytes = try ReportFolder.bytes(path)
             if baselineBytes == currentBytes { continue }
             if name.hasSuffix(".csv"),
-               let place = firstDifference(try baseline.table(name)!, try current.table(name)!) {
+                let place = firstDifference(try baseline.table(name)!, try current.table(name)!)
+            {
                 differences.append((name, "'\(path)' differs from the baseline \(place)"))
             } else {
-                differences.append((name, "'\(path)' differs from the baseline \(firstDifference(bytes: baselineBytes, currentBytes))"))
+                differences.append(
+                    (name, "'\(path)' differs from the baseline \(firstDifference(bytes: baselineBytes, currentBytes))")
+                )
             }
         }
         return (differences, compared)
@@ -59,7 +67,9 @@ extension RunComparison {
     /// "at line L: baseline 'text', current 'text'" (the lines without their indentation),
     /// or the length difference, for two texts that differ.
     static func firstDifference(bytes b: [UInt8], _ c: [UInt8]) -> String {
-        func lines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] { bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) }
+        func lines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+            bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        }
         let bl = lines(b), cl = lines(c)
         for (i, (x, y)) in zip(bl, cl).enumerated() where x != y {
             func shown(_ line: ArraySlice<UInt8>) -> String {
@@ -75,7 +85,9 @@ extension RunComparison {
     }
 
     /// The columns that name a row, when a table has them.
-    static let identityColumns = ["policy", "baseline", "metric", "archetype", "device", "day", "hour", "minute", "time_s", "event"]
+    static let identityColumns = [
+        "policy", "baseline", "metric", "archetype", "device", "day", "hour", "minute", "time_s", "event",
+    ]
 
     /// "at line L (policy p, archetype a), column c: baseline x, current y", or the header
     /// or length difference; nil when the tables are equal.
@@ -88,10 +100,13 @@ extension RunComparison {
         for (r, (x, y)) in zip(b.rows, c.rows).enumerated() where x != y {
             let j = x.indices.first { x[$0] != y[$0] }!
             // Empty ones left out (replications.csv's baseline in the baseline's own rows).
-            let names = identityColumns.compactMap { col in b.index(of: col).flatMap { x[$0].isEmpty ? nil : "\(col) \(x[$0])" } }
+            let names = identityColumns.compactMap { col in
+                b.index(of: col).flatMap { x[$0].isEmpty ? nil : "\(col) \(x[$0])" }
+            }
             let place = names.isEmpty ? "" : " (\(names.joined(separator: ", ")))"
             func shown(_ s: String) -> String { s.isEmpty ? "(empty)" : s }
-            return "at line \(c.lines[r])\(place), column \(b.header[j]): baseline \(shown(x[j])), current \(shown(y[j]))"
+            return
+                "at line \(c.lines[r])\(place), column \(b.header[j]): baseline \(shown(x[j])), current \(shown(y[j]))"
         }
         if b.rows.count != c.rows.count {
             return "in length: \(b.rows.count) rows after the header in the baseline, \(c.rows.count) in the current"

@@ -8,9 +8,10 @@ public struct ReportFolder: Sendable {
     /// `check --exact` compares them and `check --update` copies them; run.json last, as it
     /// marks a complete folder. A sweep's own files (long.csv, scenario-K.json) come from its
     /// manifest (``files``).
-    public static let reportFiles = ReportFile.all.filter {
-        $0.readBack == .compared && !$0.folders.isDisjoint(with: [.run, .frontier])
-    }.map(\.name) + [ReportFile.run.name]
+    public static let reportFiles =
+        ReportFile.all.filter {
+            $0.readBack == .compared && !$0.folders.isDisjoint(with: [.run, .frontier])
+        }.map(\.name) + [ReportFile.run.name]
 
     public let path: String
     public let schemaVersion: Int
@@ -49,7 +50,8 @@ public struct ReportFolder: Sendable {
         do {
             document = try JSONParser.parse(text)
         } catch {
-            throw .invalid("'\(runPath)' line \(error.position.line), column \(error.position.column): \(error.message)")
+            throw .invalid(
+                "'\(runPath)' line \(error.position.line), column \(error.position.column): \(error.message)")
         }
         runJSON = document.root
         guard let object = document.root.object else { throw .invalid("'\(runPath)': expected a JSON object") }
@@ -72,7 +74,11 @@ public struct ReportFolder: Sendable {
         warmupDays = try integer("warmup_days")
         guard let list = object["policies"]?.array else { throw .invalid("'\(runPath)' lacks policies") }
         policies = list.map { if case .string(let s) = $0 { s } else { $0.text } }
-        if case .string(let sha)? = object["opens_trace"]?.object?["sha256"] { opensTraceSha256 = sha } else { opensTraceSha256 = nil }
+        if case .string(let sha)? = object["opens_trace"]?.object?["sha256"] {
+            opensTraceSha256 = sha
+        } else {
+            opensTraceSha256 = nil
+        }
         let manifest = try ReportManifest(runJSON: object, runPath: runPath)
         try Self.verify(manifest, folder: path)
         manifestFiles = manifest.entries.map(\.name)
@@ -101,7 +107,9 @@ public struct ReportFolder: Sendable {
     /// Checks that `path` is a whole report folder as its run wrote it: run.json parses and
     /// its manifest lists every report file present with its size and SHA-256 (so each is
     /// byte for byte what the run wrote). What `plot` asks of a run or sweep folder.
-    public static func verifyComplete(_ path: String, hashing: (String) -> Bool = { _ in true }) throws(ReportFolderError) {
+    public static func verifyComplete(_ path: String, hashing: (String) -> Bool = { _ in true })
+        throws(ReportFolderError)
+    {
         guard let manifest = try ReportManifest.read(folder: path) else {
             throw .missing("no run.json in '\(path)': not a complete report folder (bgbench writes it last)")
         }
@@ -131,9 +139,11 @@ public struct ReportFolder: Sendable {
     }
 
     /// Columns that hold text, where `nan` or `inf` would be a name, not a number.
-    static let textColumns: Set<String> = ["scenario", "policy", "archetype", "platform", "baseline", "metric", "event",
-                                           "detail", "utc_time", "arm", "knob", "knob_value", "interval", "measure",
-                                           "reference", "status"]
+    static let textColumns: Set<String> = [
+        "scenario", "policy", "archetype", "platform", "baseline", "metric", "event",
+        "detail", "utc_time", "arm", "knob", "knob_value", "interval", "measure",
+        "reference", "status",
+    ]
 
     /// A report CSV `check` can trust: its file's header exactly (a missing or an
     /// unexpected column is named with its line and column), and no NaN or infinity in a
@@ -146,12 +156,18 @@ public struct ReportFolder: Sendable {
         var expected = ReportFile.named(name)?.header
         if expected != nil, !axes.isEmpty { expected = axes + expected! + (name == "summary.csv" ? ["pareto"] : []) }
         if let expected, table.header != expected {
-            let i = expected.indices.first { $0 >= table.header.count || table.header[$0] != expected[$0] } ?? expected.count
+            let i =
+                expected.indices.first { $0 >= table.header.count || table.header[$0] != expected[$0] }
+                ?? expected.count
             if i < expected.count, !table.header.contains(expected[i]) {
-                throw .invalid("'\(path)' line 1, column \(i + 1): no column \(expected[i]), which a bgbench report's \((path as NSString).lastPathComponent) has")
+                throw .invalid(
+                    "'\(path)' line 1, column \(i + 1): no column \(expected[i]), which a bgbench report's \((path as NSString).lastPathComponent) has"
+                )
             }
             let found = i < table.header.count ? table.header[i] : "(none)"
-            throw .invalid("'\(path)' line 1, column \(i + 1): unexpected column \(found) (expected \(i < expected.count ? expected[i] : "no more columns"))")
+            throw .invalid(
+                "'\(path)' line 1, column \(i + 1): unexpected column \(found) (expected \(i < expected.count ? expected[i] : "no more columns"))"
+            )
         }
         let numeric = table.header.indices.filter { $0 >= axes.count && !textColumns.contains(table.header[$0]) }
         for (row, line) in zip(table.rows, table.lines) {
@@ -159,7 +175,9 @@ public struct ReportFolder: Sendable {
                 let text = row[j]
                 guard !text.isEmpty else { continue }
                 if let value = Double(text), !value.isFinite {
-                    throw .invalid("'\(path)' line \(line), column \(j + 1) (\(table.header[j])): '\(text)' is not a finite number")
+                    throw .invalid(
+                        "'\(path)' line \(line), column \(j + 1) (\(table.header[j])): '\(text)' is not a finite number"
+                    )
                 }
             }
         }
@@ -170,8 +188,10 @@ public struct ReportFolder: Sendable {
     /// or changed by hand, is not). Files that are not report files (plot's PNG files, a
     /// JUnit file) may be there too. `hashing` says which files to hash; the others are
     /// checked for presence and size only.
-    static func verify(_ manifest: ReportManifest, folder: String,
-                       hashing: (String) -> Bool = { _ in true }) throws(ReportFolderError) {
+    static func verify(
+        _ manifest: ReportManifest, folder: String,
+        hashing: (String) -> Bool = { _ in true }
+    ) throws(ReportFolderError) {
         for entry in manifest.entries {
             let file = (folder as NSString).appendingPathComponent(entry.name)
             switch ReportManifest.difference(file, from: entry, hashing: hashing(entry.name)) {
@@ -179,15 +199,23 @@ public struct ReportFolder: Sendable {
             case .missing:
                 throw .invalid("'\(file)' is missing, but run.json's manifest lists it: not a complete report folder")
             case .size(let size):
-                throw .invalid("'\(file)' has \(size) bytes where run.json's manifest says \(entry.bytes): not the file the run wrote")
+                throw .invalid(
+                    "'\(file)' has \(size) bytes where run.json's manifest says \(entry.bytes): not the file the run wrote"
+                )
             case .content:
-                throw .invalid("'\(file)': its SHA-256 is not the one in run.json's manifest: not the file the run wrote")
+                throw .invalid(
+                    "'\(file)': its SHA-256 is not the one in run.json's manifest: not the file the run wrote")
             }
         }
         let listed = Set(manifest.entries.map(\.name) + ["run.json"])
         let present = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
-        for name in present where !listed.contains(name) && (reportFiles.contains(name) || name.hasSuffix(".csv") || name.hasSuffix(".json")) {
-            throw .invalid("'\((folder as NSString).appendingPathComponent(name))' is not in run.json's manifest: a file of another run, or added by hand")
+        for name in present
+        where !listed.contains(name)
+            && (reportFiles.contains(name) || name.hasSuffix(".csv") || name.hasSuffix(".json"))
+        {
+            throw .invalid(
+                "'\((folder as NSString).appendingPathComponent(name))' is not in run.json's manifest: a file of another run, or added by hand"
+            )
         }
     }
 
@@ -196,7 +224,8 @@ public struct ReportFolder: Sendable {
         do {
             return try InputFile.read(path, limit: InputFile.Limit.report)
         } catch {
-            throw error.tooLarge ? .invalid("'\(path)' is \(error.reason)") : .missing("cannot read '\(path)': \(error.reason)")
+            throw error.tooLarge
+                ? .invalid("'\(path)' is \(error.reason)") : .missing("cannot read '\(path)': \(error.reason)")
         }
     }
 
@@ -211,8 +240,10 @@ public struct ReportFolder: Sendable {
 
     /// The first difference between two folders' run.json, leaving out `ignoring` (top-level
     /// keys): the JSON path and both values as JSON text ("(none)" for a missing key).
-    public static func firstRunJSONDifference(_ a: ReportFolder, _ b: ReportFolder,
-                                              ignoring: Set<String>) -> (path: String, baseline: String, current: String)? {
+    public static func firstRunJSONDifference(
+        _ a: ReportFolder, _ b: ReportFolder,
+        ignoring: Set<String>
+    ) -> (path: String, baseline: String, current: String)? {
         func strip(_ v: JSONValue) -> JSONValue {
             guard var o = v.object else { return v }
             for key in ignoring { o[key] = nil }
@@ -222,7 +253,9 @@ public struct ReportFolder: Sendable {
     }
 
     /// Depth first, object keys in sorted order; numbers compare by their text.
-    static func firstDifference(_ a: JSONValue, _ b: JSONValue, path: String) -> (path: String, baseline: String, current: String)? {
+    static func firstDifference(_ a: JSONValue, _ b: JSONValue, path: String) -> (
+        path: String, baseline: String, current: String
+    )? {
         switch (a, b) {
         case (.object(let x), .object(let y)):
             for key in Set(x.keys).union(y.keys).sorted() {
@@ -245,7 +278,8 @@ public struct ReportFolder: Sendable {
     /// What a `--baseline` or `--current` argument names: a report folder (a file in one
     /// names its folder), or a folder of report folders (each subfolder with a run.json,
     /// by name). Returns (name, folder) pairs; the name is "" for a single folder.
-    public static func locate(_ path: String, role: String) throws(ReportFolderError) -> [(name: String, path: String)] {
+    public static func locate(_ path: String, role: String) throws(ReportFolderError) -> [(name: String, path: String)]
+    {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {

@@ -23,13 +23,17 @@ public struct ReportManifest: Sendable {
     /// The manifest of `runJSON` (`runPath` names it in messages).
     init(runJSON object: JSONObject, runPath: String) throws(ReportFolderError) {
         guard let list = object["manifest"]?.array else {
-            throw .invalid("'\(runPath)' has no manifest of the folder's files: not a complete report folder of this bgbench (schema_version \(ReportWriter.schemaVersion)); make it again")
+            throw .invalid(
+                "'\(runPath)' has no manifest of the folder's files: not a complete report folder of this bgbench (schema_version \(ReportWriter.schemaVersion)); make it again"
+            )
         }
         var entries: [Entry] = []
         for (i, item) in list.enumerated() {
-            guard let o = item.object, case .string(let name)? = o["name"], case .number(_, let bytesText)? = o["bytes"],
-                  let bytes = Int(bytesText), case .string(let sha)? = o["sha256"],
-                  !name.contains("/"), name != "run.json" else {
+            guard let o = item.object, case .string(let name)? = o["name"],
+                case .number(_, let bytesText)? = o["bytes"],
+                let bytes = Int(bytesText), case .string(let sha)? = o["sha256"],
+                !name.contains("/"), name != "run.json"
+            else {
                 throw .invalid("'\(runPath)': manifest[\(i)] is not a {name, bytes, sha256} entry of a report file")
             }
             entries.append(Entry(name: name, bytes: bytes, sha256: sha))
@@ -47,7 +51,8 @@ public struct ReportManifest: Sendable {
         do {
             document = try JSONParser.parse(try ReportFolder.read(runPath))
         } catch let error as JSONSyntaxError {
-            throw .invalid("'\(runPath)' line \(error.position.line), column \(error.position.column): \(error.message)")
+            throw .invalid(
+                "'\(runPath)' line \(error.position.line), column \(error.position.column): \(error.message)")
         } catch let error as ReportFolderError {
             throw error
         } catch {
@@ -64,7 +69,8 @@ public struct ReportManifest: Sendable {
     /// listed; with `hashing` false only its presence and size are checked.
     public static func difference(_ path: String, from entry: Entry, hashing: Bool = true) -> FileDifference? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = attributes[.size] as? Int else { return .missing }
+            let size = attributes[.size] as? Int
+        else { return .missing }
         guard size == entry.bytes else { return .size(size) }
         guard hashing else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else { return .missing }

@@ -32,7 +32,8 @@ struct SummaryRows {
                 throw .invalid("'\(path)' line \(line): devices is not an integer")
             }
             guard rows[key] == nil else {
-                throw .invalid("'\(path)' line \(line): a second row for policy \(key.policy), archetype \(key.archetype)")
+                throw .invalid(
+                    "'\(path)' line \(line): a second row for policy \(key.policy), archetype \(key.archetype)")
             }
             keys.append(key)
             rows[key] = Row(scenario: row[header["scenario"]!], devices: devices, fields: row)
@@ -45,7 +46,9 @@ struct SummaryRows {
         var out: [(key: Key, baseline: Row, current: Row)] = []
         for key in keys {
             guard let row = current.rows[key] else {
-                throw .invalid("'\(current.path)' has no row for policy \(key.policy), archetype \(key.archetype), which the baseline has")
+                throw .invalid(
+                    "'\(current.path)' has no row for policy \(key.policy), archetype \(key.archetype), which the baseline has"
+                )
             }
             out.append((key, rows[key]!, row))
         }
@@ -56,7 +59,9 @@ struct SummaryRows {
         guard let i = header[column] else { return nil }
         let text = row.fields[i]
         if text.isEmpty { return nil }
-        guard let value = Double(text) else { throw .invalid("'\(path)': '\(text)' in column \(column) is not a number") }
+        guard let value = Double(text) else {
+            throw .invalid("'\(path)': '\(text)' in column \(column) is not a number")
+        }
         return value
     }
 
@@ -66,7 +71,8 @@ struct SummaryRows {
     /// interval's own, Reports/README.md), or nil without an interval.
     func standardError(_ row: Row, _ column: String) throws(ReportFolderError) -> (se: Double, dof: Double)? {
         guard row.devices >= 2, let low = try number(row, column + "_ci_low"),
-              let high = try number(row, column + "_ci_high") else { return nil }
+            let high = try number(row, column + "_ci_high")
+        else { return nil }
         let dof = Double(row.devices - 1)
         return ((high - low) / 2 / Distribution.studentTQuantile(0.975, degreesOfFreedom: dof), dof)
     }
@@ -84,7 +90,8 @@ final class DeviceTable {
     init(_ table: CSVTable, path: String) throws(ReportFolderError) {
         self.table = table
         self.path = path
-        guard let p = table.index(of: "policy"), let d = table.index(of: "device"), let a = table.index(of: "archetype") else {
+        guard let p = table.index(of: "policy"), let d = table.index(of: "device"), let a = table.index(of: "archetype")
+        else {
             throw .invalid("'\(path)' lacks the policy, device or archetype column")
         }
         (deviceColumn, archetypeColumn) = (d, a)
@@ -115,7 +122,8 @@ final class DeviceTable {
         out.reserveCapacity(rows.count)
         for r in rows {
             guard let v = Double(table.rows[r][j]) else {
-                throw .invalid("'\(path)' line \(table.lines[r]), column \(column): '\(table.rows[r][j])' is not a number")
+                throw .invalid(
+                    "'\(path)' line \(table.lines[r]), column \(column): '\(table.rows[r][j])' is not a number")
             }
             out.append(v)
         }

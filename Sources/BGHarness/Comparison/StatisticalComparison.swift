@@ -82,18 +82,24 @@ extension RunComparison {
     /// Same seed: paired t-tests on devices.csv, which both folders must have. Different
     /// seeds: Welch t-tests, standard errors from summary.csv's intervals, or from
     /// devices.csv for a metric without an interval when both folders have it.
-    public static func compare(baseline: ReportFolder, current: ReportFolder, role: (String, String) = ("baseline", "current"),
-                               tolerances: [String: Double] = [:]) throws(ReportFolderError) -> [MetricComparison] {
+    public static func compare(
+        baseline: ReportFolder, current: ReportFolder, role: (String, String) = ("baseline", "current"),
+        tolerances: [String: Double] = [:]
+    ) throws(ReportFolderError) -> [MetricComparison] {
         let paired = pairs(baseline, current)
         var deviceTables: (DeviceTable, DeviceTable)?
         if paired {
             for (folder, name) in [(baseline, role.0), (current, role.1)] where !folder.has("devices.csv") {
-                throw .missing("\(name) '\(folder.path)' has no devices.csv: runs with the same seed are compared device by device; make both with --per-device")
+                throw .missing(
+                    "\(name) '\(folder.path)' has no devices.csv: runs with the same seed are compared device by device; make both with --per-device"
+                )
             }
         }
         if let b = try baseline.table("devices.csv"), let c = try current.table("devices.csv") {
-            deviceTables = (try DeviceTable(b, path: baseline.file("devices.csv")),
-                            try DeviceTable(c, path: current.file("devices.csv")))
+            deviceTables = (
+                try DeviceTable(b, path: baseline.file("devices.csv")),
+                try DeviceTable(c, path: current.file("devices.csv"))
+            )
         }
         let bs = try SummaryRows(baseline), cs = try SummaryRows(current)
         var out: [MetricComparison] = []
@@ -108,14 +114,17 @@ extension RunComparison {
                 if let metric, m.baseline != nil, m.current != nil {
                     if paired, let tables = deviceTables {
                         let (db, dc) = tables
-                        m.pValue = try pairedP(db, dc, policy: key.policy, archetype: key.archetype, source: metric.source)
+                        m.pValue = try pairedP(
+                            db, dc, policy: key.policy, archetype: key.archetype, source: metric.source)
                         if m.pValue != nil { m.test = .paired }
                     } else if !paired {
                         if let se = try bs.standardError(bRow, name), let sc = try cs.standardError(cRow, name) {
                             m.pValue = welchP(difference: m.current! - m.baseline!, se, sc)
                             m.test = .welchSummary
                         } else if let tables = deviceTables,
-                                  let p = try welchDevicesP(tables.0, tables.1, policy: key.policy, archetype: key.archetype, source: metric.source) {
+                            let p = try welchDevicesP(
+                                tables.0, tables.1, policy: key.policy, archetype: key.archetype, source: metric.source)
+                        {
                             m.pValue = p
                             m.test = .welchDevices
                         }
@@ -143,11 +152,9 @@ extension RunComparison {
         for i in comparisons.indices {
             let m = comparisons[i]
             comparisons[i].verdict =
-                if m.direction == .neutral { .neutral }
-                else if !m.beyondTolerance { .unchanged }
-                else if !m.inFamily { .untested }
-                else if !m.significant { .notSignificant }
-                else { m.worse ? .regression : .improvement }
+                if m.direction == .neutral { .neutral } else if !m.beyondTolerance { .unchanged } else if !m.inFamily {
+                    .untested
+                } else if !m.significant { .notSignificant } else { m.worse ? .regression : .improvement }
         }
         return family.count
     }

@@ -36,8 +36,10 @@ extension RunComparison {
     ///   `all` row, Σuᵢ²/(N(N−1)) is exactly the square of summary.csv's SE(R).
     /// - Per device, θ = mean of y over the domain's n devices: uᵢ = N(yᵢ − θ)/n; for `all`,
     ///   the sample variance over N.
-    static func linearised(_ t: DeviceTable, policy: String, archetype: String,
-                           source: CheckMetric.Source) throws(ReportFolderError) -> (estimate: Double, u: [Double], n: Int)? {
+    static func linearised(
+        _ t: DeviceTable, policy: String, archetype: String,
+        source: CheckMetric.Source
+    ) throws(ReportFolderError) -> (estimate: Double, u: [Double], n: Int)? {
         let rows = t.rows(policy: policy)
         let inDomain = rows.map { archetype == "all" || t.archetype($0) == archetype }
         let n = inDomain.filter { $0 }.count
@@ -70,8 +72,10 @@ extension RunComparison {
     /// with the same opens xᵢ in both runs, dᵢ ∝ (yᵢᶜ − R_c·xᵢ) − (yᵢᵇ − R_b·xᵢ): the paired
     /// ratio difference of paired.csv (there it is policy against policy within a run).
     /// Per device the linearisation is the plain paired t-test on the per-device values.
-    static func pairedP(_ b: DeviceTable, _ c: DeviceTable, policy: String, archetype: String,
-                        source: CheckMetric.Source) throws(ReportFolderError) -> Double? {
+    static func pairedP(
+        _ b: DeviceTable, _ c: DeviceTable, policy: String, archetype: String,
+        source: CheckMetric.Source
+    ) throws(ReportFolderError) -> Double? {
         try paired(b, c, policy: policy, archetype: archetype, source: source)
             .flatMap { pValue($0.current - $0.baseline, se: $0.se, dof: $0.dof) }
     }
@@ -80,11 +84,15 @@ extension RunComparison {
     /// estimates θ on the devices.csv scale, the standard error √(Σdᵢ²/(N(N−1))) of their
     /// difference and its degrees of freedom; nil when either run lacks the metric or has
     /// fewer than two devices in the domain.
-    static func paired(_ b: DeviceTable, _ c: DeviceTable, policy: String, archetype: String,
-                       source: CheckMetric.Source) throws(ReportFolderError)
-        -> (baseline: Double, current: Double, se: Double, dof: Double)? {
+    static func paired(
+        _ b: DeviceTable, _ c: DeviceTable, policy: String, archetype: String,
+        source: CheckMetric.Source
+    ) throws(ReportFolderError)
+        -> (baseline: Double, current: Double, se: Double, dof: Double)?
+    {
         guard let lb = try linearised(b, policy: policy, archetype: archetype, source: source),
-              let lc = try linearised(c, policy: policy, archetype: archetype, source: source) else { return nil }
+            let lc = try linearised(c, policy: policy, archetype: archetype, source: source)
+        else { return nil }
         guard lb.u.count == lc.u.count, b.deviceIDs(policy: policy) == c.deviceIDs(policy: policy) else {
             throw .invalid("'\(c.path)' lists other devices than '\(b.path)' for policy \(policy)")
         }
@@ -96,11 +104,14 @@ extension RunComparison {
     }
 
     /// Welch's t-test with each run's standard error from its own devices.csv.
-    static func welchDevicesP(_ b: DeviceTable, _ c: DeviceTable, policy: String, archetype: String,
-                              source: CheckMetric.Source) throws(ReportFolderError) -> Double? {
+    static func welchDevicesP(
+        _ b: DeviceTable, _ c: DeviceTable, policy: String, archetype: String,
+        source: CheckMetric.Source
+    ) throws(ReportFolderError) -> Double? {
         guard let lb = try linearised(b, policy: policy, archetype: archetype, source: source),
-              let lc = try linearised(c, policy: policy, archetype: archetype, source: source),
-              lb.u.count >= 2, lc.u.count >= 2, lb.n >= 2, lc.n >= 2 else { return nil }
+            let lc = try linearised(c, policy: policy, archetype: archetype, source: source),
+            lb.u.count >= 2, lc.u.count >= 2, lb.n >= 2, lc.n >= 2
+        else { return nil }
         func se(_ u: [Double]) -> Double {
             let n = Double(u.count)
             return (u.reduce(0) { $0 + $1 * $1 } / (n * (n - 1))).squareRoot()

@@ -37,10 +37,12 @@ public struct FrontierRequest: Sendable {
     /// scenario (README's policy table), where most knobs' ranges overlap.
     public static let defaultEnergyLevels: [Double] = [10, 20, 40]
 
-    public init(scenario: LoadedScenario, policies: [String], baselinePolicy: String? = nil,
-                knobValues: [String: [String]] = [:], energyLevels: [Double] = FrontierRequest.defaultEnergyLevels,
-                energyRange: ClosedRange<Double>? = nil, options: RunOptions, replications: Int = 1,
-                commandLine: [String] = []) {
+    public init(
+        scenario: LoadedScenario, policies: [String], baselinePolicy: String? = nil,
+        knobValues: [String: [String]] = [:], energyLevels: [Double] = FrontierRequest.defaultEnergyLevels,
+        energyRange: ClosedRange<Double>? = nil, options: RunOptions, replications: Int = 1,
+        commandLine: [String] = []
+    ) {
         self.scenario = scenario; self.policies = policies; self.baselinePolicy = baselinePolicy
         self.knobValues = knobValues; self.energyLevels = energyLevels; self.energyRange = energyRange
         self.options = options; self.replications = replications; self.commandLine = commandLine
@@ -95,34 +97,43 @@ public enum Frontier {
         for name in request.policies {
             guard let entry = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
             guard let (knob, values) = values(entry, request) else {
-                if name != baseline { arms.append(FrontierArm(label: name, policy: name, knob: nil, value: nil, scenario: base.scenario)) }
+                if name != baseline {
+                    arms.append(FrontierArm(label: name, policy: name, knob: nil, value: nil, scenario: base.scenario))
+                }
                 continue
             }
             for value in values {
                 let scenario: Scenario
                 do {
-                    scenario = try ScenarioLoader.load(json: base.resolvedJSON, file: base.file ?? "(built-in default)",
-                                                       overrides: ["policies.\(name).\(knob)=\(value)"]).scenario
+                    scenario = try ScenarioLoader.load(
+                        json: base.resolvedJSON, file: base.file ?? "(built-in default)",
+                        overrides: ["policies.\(name).\(knob)=\(value)"]
+                    ).scenario
                 } catch let error as ScenarioError {
                     let reason = error.problems.first.map { $0.message } ?? "\(error)"
                     throw FrontierError.badKnobValue(policy: name, value: value, reason: reason)
                 }
-                arms.append(FrontierArm(label: label(policy: name, knob: knob, value: value), policy: name, knob: knob,
-                                        value: value, scenario: scenario))
+                arms.append(
+                    FrontierArm(
+                        label: label(policy: name, knob: knob, value: value), policy: name, knob: knob,
+                        value: value, scenario: scenario))
             }
         }
         return arms
     }
 
     /// Runs every arm side by side, seed by seed.
-    public static func run(_ request: FrontierRequest, progress: (@Sendable (Int) -> Void)? = nil) throws -> FrontierReport {
+    public static func run(_ request: FrontierRequest, progress: (@Sendable (Int) -> Void)? = nil) throws
+        -> FrontierReport
+    {
         let arms = try Self.arms(request)
         let start = DispatchTime.now()
         var options = request.options
         options.threads = request.options.resolvedThreads
-        let runRequest = RunRequest(scenario: request.scenario, policies: arms.map(\.label), options: options,
-                                    commandLine: request.commandLine, baselinePolicy: arms[0].label,
-                                    replications: request.replications)
+        let runRequest = RunRequest(
+            scenario: request.scenario, policies: arms.map(\.label), options: options,
+            commandLine: request.commandLine, baselinePolicy: arms[0].label,
+            replications: request.replications)
         let entries = try arms.map { arm in
             guard let entry = PolicyRegistry.named(arm.policy) else { throw RunError.unknownPolicy(arm.policy) }
             return FleetArm(policy: entry, scenario: arm.scenario)
@@ -132,19 +143,25 @@ public enum Frontier {
         let scenario = request.scenario.scenario
         for seed in runRequest.seeds {
             options.seed = seed
-            let feed = scenario.content.kind.sharesFeed ? NewsFeed(content: scenario.content, days: options.days, seed: seed)
-                                                        : NewsFeed(times: [])
-            let run = try Fleet.simulate(arms: entries, baseline: 0, joint: jointQuantities, options: options, feed: feed,
-                                         progress: progress)
+            let feed =
+                scenario.content.kind.sharesFeed
+                ? NewsFeed(content: scenario.content, days: options.days, seed: seed)
+                : NewsFeed(times: [])
+            let run = try Fleet.simulate(
+                arms: entries, baseline: 0, joint: jointQuantities, options: options, feed: feed,
+                progress: progress)
             for (i, arm) in arms.enumerated() {
-                results.append(PolicyResult(policy: arm.label, seed: seed, result: run.results[i], wallSeconds: run.busySeconds[i],
-                                            workers: run.workers, paired: run.paired?[i] ?? nil))
+                results.append(
+                    PolicyResult(
+                        policy: arm.label, seed: seed, result: run.results[i], wallSeconds: run.busySeconds[i],
+                        workers: run.workers, paired: run.paired?[i] ?? nil))
             }
             joint.append(run.joint ?? JointSums(arms: arms.count, quantities: jointQuantities))
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        let report = RunReport(request: runRequest, results: results, wallSeconds: seconds,
-                               threads: results.map(\.workers).max() ?? 0)
+        let report = RunReport(
+            request: runRequest, results: results, wallSeconds: seconds,
+            threads: results.map(\.workers).max() ?? 0)
         return FrontierReport(request: request, arms: arms, run: report, jointSums: joint)
     }
 }

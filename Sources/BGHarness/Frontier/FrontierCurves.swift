@@ -42,7 +42,9 @@ public struct FrontierCurve: Sendable, Equatable {
     /// (the trapezoid rule is exact for straight lines); nil unless low ≤ high and both lie
     /// within the curve's range.
     public func area(from low: Double, to high: Double) -> Double? {
-        guard points.count >= 2, let range, low <= high, range.lowerBound <= low, high <= range.upperBound else { return nil }
+        guard points.count >= 2, let range, low <= high, range.lowerBound <= low, high <= range.upperBound else {
+            return nil
+        }
         var total = 0.0
         for (a, b) in zip(points, points.dropFirst()) where a.x < b.x {
             let l = max(a.x, low), h = min(b.x, high)
@@ -58,7 +60,9 @@ public struct FrontierCurve: Sendable, Equatable {
     /// the lowest of their highest; nil when it is empty or there is no curve.
     public static func commonRange(_ curves: [FrontierCurve]) -> ClosedRange<Double>? {
         let ranges = curves.filter { $0.points.count >= 2 }.compactMap(\.range)
-        guard let lo = ranges.map(\.lowerBound).max(), let hi = ranges.map(\.upperBound).min(), lo < hi else { return nil }
+        guard let lo = ranges.map(\.lowerBound).max(), let hi = ranges.map(\.upperBound).min(), lo < hi else {
+            return nil
+        }
         return lo...hi
     }
 }

@@ -21,15 +21,25 @@ public enum FrontierFiles {
             (ReportFile.frontierMatched.name, matchedCSV(report)),
             (ReportFile.paired.name, SeriesReports.pairedCSV(run, baseline: report.arms[0].label)),
         ]
-        if run.request.replications > 1 { files.append((ReportFile.replications.name, SeriesReports.replicationsCSV(run))) }
+        if run.request.replications > 1 {
+            files.append((ReportFile.replications.name, SeriesReports.replicationsCSV(run)))
+        }
         files.append((ReportFile.scenario.name, report.request.scenario.resolvedJSON(policies: uniquePolicies(report))))
         if run.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
         let manifest = ReportWriter.manifest(files)
-        let arms = report.arms.map { RunManifest.FrontierArm(label: $0.label, policy: $0.policy, knob: $0.knob, value: $0.value) }
-        let frontier = RunManifest.Frontier(baseline: report.arms[0].label, arms: arms, energyLevels: report.request.energyLevels,
-                                            energyRange: report.request.energyRange.map { [$0.lowerBound, $0.upperBound] })
-        files.append((ReportFile.run.name, ReportWriter.runJSON(run, manifest: manifest, frontier: frontier,
-                                                       resolvedSha256: report.request.scenario.resolvedSha256(policies: uniquePolicies(report)))))
+        let arms = report.arms.map {
+            RunManifest.FrontierArm(label: $0.label, policy: $0.policy, knob: $0.knob, value: $0.value)
+        }
+        let frontier = RunManifest.Frontier(
+            baseline: report.arms[0].label, arms: arms, energyLevels: report.request.energyLevels,
+            energyRange: report.request.energyRange.map { [$0.lowerBound, $0.upperBound] })
+        files.append(
+            (
+                ReportFile.run.name,
+                ReportWriter.runJSON(
+                    run, manifest: manifest, frontier: frontier,
+                    resolvedSha256: report.request.scenario.resolvedSha256(policies: uniquePolicies(report)))
+            ))
         return files
     }
 
@@ -51,7 +61,9 @@ public enum FrontierFiles {
         }
         var csv = CSVWriter("")
         csv.row(ReportFile.frontier.header!)
-        func identity(_ arm: FrontierArm) -> [String] { [name, arm.policy, arm.label, arm.knob ?? "", arm.value ?? "", baseline] }
+        func identity(_ arm: FrontierArm) -> [String] {
+            [name, arm.policy, arm.label, arm.knob ?? "", arm.value ?? "", baseline]
+        }
         for r in run.results {
             let arm = report.arms.first { $0.label == r.policy }!
             let estimates = FleetEstimates(tally: r.tally, days: run.countedDays)
@@ -59,8 +71,10 @@ public enum FrontierFiles {
             var row = identity(arm) + [String(r.seed), "devices", String(r.tally.devices)]
             for (metric, k) in metricRows {
                 let d = paired?[k].difference
-                row += [CSVNumber.format(metric.kind.estimate(estimates, batteryJoules: battery).value),
-                        CSVNumber.format(d?.value), CSVNumber.format(d?.low), CSVNumber.format(d?.high)]
+                row += [
+                    CSVNumber.format(metric.kind.estimate(estimates, batteryJoules: battery).value),
+                    CSVNumber.format(d?.value), CSVNumber.format(d?.low), CSVNumber.format(d?.high),
+                ]
             }
             csv.row(row)
         }
@@ -70,10 +84,15 @@ public enum FrontierFiles {
             let paired = arm.label == baseline ? nil : SeriesReports.pairedAcrossSeeds(run, policy: arm.label)
             var row = identity(arm) + ["", "seeds", String(runs.first?.tally.devices ?? 0)]
             for (metric, k) in metricRows {
-                let values = runs.map { metric.kind.estimate(FleetEstimates(tally: $0.tally, days: run.countedDays), batteryJoules: battery).value }
+                let values = runs.map {
+                    metric.kind.estimate(FleetEstimates(tally: $0.tally, days: run.countedDays), batteryJoules: battery)
+                        .value
+                }
                 let d = paired?[k].mean
-                row += [CSVNumber.format(values.reduce(0, +) / Double(max(1, values.count))),
-                        CSVNumber.format(d?.value), CSVNumber.format(d?.low), CSVNumber.format(d?.high)]
+                row += [
+                    CSVNumber.format(values.reduce(0, +) / Double(max(1, values.count))),
+                    CSVNumber.format(d?.value), CSVNumber.format(d?.low), CSVNumber.format(d?.high),
+                ]
             }
             csv.row(row)
         }
@@ -93,11 +112,13 @@ public enum FrontierFiles {
         for (seed, interval, rows) in blocks {
             for m in rows {
                 let excludes = m.difference.flatMap { d in d.low.map { $0 > 0 || d.high! < 0 } }
-                csv.row([name, m.policy, baseline, seed, interval, m.measure.rawValue, CSVNumber.format(m.energy),
-                         CSVNumber.format(m.range?.lowerBound), CSVNumber.format(m.range?.upperBound),
-                         CSVNumber.format(m.value?.value), CSVNumber.format(m.value?.low), CSVNumber.format(m.value?.high),
-                         m.reference, CSVNumber.format(m.difference?.value), CSVNumber.format(m.difference?.low),
-                         CSVNumber.format(m.difference?.high), SeriesReports.mark(excludes), m.status])
+                csv.row([
+                    name, m.policy, baseline, seed, interval, m.measure.rawValue, CSVNumber.format(m.energy),
+                    CSVNumber.format(m.range?.lowerBound), CSVNumber.format(m.range?.upperBound),
+                    CSVNumber.format(m.value?.value), CSVNumber.format(m.value?.low), CSVNumber.format(m.value?.high),
+                    m.reference, CSVNumber.format(m.difference?.value), CSVNumber.format(m.difference?.low),
+                    CSVNumber.format(m.difference?.high), SeriesReports.mark(excludes), m.status,
+                ])
             }
         }
         return csv.output
@@ -111,9 +132,10 @@ extension ShardState {
         state.add(report.run)
         for sums in report.jointSums { state.add(sums) }
         let r = report.request
-        state.frontier = ShardHeader.Frontier(policies: r.policies, baselinePolicy: r.baselinePolicy, knobValues: r.knobValues,
-                                              energyLevels: r.energyLevels,
-                                              energyRange: r.energyRange.map { [$0.lowerBound, $0.upperBound] })
+        state.frontier = ShardHeader.Frontier(
+            policies: r.policies, baselinePolicy: r.baselinePolicy, knobValues: r.knobValues,
+            energyLevels: r.energyLevels,
+            energyRange: r.energyRange.map { [$0.lowerBound, $0.upperBound] })
         return state.text(commandLine: r.commandLine)
     }
 }

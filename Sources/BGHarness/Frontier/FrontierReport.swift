@@ -90,8 +90,10 @@ public struct FrontierReport: Sendable {
     /// seed `s` (an index into `seeds`), with its device-clustered delta-method interval;
     /// b may be the baseline's point (`request.resolvedBaseline` with `point: true`). nil
     /// where a curve does not reach the energy.
-    public func difference(_ a: String, minus b: String, atEnergy energy: Double? = nil, point: Bool = false,
-                           seed s: Int = 0) -> Estimate? {
+    public func difference(
+        _ a: String, minus b: String, atEnergy energy: Double? = nil, point: Bool = false,
+        seed s: Int = 0
+    ) -> Estimate? {
         let m = joint[s]
         let armsA = curveArms(a, seed: s), armsB = curveArms(b, seed: s)
         return m.estimate { mu in
@@ -117,21 +119,25 @@ public struct FrontierReport: Sendable {
             let arms = curveArms(policy, seed: s)
             guard arms.count >= 2 else {
                 for measure in Matched.Measure.allCases {
-                    rows.append(Matched(policy: policy, measure: measure, energy: nil, range: nil, value: nil,
-                                        reference: measure == .atBaselineEnergy ? baseline : refLabel, difference: nil,
-                                        status: "single_point"))
+                    rows.append(
+                        Matched(
+                            policy: policy, measure: measure, energy: nil, range: nil, value: nil,
+                            reference: measure == .atBaselineEnergy ? baseline : refLabel, difference: nil,
+                            status: "single_point"))
                 }
                 continue
             }
             let own = curve(mean, m, arms: arms)
             // At the baseline's J/day, against its point.
             let position = own.position(of: eb)
-            rows.append(Matched(
-                policy: policy, measure: .atBaselineEnergy, energy: eb, range: nil,
-                value: position == .inside ? m.estimate { mu in curve(mu, m, arms: arms).value(at: energy(mu, m, arm: 0)) ?? .nan } : nil,
-                reference: baseline,
-                difference: position == .inside ? difference(policy, minus: baseline, point: true, seed: s) : nil,
-                status: position.rawValue))
+            rows.append(
+                Matched(
+                    policy: policy, measure: .atBaselineEnergy, energy: eb, range: nil,
+                    value: position == .inside
+                        ? m.estimate { mu in curve(mu, m, arms: arms).value(at: energy(mu, m, arm: 0)) ?? .nan } : nil,
+                    reference: baseline,
+                    difference: position == .inside ? difference(policy, minus: baseline, point: true, seed: s) : nil,
+                    status: position.rawValue))
             // At fixed J/day, against the baseline policy's curve.
             let reference = curve(mean, m, arms: refArms)
             for level in request.energyLevels {
@@ -139,21 +145,32 @@ public struct FrontierReport: Sendable {
                 var status = p.rawValue
                 var diff: Estimate?
                 if p == .inside {
-                    if !hasReference { status = "no_reference_curve" }
-                    else if reference.position(of: level) != .inside { status = "reference_" + reference.position(of: level).rawValue }
-                    else { diff = difference(policy, minus: baseline, atEnergy: level, seed: s) }
+                    if !hasReference {
+                        status = "no_reference_curve"
+                    } else if reference.position(of: level) != .inside {
+                        status = "reference_" + reference.position(of: level).rawValue
+                    } else {
+                        diff = difference(policy, minus: baseline, atEnergy: level, seed: s)
+                    }
                 }
-                rows.append(Matched(policy: policy, measure: .atFixedEnergy, energy: level, range: nil,
-                                    value: p == .inside ? m.estimate { mu in curve(mu, m, arms: arms).value(at: level) ?? .nan } : nil,
-                                    reference: refLabel, difference: diff, status: status))
+                rows.append(
+                    Matched(
+                        policy: policy, measure: .atFixedEnergy, energy: level, range: nil,
+                        value: p == .inside
+                            ? m.estimate { mu in curve(mu, m, arms: arms).value(at: level) ?? .nan } : nil,
+                        reference: refLabel, difference: diff, status: status))
             }
             // The area over the common range, against the baseline policy's.
             guard let range else {
-                rows.append(Matched(policy: policy, measure: .area, energy: nil, range: nil, value: nil, reference: refLabel,
-                                    difference: nil, status: "no_common_range"))
+                rows.append(
+                    Matched(
+                        policy: policy, measure: .area, energy: nil, range: nil, value: nil, reference: refLabel,
+                        difference: nil, status: "no_common_range"))
                 continue
             }
-            let p = own.position(of: range.lowerBound) == .below ? FrontierCurve.Position.below : own.position(of: range.upperBound)
+            let p =
+                own.position(of: range.lowerBound) == .below
+                ? FrontierCurve.Position.below : own.position(of: range.upperBound)
             let area = { (mu: [Double], arms: [Int]) -> Double in
                 guard let r = self.areaRange(mu, m, seed: s) else { return .nan }
                 return self.curve(mu, m, arms: arms).area(from: r.lowerBound, to: r.upperBound) ?? .nan
@@ -161,13 +178,19 @@ public struct FrontierReport: Sendable {
             var status = p.rawValue
             var diff: Estimate?
             if p == .inside {
-                if !hasReference { status = "no_reference_curve" }
-                else if reference.area(from: range.lowerBound, to: range.upperBound) == nil { status = "reference_out_of_range" }
-                else { diff = m.estimate { mu in area(mu, arms) - area(mu, refArms) } }
+                if !hasReference {
+                    status = "no_reference_curve"
+                } else if reference.area(from: range.lowerBound, to: range.upperBound) == nil {
+                    status = "reference_out_of_range"
+                } else {
+                    diff = m.estimate { mu in area(mu, arms) - area(mu, refArms) }
+                }
             }
-            rows.append(Matched(policy: policy, measure: .area, energy: nil, range: range,
-                                value: p == .inside ? m.estimate { mu in area(mu, arms) } : nil,
-                                reference: refLabel, difference: diff, status: status))
+            rows.append(
+                Matched(
+                    policy: policy, measure: .area, energy: nil, range: range,
+                    value: p == .inside ? m.estimate { mu in area(mu, arms) } : nil,
+                    reference: refLabel, difference: diff, status: status))
         }
         return rows
     }
@@ -188,8 +211,10 @@ public struct FrontierReport: Sendable {
             let energies = all.compactMap(\.energy)
             rows[i].energy = energies.count == all.count ? energies.reduce(0, +) / Double(all.count) : nil
             let ranges = all.compactMap(\.range)
-            rows[i].range = ranges.count == all.count
-                ? ranges.map(\.lowerBound).reduce(0, +) / Double(all.count) ... ranges.map(\.upperBound).reduce(0, +) / Double(all.count)
+            rows[i].range =
+                ranges.count == all.count
+                ? ranges.map(\.lowerBound).reduce(0, +) / Double(all.count)...ranges.map(\.upperBound).reduce(0, +)
+                    / Double(all.count)
                 : nil
         }
         return rows

@@ -56,43 +56,63 @@ public enum LSAppConverter {
         var index: [String: Int] = [:]
         var users: [String] = [], userIndex: [String: Int32] = [:]
         var events: [Event] = []
-        let any = CSVReader(data, dialect: .tabSeparatedLines).forEachRow(problems: problems, header: { line, fields in
-            for (k, field) in fields.enumerated() where index[field.trimmed] == nil { index[field.trimmed] = k }
-            for name in columns where index[name] == nil {
-                problems.add(line: line, column: 1, "", "missing column '\(name)': expected a header naming user_id, session_id, timestamp, app_name and event_type, separated by tabs")
-            }
-        }, row: { line, fields in
-            func field(_ name: String) -> CSVReader.Field { fields[index[name]!] }
-            let type = field("event_type").trimmed
-            guard type == "Opened" || type == "Closed" else { return }
-            let name = field("app_name").trimmed
-            if let app, name != app { return }
-            let user = field("user_id").trimmed
-            guard !user.isEmpty else {
-                problems.add(line: line, column: field("user_id").column, "user_id", "empty user id: expected a user id")
-                return
-            }
-            let stamp = field("timestamp")
-            guard let time = LocalDateTime.parse(stamp.trimmed) else {
-                problems.add(line: line, column: stamp.column, "timestamp",
-                             "'\(stamp.trimmed)' is not a date-time: expected YYYY-MM-DD HH:MM:SS (ISO 8601, a space or T between date and time)")
-                return
-            }
-            let u: Int32
-            if let known = userIndex[user] { u = known } else {
-                u = Int32(users.count); userIndex[user] = u; users.append(user)
-            }
-            events.append(Event(user: u, time: time, opened: type == "Opened",
-                                key: field("session_id").trimmed + "\u{1F}" + name, line: line))
-        })
+        let any = CSVReader(data, dialect: .tabSeparatedLines).forEachRow(
+            problems: problems,
+            header: { line, fields in
+                for (k, field) in fields.enumerated() where index[field.trimmed] == nil { index[field.trimmed] = k }
+                for name in columns where index[name] == nil {
+                    problems.add(
+                        line: line, column: 1, "",
+                        "missing column '\(name)': expected a header naming user_id, session_id, timestamp, app_name and event_type, separated by tabs"
+                    )
+                }
+            },
+            row: { line, fields in
+                func field(_ name: String) -> CSVReader.Field { fields[index[name]!] }
+                let type = field("event_type").trimmed
+                guard type == "Opened" || type == "Closed" else { return }
+                let name = field("app_name").trimmed
+                if let app, name != app { return }
+                let user = field("user_id").trimmed
+                guard !user.isEmpty else {
+                    problems.add(
+                        line: line, column: field("user_id").column, "user_id", "empty user id: expected a user id")
+                    return
+                }
+                let stamp = field("timestamp")
+                guard let time = LocalDateTime.parse(stamp.trimmed) else {
+                    problems.add(
+                        line: line, column: stamp.column, "timestamp",
+                        "'\(stamp.trimmed)' is not a date-time: expected YYYY-MM-DD HH:MM:SS (ISO 8601, a space or T between date and time)"
+                    )
+                    return
+                }
+                let u: Int32
+                if let known = userIndex[user] {
+                    u = known
+                } else {
+                    u = Int32(users.count); userIndex[user] = u; users.append(user)
+                }
+                events.append(
+                    Event(
+                        user: u, time: time, opened: type == "Opened",
+                        key: field("session_id").trimmed + "\u{1F}" + name, line: line))
+            })
         if !any {
-            problems.add(.init(location: .file(file), path: "",
-                               message: "empty file: expected a header line naming user_id, session_id, timestamp, app_name and event_type"))
+            problems.add(
+                .init(
+                    location: .file(file), path: "",
+                    message:
+                        "empty file: expected a header line naming user_id, session_id, timestamp, app_name and event_type"
+                ))
         }
         let opensCount = events.reduce(0) { $0 + ($1.opened ? 1 : 0) }
         if problems.isEmpty && opensCount == 0 {
-            problems.add(.init(location: .file(file), path: "",
-                               message: "no 'Opened' events" + (app.map { " of app '\($0)'" } ?? "") + ": expected at least one open to convert"))
+            problems.add(
+                .init(
+                    location: .file(file), path: "",
+                    message: "no 'Opened' events" + (app.map { " of app '\($0)'" } ?? "")
+                        + ": expected at least one open to convert"))
         }
         guard problems.isEmpty else { throw TraceError(problems: problems.all) }
 
@@ -133,18 +153,23 @@ public enum LSAppConverter {
             let b = last[user]!
             let days = events[b].time.floorDiv(Clock.day) - events[a].time.floorDiv(Clock.day) + 1
             if days > 36_500 {
-                problems.add(line: events[b].line, column: 1, "timestamp",
-                             "user '\(users[Int(user)])' opens the app over \(days) days (from line \(events[a].line) to this one): expected at most 36500, the longest run (docs/limits.md)")
+                problems.add(
+                    line: events[b].line, column: 1, "timestamp",
+                    "user '\(users[Int(user)])' opens the app over \(days) days (from line \(events[a].line) to this one): expected at most 36500, the longest run (docs/limits.md)"
+                )
             }
         }
         guard problems.isEmpty else { throw TraceError(problems: problems.all) }
         var csv = CSVWriter("")
         csv.row(traceColumns)
         for open in opens {
-            csv.row([users[Int(open.user)], LocalDateTime.format(open.time),
-                     open.session < 0 ? "" : CSVNumber.seconds(open.session)])
+            csv.row([
+                users[Int(open.user)], LocalDateTime.format(open.time),
+                open.session < 0 ? "" : CSVNumber.seconds(open.session),
+            ])
         }
-        return Output(csv: csv.output, devices: users.count, opens: opens.count,
-                      sessions: opens.reduce(0) { $0 + ($1.session >= 0 ? 1 : 0) }, overlongSessions: overlong)
+        return Output(
+            csv: csv.output, devices: users.count, opens: opens.count,
+            sessions: opens.reduce(0) { $0 + ($1.session >= 0 ? 1 : 0) }, overlongSessions: overlong)
     }
 }

@@ -23,7 +23,9 @@ public enum ShardMerge {
     /// file its manifest lists present with its size, and shard.state (the one file the
     /// merge reads) with its SHA-256.
     public static func part(_ folder: String) throws -> Part {
-        do { try ReportFolder.verifyComplete(folder, hashing: { $0 == ShardState.fileName }) } catch { throw MergeError.refused("shard folder '\(folder)': \(error)") }
+        do { try ReportFolder.verifyComplete(folder, hashing: { $0 == ShardState.fileName }) } catch {
+            throw MergeError.refused("shard folder '\(folder)': \(error)")
+        }
         let (header, _) = try state(folder, payload: false)
         return Part(folder: folder, header: header)
     }
@@ -32,7 +34,8 @@ public enum ShardMerge {
     static func state(_ folder: String, payload: Bool) throws -> (ShardHeader, [UInt8]) {
         let path = (folder as NSString).appendingPathComponent(ShardState.fileName)
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw MergeError.refused("'\(folder)' has no \(ShardState.fileName): not a shard folder (made with '--shard K/N')")
+            throw MergeError.refused(
+                "'\(folder)' has no \(ShardState.fileName): not a shard folder (made with '--shard K/N')")
         }
         let newline = data.firstIndex(of: 0x0A) ?? data.endIndex
         guard let header = try? ShardHeader.parse(Substring(decoding: data[..<newline], as: UTF8.self)) else {
@@ -40,7 +43,8 @@ public enum ShardMerge {
         }
         guard payload else { return (header, []) }
         guard newline < data.endIndex,
-              let bytes = Data(base64Encoded: data[data.index(after: newline)...], options: .ignoreUnknownCharacters) else {
+            let bytes = Data(base64Encoded: data[data.index(after: newline)...], options: .ignoreUnknownCharacters)
+        else {
             throw MergeError.refused("'\(path)': malformed shard state: its second line is not base64")
         }
         return (header, [UInt8](bytes))
@@ -51,24 +55,30 @@ public enum ShardMerge {
         guard let first = parts.first else { throw MergeError.usage("'merge' needs at least one shard folder") }
         for p in parts.dropFirst() {
             if p.header.shards != first.header.shards {
-                throw MergeError.refused("shard folder '\(p.folder)' is shard \(p.header.shard)/\(p.header.shards) but '\(first.folder)' is \(first.header.shard)/\(first.header.shards): expected shards of one split")
+                throw MergeError.refused(
+                    "shard folder '\(p.folder)' is shard \(p.header.shard)/\(p.header.shards) but '\(first.folder)' is \(first.header.shard)/\(first.header.shards): expected shards of one split"
+                )
             }
             if let difference = p.header.difference(from: first.header) {
-                throw MergeError.refused("shard folder '\(p.folder)' is of another run than '\(first.folder)': \(difference)")
+                throw MergeError.refused(
+                    "shard folder '\(p.folder)' is of another run than '\(first.folder)': \(difference)")
             }
         }
         var seen: [Int: String] = [:]
         for p in parts {
             if let other = seen[p.header.shard] {
-                throw MergeError.refused("shard \(p.header.shard)/\(p.header.shards) given twice: '\(other)' and '\(p.folder)'")
+                throw MergeError.refused(
+                    "shard \(p.header.shard)/\(p.header.shards) given twice: '\(other)' and '\(p.folder)'")
             }
             seen[p.header.shard] = p.folder
         }
         let n = first.header.shards
         let missing = (0..<n).filter { seen[$0] == nil }
         if !missing.isEmpty {
-            let list = missing.prefix(10).map { "\($0)/\(n)" }.joined(separator: ", ") + (missing.count > 10 ? ", …" : "")
-            throw MergeError.refused("\(missing.count) of \(n) shards missing: \(list) (rerun them with '--shard K/\(n)', then merge again)")
+            let list =
+                missing.prefix(10).map { "\($0)/\(n)" }.joined(separator: ", ") + (missing.count > 10 ? ", …" : "")
+            throw MergeError.refused(
+                "\(missing.count) of \(n) shards missing: \(list) (rerun them with '--shard K/\(n)', then merge again)")
         }
     }
 
@@ -76,14 +86,17 @@ public enum ShardMerge {
     /// are checked (hashing their files is most of the work) and decoded `threads` at a
     /// time; each decoded shard is added to the totals at once, so memory holds the totals
     /// and `threads` shards whatever their number.
-    public static func merge(_ folders: [String], threads: Int = System.coreCount,
-                             started: DispatchTime = .now()) throws -> (MergedReport, [ShardHeader]) {
+    public static func merge(
+        _ folders: [String], threads: Int = System.coreCount,
+        started: DispatchTime = .now()
+    ) throws -> (MergedReport, [ShardHeader]) {
         let parts = try concurrentMap(folders, threads: threads, part).sorted { $0.header.shard < $1.header.shard }
         try check(parts)
         let header = parts[0].header
         let requests = try header.runs.indices.map(header.request)
         let seeds = requests.first?.seeds.count ?? 0
-        let joint = header.kind == .frontier
+        let joint =
+            header.kind == .frontier
             ? (arms: requests[0].policies.count, seeds: seeds, quantities: Frontier.jointQuantities) : nil
         var runs: [[PolicyResult]]?, sums: [JointSums] = []
         let batch = max(1, threads)
@@ -114,21 +127,33 @@ public enum ShardMerge {
         case .run:
             return (.run(reports[0]), headers)
         case .sweep:
-            guard let sweep = header.sweep else { throw MergeError.refused("'\(parts[0].folder)': a sweep shard without its grid") }
+            guard let sweep = header.sweep else {
+                throw MergeError.refused("'\(parts[0].folder)': a sweep shard without its grid")
+            }
             let axes = zip(sweep.paths, sweep.values).map { SweepAxis(path: $0, values: $1) }
             var report = SweepReport(axes: axes, specs: sweep.specs)
             for (values, run) in zip(sweep.points, reports) { report.add(values, report: run) }
-            return (.sweep(report, points: reports.count, policies: requests[0].policies.count, seeds: requests[0].seeds), headers)
+            return (
+                .sweep(report, points: reports.count, policies: requests[0].policies.count, seeds: requests[0].seeds),
+                headers
+            )
         case .frontier:
-            guard let f = header.frontier else { throw MergeError.refused("'\(parts[0].folder)': a frontier shard without its request") }
+            guard let f = header.frontier else {
+                throw MergeError.refused("'\(parts[0].folder)': a frontier shard without its request")
+            }
             var options = requests[0].options
             options.threads = threads
-            let request = FrontierRequest(scenario: requests[0].scenario, policies: f.policies, baselinePolicy: f.baselinePolicy,
-                                          knobValues: f.knobValues, energyLevels: f.energyLevels,
-                                          energyRange: f.energyRange.map { $0[0]...$0[1] }, options: options,
-                                          replications: requests[0].replications, commandLine: header.commandLine)
-            return (.frontier(FrontierReport(request: request, arms: try Frontier.arms(request), run: reports[0], jointSums: sums)),
-                    headers)
+            let request = FrontierRequest(
+                scenario: requests[0].scenario, policies: f.policies, baselinePolicy: f.baselinePolicy,
+                knobValues: f.knobValues, energyLevels: f.energyLevels,
+                energyRange: f.energyRange.map { $0[0]...$0[1] }, options: options,
+                replications: requests[0].replications, commandLine: header.commandLine)
+            return (
+                .frontier(
+                    FrontierReport(request: request, arms: try Frontier.arms(request), run: reports[0], jointSums: sums)
+                ),
+                headers
+            )
         }
     }
 }
@@ -152,6 +177,8 @@ public enum MergeError: Error, Equatable, CustomStringConvertible {
     case usage(String)
     case refused(String)
     public var description: String {
-        switch self { case .usage(let m), .refused(let m): m }
+        switch self {
+        case .usage(let m), .refused(let m): m
+        }
     }
 }

@@ -13,10 +13,13 @@ import Testing
         return Workload(name: name, scenario: parts[0], policy: parts[1], devices: devices, days: days)
     }
 
-    static func measurement(_ name: String, threads: Int, seconds: Double, events: Double = 1_000_000,
-                            devices: Int = 1000) -> BenchTable.Measurement {
-        BenchTable.Measurement(workload: workload(name, devices: devices), threads: threads, repeats: 3,
-                               medianSeconds: seconds, events: events, peakMB: 30)
+    static func measurement(
+        _ name: String, threads: Int, seconds: Double, events: Double = 1_000_000,
+        devices: Int = 1000
+    ) -> BenchTable.Measurement {
+        BenchTable.Measurement(
+            workload: workload(name, devices: devices), threads: threads, repeats: 3,
+            medianSeconds: seconds, events: events, peakMB: 30)
     }
 
     /// Speedup: the row's rate over the 1-thread row's (blank on the 1-thread row); × fixed:
@@ -54,20 +57,28 @@ import Testing
             Self.measurement("default/logistic", threads: 1, seconds: 3),
             Self.measurement("default/adaptive", threads: 1, seconds: 1),
         ])
-        #expect(BenchTable.learningVerdict(small)
-                == "target: learning policies at most 1.5 × fixed's time: 1 of 2 within on 1 thread (nhpp 2.10, logistic 1.50)")
-        #expect(BenchTable.scalingVerdict(small)
-                == "target: speedup at least 0.95 × threads (1.9 on 2) for runs of 10^6 device-days or more: not judged (every run is below 10^6 device-days)")
+        #expect(
+            BenchTable.learningVerdict(small)
+                == "target: learning policies at most 1.5 × fixed's time: 1 of 2 within on 1 thread (nhpp 2.10, logistic 1.50)"
+        )
+        #expect(
+            BenchTable.scalingVerdict(small)
+                == "target: speedup at least 0.95 × threads (1.9 on 2) for runs of 10^6 device-days or more: not judged (every run is below 10^6 device-days)"
+        )
         let big = BenchTable.rows([
             Self.measurement("r1/fixed", threads: 1, seconds: 10, devices: 1000),
             Self.measurement("r1/fixed", threads: 2, seconds: 5.2, devices: 1000),
             Self.measurement("default/fixed", threads: 1, seconds: 10, devices: 100_000),
             Self.measurement("default/fixed", threads: 2, seconds: 5.2, devices: 100_000),
         ])
-        #expect(BenchTable.scalingVerdict(big)
-                == "target: speedup at least 0.95 × threads (1.9 on 2) for runs of 10^6 device-days or more: 1 of 1 within (default/fixed 1.92 on 2)")
-        #expect(BenchTable.learningVerdict(big)
-                == "target: learning policies at most 1.5 × fixed's time: not measured (needs default/fixed and a learning policy)")
+        #expect(
+            BenchTable.scalingVerdict(big)
+                == "target: speedup at least 0.95 × threads (1.9 on 2) for runs of 10^6 device-days or more: 1 of 1 within (default/fixed 1.92 on 2)"
+        )
+        #expect(
+            BenchTable.learningVerdict(big)
+                == "target: learning policies at most 1.5 × fixed's time: not measured (needs default/fixed and a learning policy)"
+        )
     }
 
     /// The CSV bench writes, exactly, and read back by `--baseline`.
@@ -77,17 +88,19 @@ import Testing
             Self.measurement("default/fixed", threads: 2, seconds: 1.25),
         ])
         let csv = BenchTable.csv(rows)
-        #expect(csv == """
-            workload,scenario,policy,devices,days,device_days,threads,repeats,median_s,device_days_per_s,events_per_s,events_per_device_day,ns_per_event,peak_mb,speedup,vs_fixed
-            default/fixed,default,fixed,1000,10,10000,1,3,2.000,5000,500000,100.0,2000.0,30.0,,1.000
-            default/fixed,default,fixed,1000,10,10000,2,3,1.250,8000,800000,100.0,2500.0,30.0,1.600,1.000
+        #expect(
+            csv == """
+                workload,scenario,policy,devices,days,device_days,threads,repeats,median_s,device_days_per_s,events_per_s,events_per_device_day,ns_per_event,peak_mb,speedup,vs_fixed
+                default/fixed,default,fixed,1000,10,10000,1,3,2.000,5000,500000,100.0,2000.0,30.0,,1.000
+                default/fixed,default,fixed,1000,10,10000,2,3,1.250,8000,800000,100.0,2500.0,30.0,1.600,1.000
 
-            """)
+                """)
         let parsed = try BenchBaseline.parse(csv, path: "new.csv")
-        #expect(parsed == [
-            BenchBaseline.Row(workload: "default/fixed", deviceDays: 10000, rate: 5000, threads: 1, peakMB: 30),
-            BenchBaseline.Row(workload: "default/fixed", deviceDays: 10000, rate: 8000, threads: 2, peakMB: 30),
-        ])
+        #expect(
+            parsed == [
+                BenchBaseline.Row(workload: "default/fixed", deviceDays: 10000, rate: 5000, threads: 1, peakMB: 30),
+                BenchBaseline.Row(workload: "default/fixed", deviceDays: 10000, rate: 8000, threads: 2, peakMB: 30),
+            ])
     }
 
     /// Today's CSV against the format before issue 15 (Benchmarks/results-2026-11-29.csv,
@@ -95,18 +108,30 @@ import Testing
     @Test func newCSVAgainstOldBaseline() throws {
         let old = try BenchBaseline.load(TestSupport.packageRoot.path + "/Benchmarks/results-2026-11-29.csv")
         #expect(old.map(\.threads) == [2, 2, 2, 2])
-        let current = try BenchBaseline.parse(BenchTable.csv(BenchTable.rows([
-            BenchTable.Measurement(workload: BenchTable.workloads[0], threads: 1, repeats: 3, medianSeconds: 14.6, events: 5e8, peakMB: 30),
-            BenchTable.Measurement(workload: BenchTable.workloads[0], threads: 2, repeats: 3, medianSeconds: 7.3, events: 5e8, peakMB: 30),
-            BenchTable.Measurement(workload: BenchTable.workloads[1], threads: 2, repeats: 3, medianSeconds: 5.84, events: 3e8, peakMB: 30),
-        ])), path: "now.csv")
+        let current = try BenchBaseline.parse(
+            BenchTable.csv(
+                BenchTable.rows([
+                    BenchTable.Measurement(
+                        workload: BenchTable.workloads[0], threads: 1, repeats: 3, medianSeconds: 14.6, events: 5e8,
+                        peakMB: 30),
+                    BenchTable.Measurement(
+                        workload: BenchTable.workloads[0], threads: 2, repeats: 3, medianSeconds: 7.3, events: 5e8,
+                        peakMB: 30),
+                    BenchTable.Measurement(
+                        workload: BenchTable.workloads[1], threads: 2, repeats: 3, medianSeconds: 5.84, events: 3e8,
+                        peakMB: 30),
+                ])), path: "now.csv")
         let lines = BenchBaseline.compare(baseline: old, current: current)
         #expect(lines.map(\.workload) == ["r1/fixed", "r1/fixed", "default/fixed", "default/adaptive", "default/nhpp"])
         #expect(lines.map(\.threads) == [1, 2, 2, 2, 2])
         #expect(lines.map(\.verdict) == [.notCompared, .same, .slower, .notCompared, .notCompared])
         #expect(lines.map(\.note) == ["threads 2 vs 1", "", "", "not run now", "not run now"])
-        #expect(throws: CLIError(message: "slower than the baseline: default/fixed on 2 threads at 0.790 × its device-days/s (threshold 0.85)",
-                                 code: 1, hint: false)) {
+        #expect(
+            throws: CLIError(
+                message:
+                    "slower than the baseline: default/fixed on 2 threads at 0.790 × its device-days/s (threshold 0.85)",
+                code: 1, hint: false)
+        ) {
             try BenchBaseline.verdict(lines, path: "old.csv")
         }
     }
@@ -114,13 +139,21 @@ import Testing
     /// The child's subcommand, in-process: one result line, its fields as asked.
     @Test func childResultLine() {
         var output = "", errors = ""
-        let code = CommandLineTool.run(arguments: ["bench", "--run-workload", "default/fixed", "--devices", "2", "--threads", "1",
-                                                   "--repeats", "1"], output: &output, errors: &errors)
+        let code = CommandLineTool.run(
+            arguments: [
+                "bench", "--run-workload", "default/fixed", "--devices", "2", "--threads", "1",
+                "--repeats", "1",
+            ], output: &output, errors: &errors)
         #expect(code == 0 && errors == "")
-        #expect(output.hasPrefix("bgbench-bench-result workload=default/fixed devices=2 days=365 threads=1 repeats=1 median_s="))
-        let m = BenchProcess.parseResult(output, workload: Self.workload("default/fixed", devices: 2, days: 365), threads: 1, peakMB: 1)
+        #expect(
+            output.hasPrefix(
+                "bgbench-bench-result workload=default/fixed devices=2 days=365 threads=1 repeats=1 median_s="))
+        let m = BenchProcess.parseResult(
+            output, workload: Self.workload("default/fixed", devices: 2, days: 365), threads: 1, peakMB: 1)
         #expect(m != nil && m!.events > 2 * 365 * 50)  // the default scenario has about 217 events per device-day
-        #expect(BenchProcess.parseResult(output, workload: Self.workload("default/fixed", devices: 3, days: 365), threads: 1, peakMB: 1) == nil)
+        #expect(
+            BenchProcess.parseResult(
+                output, workload: Self.workload("default/fixed", devices: 3, days: 365), threads: 1, peakMB: 1) == nil)
     }
 
     /// The real executable, run as `bgbench` through PATH from a folder outside the
@@ -130,9 +163,12 @@ import Testing
         let binary = try ResourcesTests.builtBinary()
         let folder = try ResourcesTests.temporaryFolder("bench")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try ResourcesTests.run(["bgbench", "bench", "--workloads", "default/nhpp,default/fixed", "--devices", "2",
-                                             "--repeats", "1", "--csv", "b.csv"],
-                                            in: folder, path: URL(fileURLWithPath: binary).deletingLastPathComponent().path)
+        let result = try ResourcesTests.run(
+            [
+                "bgbench", "bench", "--workloads", "default/nhpp,default/fixed", "--devices", "2",
+                "--repeats", "1", "--csv", "b.csv",
+            ],
+            in: folder, path: URL(fileURLWithPath: binary).deletingLastPathComponent().path)
         #expect(result.code == 0, "\(result.errors)")
         #expect(result.errors == "")
         let threads = Array(Set([1, System.coreCount])).sorted()
@@ -160,21 +196,35 @@ import Testing
         func outcome(_ script: String, threads: Int = 1) throws -> CLIError? {
             let (status, output, rss) = try BenchProcess.spawn("/bin/sh", ["sh", "-c", script])
             do {
-                _ = try BenchProcess.measurement(status: status, output: output, workload: w, threads: threads, maxRSS: rss)
+                _ = try BenchProcess.measurement(
+                    status: status, output: output, workload: w, threads: threads, maxRSS: rss)
                 return nil
             } catch let error as CLIError { return error }
         }
-        #expect(try outcome("echo 'error: the scenario is broken' >&2; exit 3")
-                == CLIError(message: "bench: workload r1/fixed on 1 thread failed with exit code 3: the scenario is broken",
-                            code: 3, hint: false))
-        #expect(try outcome("kill -KILL $$", threads: 2)
-                == CLIError(message: "bench: workload r1/fixed on 2 threads was ended by signal 9", code: 137, hint: false))
-        #expect(try outcome("echo all good")
-                == CLIError(message: "bench: workload r1/fixed on 1 thread printed no result line", code: 70, hint: false))
+        #expect(
+            try outcome("echo 'error: the scenario is broken' >&2; exit 3")
+                == CLIError(
+                    message: "bench: workload r1/fixed on 1 thread failed with exit code 3: the scenario is broken",
+                    code: 3, hint: false))
+        #expect(
+            try outcome("kill -KILL $$", threads: 2)
+                == CLIError(
+                    message: "bench: workload r1/fixed on 2 threads was ended by signal 9", code: 137, hint: false))
+        #expect(
+            try outcome("echo all good")
+                == CLIError(
+                    message: "bench: workload r1/fixed on 1 thread printed no result line", code: 70, hint: false))
         // A result line for another workload is no result.
-        #expect(try outcome("echo 'bgbench-bench-result workload=r1/fixed devices=6 days=10 threads=1 repeats=1 median_s=1 events=9'")
-                == CLIError(message: "bench: workload r1/fixed on 1 thread printed no result line", code: 70, hint: false))
-        #expect(try outcome("echo 'bgbench-bench-result workload=r1/fixed devices=5 days=10 threads=1 repeats=1 median_s=1 events=9'") == nil)
+        #expect(
+            try outcome(
+                "echo 'bgbench-bench-result workload=r1/fixed devices=6 days=10 threads=1 repeats=1 median_s=1 events=9'"
+            )
+                == CLIError(
+                    message: "bench: workload r1/fixed on 1 thread printed no result line", code: 70, hint: false))
+        #expect(
+            try outcome(
+                "echo 'bgbench-bench-result workload=r1/fixed devices=5 days=10 threads=1 repeats=1 median_s=1 events=9'"
+            ) == nil)
     }
 
     /// A workload's child never outlives bench: stopped by SIGTERM, bench exits 143 and its
@@ -187,7 +237,9 @@ import Testing
         let parent = Process()
         parent.executableURL = URL(fileURLWithPath: binary)
         // Minutes of work: it is stopped long before.
-        parent.arguments = ["bench", "--workloads", "r1/fixed", "--devices", "1000000", "--repeats", "1", "--threads", "1"]
+        parent.arguments = [
+            "bench", "--workloads", "r1/fixed", "--devices", "1000000", "--repeats", "1", "--threads", "1",
+        ]
         parent.currentDirectoryURL = URL(fileURLWithPath: folder)
         parent.standardOutput = FileHandle.nullDevice
         parent.standardError = FileHandle.nullDevice
@@ -231,7 +283,8 @@ import Testing
         child.waitUntilExit()
         #expect(child.terminationStatus == 143)
         #expect(output == "")
-        #expect(errors == "error: bench: the bench process that started this workload (BGBENCH_BENCH_PARENT=1) has ended\n")
+        #expect(
+            errors == "error: bench: the bench process that started this workload (BGBENCH_BENCH_PARENT=1) has ended\n")
     }
 
     /// The processes whose parent is `parent` (from /proc/PID/stat: the field after the
@@ -253,7 +306,8 @@ import Testing
 
     static func statFields(_ pid: pid_t) -> [Substring]? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
         return stat[stat.index(after: close)...].split(separator: " ")
     }
 }

@@ -7,15 +7,17 @@ import Testing
     static let end = "<!-- cli-options:end -->"
 
     @Test func cliReferenceIsGenerated() throws {
-        try TestSupport.expectGenerated("docs/cli.md", between: Self.begin, and: Self.end, "\n" + Command.markdown(),
-                                        script: "docs/make-cli-docs.sh")
+        try TestSupport.expectGenerated(
+            "docs/cli.md", between: Self.begin, and: Self.end, "\n" + Command.markdown(),
+            script: "docs/make-cli-docs.sh")
     }
 
     /// Each command's section names every option it parses but the hidden ones.
     @Test func everyVisibleOptionIsDocumented() {
         let text = Command.markdown()
         func check<C: CommandDefinition>(_ command: C.Type) {
-            let section = text.components(separatedBy: "### `bgbench \(command.name)`")[1].components(separatedBy: "\n### ")[0]
+            let section = text.components(separatedBy: "### `bgbench \(command.name)`")[1].components(
+                separatedBy: "\n### ")[0]
             for option in command.options where !option.isHidden {
                 #expect(section.contains("| `\(option.shown)"), "\(command.name)'s section lacks \(option.shown)")
             }

@@ -36,7 +36,9 @@ private func leftovers(_ parent: String) -> [String] {
         #expect(bgbench(small + ["--per-device", "--baseline-policy", "none", "--out", out]).code == 0)
         #expect(FileManager.default.fileExists(atPath: out + "/paired.csv"))
         // One policy: the second run writes no paired.csv of its own.
-        #expect(bgbench(["--policy", "fixed", "--days", "3", "--devices", "20", "--quiet", "--seed", "9", "--out", out]).code == 0)
+        #expect(
+            bgbench(["--policy", "fixed", "--days", "3", "--devices", "20", "--quiet", "--seed", "9", "--out", out])
+                .code == 0)
         let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         #expect(names == ["daily.csv", "hourly.csv", "run.json", "scenario.json", "server.csv", "summary.csv"])
         #expect(leftovers((out as NSString).deletingLastPathComponent).isEmpty)
@@ -51,7 +53,10 @@ private func leftovers(_ parent: String) -> [String] {
         for command in [["run"], ["sweep", "--set", "population.bar_off_share=0,0.1"]] {
             let result = bgbench(command + small + ["--out", out])
             #expect(result.code == 73)
-            #expect(result.errors == "error: '\(out)' holds 'notes.txt' and no run.json: not a bgbench report, not replaced (use --force to replace the folder whole)\n")
+            #expect(
+                result.errors
+                    == "error: '\(out)' holds 'notes.txt' and no run.json: not a bgbench report, not replaced (use --force to replace the folder whole)\n"
+            )
             #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["notes.txt"])
         }
         let forced = bgbench(small + ["--out", out, "--force"])
@@ -67,14 +72,18 @@ private func leftovers(_ parent: String) -> [String] {
         var result = bgbench(["--devices", "2000", "--days", "200", "--quiet", "--out", "/proc/x"])
         #expect(result.code == 73)
         #expect(result.errors.hasPrefix("error: cannot write '/proc/x': "))
-        result = bgbench(["sweep", "--set", "population.bar_off_share=0,0.1", "--devices", "2000", "--days", "200", "--quiet",
-                          "--out", "/proc/x"])
+        result = bgbench([
+            "sweep", "--set", "population.bar_off_share=0,0.1", "--devices", "2000", "--days", "200", "--quiet",
+            "--out", "/proc/x",
+        ])
         #expect(result.code == 73)
         result = bgbench(["bench", "--csv", "/proc/x/bench.csv"])
         #expect(result.code == 73)
         #expect(Date().timeIntervalSince(start) < 1)
-        for arguments in [["--out", ""], ["sweep", "--set", "population.bar_off_share=0", "--out", ""], ["bench", "--csv", ""],
-                          ["check", "--baseline", "a", "--current", "b", "--junit", ""]] {
+        for arguments in [
+            ["--out", ""], ["sweep", "--set", "population.bar_off_share=0", "--out", ""], ["bench", "--csv", ""],
+            ["check", "--baseline", "a", "--current", "b", "--junit", ""],
+        ] {
             let r = bgbench(arguments)
             #expect(r.code == 64, "\(arguments)")
             #expect(r.errors.hasPrefix("error: invalid value '' for '--"), "\(arguments)")
@@ -92,7 +101,10 @@ private func leftovers(_ parent: String) -> [String] {
         #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
         let result = bgbench(small + ["--out", out])
         #expect(result.code == 75)
-        #expect(result.errors == "error: '\(out)' is being written by another bgbench (lock '\(parent)/.busy.bgbench-lock'): try again when it has finished\n")
+        #expect(
+            result.errors
+                == "error: '\(out)' is being written by another bgbench (lock '\(parent)/.busy.bgbench-lock'): try again when it has finished\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: out))
         close(fd)
         #expect(bgbench(small + ["--out", out]).code == 0)
@@ -103,13 +115,15 @@ private func leftovers(_ parent: String) -> [String] {
     /// which then guards it like any folder (a file the user added there is kept).
     @Test func leftoversAreRepaired() throws {
         let parent = freshFolder("left"), out = parent + "/r"
-        try FileManager.default.createDirectory(atPath: parent + "/.r.bgbench-staging-99999999", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: parent + "/.r.bgbench-staging-99999999", withIntermediateDirectories: true)
         try "half".write(toFile: parent + "/.r.bgbench-staging-99999999/summary.csv", atomically: true, encoding: .utf8)
         #expect(bgbench(small + ["--out", out]).code == 0)
         #expect(leftovers(parent).isEmpty)
         // An old folder beside an existing report (a crash between the swap and the removal
         // of the old folder): removed by the next writer (issue 29).
-        try FileManager.default.createDirectory(atPath: parent + "/.r.bgbench-old-99999998", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: parent + "/.r.bgbench-old-99999998", withIntermediateDirectories: true)
         try "old".write(toFile: parent + "/.r.bgbench-old-99999998/summary.csv", atomically: true, encoding: .utf8)
         #expect(bgbench(small + ["--out", out]).code == 0)
         #expect(leftovers(parent).isEmpty)
@@ -118,7 +132,10 @@ private func leftovers(_ parent: String) -> [String] {
         try "x".write(toFile: parent + "/.r.bgbench-old-99999999/notes.txt", atomically: true, encoding: .utf8)
         var result = bgbench(small + ["--out", out])
         #expect(result.code == 73)
-        #expect(result.errors == "error: '\(out)' holds 'notes.txt', which its run.json's manifest does not list: not replaced (use --force to replace the folder whole)\n")
+        #expect(
+            result.errors
+                == "error: '\(out)' holds 'notes.txt', which its run.json's manifest does not list: not replaced (use --force to replace the folder whole)\n"
+        )
         #expect(leftovers(parent).isEmpty)
         #expect(FileManager.default.fileExists(atPath: out + "/notes.txt"))
         #expect(FileManager.default.fileExists(atPath: out + "/run.json"))
@@ -161,7 +178,9 @@ private func leftovers(_ parent: String) -> [String] {
         if sealing { try reseal(path) }
     }
 
-    private func expectRefused(_ b: String, _ c: String, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectRefused(
+        _ b: String, _ c: String, _ message: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         for mode in [[], ["--exact"]] {
             let result = bgbench(["check"] + mode + ["--baseline", b, "--current", c])
             #expect(result.code == 65, "\(mode) \(result.output)", sourceLocation: sourceLocation)
@@ -181,12 +200,16 @@ private func leftovers(_ parent: String) -> [String] {
         csv.row(table.header)
         for r in table.rows { csv.row(r) }
         try edit(path) { _ in csv.output }
-        expectRefused(b, c, "'\(path)' line 1, column \(j + 1): no column fresh_open_rate, which a bgbench report's summary.csv has")
+        expectRefused(
+            b, c,
+            "'\(path)' line 1, column \(j + 1): no column fresh_open_rate, which a bgbench report's summary.csv has")
         // An unexpected one.
         let (b2, c2) = pair()
         try edit(c2 + "/summary.csv") { $0.replacingOccurrences(of: "\n", with: ",x\n") }
         let header = SummarySchema.header
-        expectRefused(b2, c2, "'\(c2)/summary.csv' line 1, column \(header.count + 1): unexpected column x (expected no more columns)")
+        expectRefused(
+            b2, c2,
+            "'\(c2)/summary.csv' line 1, column \(header.count + 1): unexpected column x (expected no more columns)")
     }
 
     /// NaN or an infinity in summary.csv or devices.csv (main: exit 0, and a NaN in
@@ -203,7 +226,8 @@ private func leftovers(_ parent: String) -> [String] {
         csv.row(table.header)
         for r in table.rows { csv.row(r) }
         try edit(path) { _ in csv.output }
-        expectRefused(b, c, "'\(path)' line \(table.lines[1]), column \(j + 1) (\(column)): '\(value)' is not a finite number")
+        expectRefused(
+            b, c, "'\(path)' line \(table.lines[1]), column \(j + 1) (\(column)): '\(value)' is not a finite number")
     }
 
     /// A short row.
@@ -224,19 +248,28 @@ private func leftovers(_ parent: String) -> [String] {
     @Test func manifestMustMatch() throws {
         var (b, c) = pair()
         try edit(c + "/daily.csv", reseal: false) { $0 + "\n" }
-        expectRefused(b, c, "'\(c)/daily.csv' has \(try Data(contentsOf: URL(fileURLWithPath: c + "/daily.csv")).count) bytes where run.json's manifest says \(try Data(contentsOf: URL(fileURLWithPath: b + "/daily.csv")).count): not the file the run wrote")
+        expectRefused(
+            b, c,
+            "'\(c)/daily.csv' has \(try Data(contentsOf: URL(fileURLWithPath: c + "/daily.csv")).count) bytes where run.json's manifest says \(try Data(contentsOf: URL(fileURLWithPath: b + "/daily.csv")).count): not the file the run wrote"
+        )
         (b, c) = pair()
         try edit(c + "/daily.csv", reseal: false) { $0.replacingOccurrences(of: "fixed", with: "fixes") }
-        expectRefused(b, c, "'\(c)/daily.csv': its SHA-256 is not the one in run.json's manifest: not the file the run wrote")
+        expectRefused(
+            b, c, "'\(c)/daily.csv': its SHA-256 is not the one in run.json's manifest: not the file the run wrote")
         (b, c) = pair()
         try FileManager.default.copyItem(atPath: c + "/summary.csv", toPath: c + "/replications.csv")
-        expectRefused(b, c, "'\(c)/replications.csv' is not in run.json's manifest: a file of another run, or added by hand")
+        expectRefused(
+            b, c, "'\(c)/replications.csv' is not in run.json's manifest: a file of another run, or added by hand")
         (b, c) = pair()
         try FileManager.default.removeItem(atPath: c + "/server.csv")
-        expectRefused(b, c, "'\(c)/server.csv' is missing, but run.json's manifest lists it: not a complete report folder")
+        expectRefused(
+            b, c, "'\(c)/server.csv' is missing, but run.json's manifest lists it: not a complete report folder")
         (b, c) = pair()
         try edit(c + "/run.json", reseal: false) { $0.replacingOccurrences(of: "\"manifest\"", with: "\"other\"") }
-        expectRefused(b, c, "'\(c)/run.json' has no manifest of the folder's files: not a complete report folder of this bgbench (schema_version \(ReportWriter.schemaVersion)); make it again")
+        expectRefused(
+            b, c,
+            "'\(c)/run.json' has no manifest of the folder's files: not a complete report folder of this bgbench (schema_version \(ReportWriter.schemaVersion)); make it again"
+        )
     }
 
     /// A staging folder among a folder of report folders is not a run.
@@ -259,7 +292,9 @@ private let executable: String = {
     var candidates = [products.appendingPathComponent("bgbench").path]
     var dir = products
     for _ in 0..<4 {
-        if dir.lastPathComponent.hasSuffix(".xctest") { candidates.append(dir.deletingLastPathComponent().appendingPathComponent("bgbench").path) }
+        if dir.lastPathComponent.hasSuffix(".xctest") {
+            candidates.append(dir.deletingLastPathComponent().appendingPathComponent("bgbench").path)
+        }
         dir = dir.deletingLastPathComponent()
     }
     let checkout = TestSupport.packageRoot
@@ -303,7 +338,9 @@ private func longRun(_ out: String) -> [String] {
 
     /// The writer's staging folder exists: it has passed its checks and is simulating.
     private func started(_ process: Process, _ parent: String) -> Bool {
-        waitUntil(5) { FileManager.default.fileExists(atPath: parent + "/.r.bgbench-staging-\(process.processIdentifier)") }
+        waitUntil(5) {
+            FileManager.default.fileExists(atPath: parent + "/.r.bgbench-staging-\(process.processIdentifier)")
+        }
     }
 
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])

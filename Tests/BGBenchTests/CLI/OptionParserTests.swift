@@ -22,10 +22,14 @@ import BGBenchTestSupport
             .integer("count", "N", \.count, in: 1...10, help: "how many"),
             .integer("offset", "K", \.offset, in: -5...5, help: "a signed shift"),
             .text("name", "NAME", \.name, expected: "a name", help: "who", defaultText: "nobody"),
-            .value("tag", "T", expected: "a tag", help: "a label", repeatable: true) { values, text, _ in values.tags.append(text) },
+            .value("tag", "T", expected: "a tag", help: "a label", repeatable: true) { values, text, _ in
+                values.tags.append(text)
+            },
             .flag("loud", \.loud, help: "shout"),
-            .value("secret", "S", expected: "a word", help: "", hidden: true) { values, text, _ in values.secret = text },
-            .value("where", "auto", expected: "auto", help: "read the place", environment: ["PLACE"]) { values, _, environment in
+            .value("secret", "S", expected: "a word", help: "", hidden: true) { values, text, _ in values.secret = text
+            },
+            .value("where", "auto", expected: "auto", help: "read the place", environment: ["PLACE"]) {
+                values, _, environment in
                 values.fromEnvironment = environment["PLACE"]
             },
         ]
@@ -35,8 +39,9 @@ import BGBenchTestSupport
     func parse(_ arguments: [String], environment: [String: String] = [:]) -> Result<Values, CLIError> {
         var values = Values()
         do {
-            try OptionParser.parse(tokenize(arguments), command: "demo", options: Self.options, into: &values,
-                                   environment: environment, positional: { word, _ in throw CLIError.unexpected(word, command: "demo") })
+            try OptionParser.parse(
+                tokenize(arguments), command: "demo", options: Self.options, into: &values,
+                environment: environment, positional: { word, _ in throw CLIError.unexpected(word, command: "demo") })
             return .success(values)
         } catch let error as CLIError {
             return .failure(error)
@@ -106,12 +111,14 @@ import BGBenchTestSupport
     @Test func helpIsRaisedAfterEveryOtherOptionWasRead() {
         var values = Values()
         #expect(throws: HelpRequested.self) {
-            try OptionParser.parse(tokenize(["--help", "--count", "2"]), command: "demo", options: Self.options, into: &values,
-                                   environment: [:], positional: { _, _ in })
+            try OptionParser.parse(
+                tokenize(["--help", "--count", "2"]), command: "demo", options: Self.options, into: &values,
+                environment: [:], positional: { _, _ in })
         }
         #expect(values.count == 2)
         // A bad option after --help is still reported.
-        #expect(message(["--help", "--count", "0"]) == "invalid value '0' for '--count': expected an integer from 1 to 10")
+        #expect(
+            message(["--help", "--count", "0"]) == "invalid value '0' for '--count': expected an integer from 1 to 10")
     }
 
     @Test func theEnvironmentIsTheOneGivenToTheParser() throws {
@@ -123,15 +130,16 @@ import BGBenchTestSupport
     /// variables in one parenthesis, and never a hidden one.
     @Test func helpListsWhatEachDeclarationSays() {
         let text = Command.list(Self.options, defaults: Values())
-        #expect(text == """
-              --count N                how many (1...10; default: 7)
-              --offset K               a signed shift (-5...5)
-              --name NAME              who (default: nobody)
-              --tag T                  a label (repeatable)
-              --loud                   shout
-              --where auto             read the place (reads PLACE)
+        #expect(
+            text == """
+                  --count N                how many (1...10; default: 7)
+                  --offset K               a signed shift (-5...5)
+                  --name NAME              who (default: nobody)
+                  --tag T                  a label (repeatable)
+                  --loud                   shout
+                  --where auto             read the place (reads PLACE)
 
-            """)
+                """)
     }
 
     /// `--shard auto` reads the job engine's variables from the environment the command
@@ -139,11 +147,17 @@ import BGBenchTestSupport
     @Test func runOptionsReadTheGivenEnvironment() {
         let out = freshPath("env")
         var output = "", errors = ""
-        let code = CommandLineTool.run(arguments: ["--days", "1", "--devices", "2", "--policy", "none", "--shard", "auto",
-                                                   "--out", out, "--quiet"],
-                                       output: &output, errors: &errors, environment: ["JOB_COMPLETION_INDEX": "1"])
+        let code = CommandLineTool.run(
+            arguments: [
+                "--days", "1", "--devices", "2", "--policy", "none", "--shard", "auto",
+                "--out", out, "--quiet",
+            ],
+            output: &output, errors: &errors, environment: ["JOB_COMPLETION_INDEX": "1"])
         #expect(code == 64)
-        #expect(errors.hasPrefix("error: '--shard auto': JOB_COMPLETION_INDEX is set but not the shard count: expected '--shard auto/N' or BGBENCH_SHARD_COUNT\n"))
+        #expect(
+            errors.hasPrefix(
+                "error: '--shard auto': JOB_COMPLETION_INDEX is set but not the shard count: expected '--shard auto/N' or BGBENCH_SHARD_COUNT\n"
+            ))
     }
 
     /// `--policy all` (frontier's default) is read from the registry when the run starts,
@@ -153,8 +167,11 @@ import BGBenchTestSupport
     @Test func allPoliciesAreReadWhenTheRunStarts() throws {
         #expect(FrontierCommand.defaults.run.policyChoice == .all)
         #expect(try Command.parsePolicies("all") == .all)
-        #expect(Command.description(RunArguments.options.option("policy").lifted(\FrontierCommand.Values.run),
-                                  defaults: FrontierCommand.defaults).hasSuffix("(default: all)"))
+        #expect(
+            Command.description(
+                RunArguments.options.option("policy").lifted(\FrontierCommand.Values.run),
+                defaults: FrontierCommand.defaults
+            ).hasSuffix("(default: all)"))
         var arguments = FrontierCommand.defaults.run
         try arguments.finish()
         #expect(arguments.policyChoice == .named(PolicyRegistry.all.map(\.name)))

@@ -29,15 +29,20 @@ import BGBuildStamp
     /// The bgbench executable built beside this test binary (`swift test` builds both into
     /// .build/<configuration>/).
     static func builtBinary() throws -> String {
-        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent(),
-                          Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL]
-            .map { $0.appendingPathComponent("bgbench").path }
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
-                            "no bgbench executable beside the test binary: looked at \(candidates)")
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL,
+        ]
+        .map { $0.appendingPathComponent("bgbench").path }
+        return try #require(
+            candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
+            "no bgbench executable beside the test binary: looked at \(candidates)")
     }
 
     /// Runs a program with `PATH` starting at `path`, in `folder`; its exit code, stdout, stderr.
-    static func run(_ arguments: [String], in folder: String, path: String) throws -> (code: Int32, output: String, errors: String) {
+    static func run(_ arguments: [String], in folder: String, path: String) throws -> (
+        code: Int32, output: String, errors: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
@@ -56,11 +61,15 @@ import BGBuildStamp
         let outputData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while !reader.isFinished { usleep(1000) }
-        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+            String(decoding: errorData, as: UTF8.self)
+        )
     }
 
     static func temporaryFolder(_ stem: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-\(stem)-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-\(stem)-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
@@ -75,8 +84,9 @@ import BGBuildStamp
         let prefix = try Self.temporaryFolder("prefix"), work = try Self.temporaryFolder("work")
         defer { for f in [prefix, work] { try? FileManager.default.removeItem(atPath: f) } }
         let binary = try Self.builtBinary()
-        let install = try Self.run([Self.root.appendingPathComponent("install.sh").path, "--prefix", prefix, "--binary", binary],
-                                   in: work, path: "/nonexistent")
+        let install = try Self.run(
+            [Self.root.appendingPathComponent("install.sh").path, "--prefix", prefix, "--binary", binary],
+            in: work, path: "/nonexistent")
         #expect(install.code == 0, "\(install.errors)")
         #expect(install.output.hasPrefix("installed \(prefix)/bin/bgbench\n"))
         #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/bgbench"))
@@ -87,35 +97,52 @@ import BGBuildStamp
         let list = try Self.run(["bgbench", "list"], in: work, path: bin)
         #expect(list.code == 0 && list.errors == "")
         let folder = Self.root.appendingPathComponent("Datasets/scenarios")
-        let expected = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        let expected = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+            .sorted()
             .map { file -> String in
-                let description = try ScenarioLoader.load(file: folder.appendingPathComponent(file).path).scenario.description
-                return "  " + String(file.dropLast(5)).padding(toLength: 14, withPad: " ", startingAt: 0) + description + "\n"
+                let description = try ScenarioLoader.load(file: folder.appendingPathComponent(file).path).scenario
+                    .description
+                return "  " + String(file.dropLast(5)).padding(toLength: 14, withPad: " ", startingAt: 0) + description
+                    + "\n"
             }.joined()
         let scenarios = try #require(list.output.range(of: "scenarios:\n"), "no scenarios section: \(list.output)")
         #expect(String(list.output[scenarios.upperBound...]) == expected)
         #expect(expected.contains("  fitness-sync  "))
 
         // A preset by name: the same summary.csv as the file of the checkout gives.
-        let run = try Self.run(["bgbench", "--scenario", "fitness-sync", "--days", "2", "--devices", "10", "--out", "x", "--quiet"],
-                               in: work, path: bin)
+        let run = try Self.run(
+            ["bgbench", "--scenario", "fitness-sync", "--days", "2", "--devices", "10", "--out", "x", "--quiet"],
+            in: work, path: bin)
         #expect(run.code == 0, "\(run.errors)")
         #expect(run.errors == "")
-        #expect(run.output.hasSuffix("reports: x/ (summary.csv, daily.csv, hourly.csv, server.csv, scenario.json, run.json)\n"))
-        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work + "/x/run.json"))) as? [String: Any])
+        #expect(
+            run.output.hasSuffix(
+                "reports: x/ (summary.csv, daily.csv, hourly.csv, server.csv, scenario.json, run.json)\n"))
+        let manifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work + "/x/run.json")))
+                as? [String: Any])
         #expect(manifest["scenario_file"] as? String == "preset:fitness-sync")
         // The commit it was built from is in the binary (BuildStampTests: git's name for it).
         #expect(manifest["git_commit"] as? String == BuildStamp.commit)
         let version = try Self.run(["bgbench", "--version"], in: work, path: bin)
-        #expect(version.output.hasPrefix("bgbench \(BuildInfo.version) (commit \(BuildStamp.commit), GSL "), "\(version.output)")
+        #expect(
+            version.output.hasPrefix("bgbench \(BuildInfo.version) (commit \(BuildStamp.commit), GSL "),
+            "\(version.output)")
         let reference = try Self.temporaryFolder("reference")
         defer { try? FileManager.default.removeItem(atPath: reference) }
         var output = "", errors = ""
-        #expect(CommandLineTool.run(arguments: ["--scenario", folder.appendingPathComponent("fitness-sync.json").path, "--days", "2",
-                                                "--devices", "10", "--out", reference, "--quiet"], output: &output, errors: &errors) == 0)
-        let referenceManifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reference + "/run.json"))) as? [String: Any])
+        #expect(
+            CommandLineTool.run(
+                arguments: [
+                    "--scenario", folder.appendingPathComponent("fitness-sync.json").path, "--days", "2",
+                    "--devices", "10", "--out", reference, "--quiet",
+                ], output: &output, errors: &errors) == 0)
+        let referenceManifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reference + "/run.json")))
+                as? [String: Any])
         #expect(manifest["scenario_sha256"] as? String == referenceManifest["scenario_sha256"] as? String)
-        #expect(try String(contentsOfFile: work + "/x/summary.csv", encoding: .utf8)
+        #expect(
+            try String(contentsOfFile: work + "/x/summary.csv", encoding: .utf8)
                 == String(contentsOfFile: reference + "/summary.csv", encoding: .utf8))
 
         // plot: the embedded plot.py, with python3.
@@ -129,21 +156,29 @@ import BGBuildStamp
                 #expect(data.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]), "\(name).png is a PNG")
             }
         } else {
-            print("ResourcesTests: SKIPPED the plot part: python3 with pandas and matplotlib is missing (\(python.errors))")
+            print(
+                "ResourcesTests: SKIPPED the plot part: python3 with pandas and matplotlib is missing (\(python.errors))"
+            )
         }
 
         // An unknown name: exit 66 and the presets listed.
         let unknown = try Self.run(["bgbench", "--scenario", "fitnes-sync", "--out", "y"], in: work, path: bin)
         #expect(unknown.code == 66)
-        #expect(unknown.errors == "error: no scenario file or preset 'fitnes-sync' for '--scenario': expected a scenario JSON file or one of "
-                + "the presets default, ecommerce, finance, fitness-sync, messaging, news, r1 (did you mean 'fitness-sync'?)\n")
+        #expect(
+            unknown.errors
+                == "error: no scenario file or preset 'fitnes-sync' for '--scenario': expected a scenario JSON file or one of "
+                + "the presets default, ecommerce, finance, fitness-sync, messaging, news, r1 (did you mean 'fitness-sync'?)\n"
+        )
 
         // A file at the path given wins over the preset of that name.
         try Data(#"{"name": "mine"}"#.utf8).write(to: URL(fileURLWithPath: work + "/fitness-sync"))
-        let file = try Self.run(["bgbench", "--scenario", "fitness-sync", "--days", "1", "--devices", "2", "--out", "z", "--quiet"],
-                                in: work, path: bin)
+        let file = try Self.run(
+            ["bgbench", "--scenario", "fitness-sync", "--days", "1", "--devices", "2", "--out", "z", "--quiet"],
+            in: work, path: bin)
         #expect(file.code == 0, "\(file.errors)")
-        let fileManifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work + "/z/run.json"))) as? [String: Any])
+        let fileManifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work + "/z/run.json")))
+                as? [String: Any])
         #expect(fileManifest["scenario_file"] as? String == "fitness-sync")
         #expect(try String(contentsOfFile: work + "/z/summary.csv", encoding: .utf8).contains("\nmine,adaptive,all,"))
     }

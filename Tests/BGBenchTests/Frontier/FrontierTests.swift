@@ -25,7 +25,8 @@ import BGBenchTestSupport
         #expect(curve.value(at: 0) == 0 && curve.value(at: 20) == 1)
         // No extrapolation.
         #expect(curve.value(at: -0.1) == nil && curve.value(at: 20.5) == nil)
-        #expect(curve.position(of: -1) == .below && curve.position(of: 21) == .above && curve.position(of: 3) == .inside)
+        #expect(
+            curve.position(of: -1) == .below && curve.position(of: 21) == .above && curve.position(of: 3) == .inside)
         // Triangle 0–10 (area 5) plus rectangle 10–20 (area 10).
         #expect(curve.area(from: 0, to: 20) == 15)
         // 5–10: trapezoid (0.5 + 1) / 2 × 5 = 3.75; 10–15: 5.
@@ -67,13 +68,18 @@ import BGBenchTestSupport
     @Test func smallFrontier() throws {
         let one = temporary("frontier1"), two = temporary("frontier2"), plain = temporary("plain")
         defer { for p in [one, two, plain] { try? FileManager.default.removeItem(atPath: p) } }
-        let common = ["frontier", "--policy", "fixed,none", "--knob", "fixed=15m,1h", "--devices", "96", "--days", "14", "--quiet"]
+        let common = [
+            "frontier", "--policy", "fixed,none", "--knob", "fixed=15m,1h", "--devices", "96", "--days", "14",
+            "--quiet",
+        ]
         let a = bgbench(common + ["--threads", "1", "--out", one])
         #expect(a.code == 0, "\(a.errors)")
         let b = bgbench(common + ["--threads", "2", "--out", two])
         #expect(b.code == 0, "\(b.errors)")
         for file in ["summary.csv", "frontier.csv", "frontier-matched.csv", "paired.csv", "scenario.json"] {
-            #expect(FileManager.default.contents(atPath: one + "/" + file) == FileManager.default.contents(atPath: two + "/" + file), "\(file)")
+            #expect(
+                FileManager.default.contents(atPath: one + "/" + file)
+                    == FileManager.default.contents(atPath: two + "/" + file), "\(file)")
         }
         // A frontier folder is a report folder `check` trusts and compares.
         #expect(bgbench(["check", "--exact", "--baseline", one, "--current", two]).code == 0)
@@ -100,8 +106,10 @@ import BGBenchTestSupport
         #expect(matched.filter { $0[1] == "none" }.allSatisfy { $0.last == "single_point" && $0[9].isEmpty })
 
         // The arm at 1 h is byte for byte the plain run of fixed at 1 h.
-        let run = bgbench(["--policy", "fixed", "--set", "policies.fixed.interval=1h", "--devices", "96", "--days", "14",
-                           "--quiet", "--out", plain])
+        let run = bgbench([
+            "--policy", "fixed", "--set", "policies.fixed.interval=1h", "--devices", "96", "--days", "14",
+            "--quiet", "--out", plain,
+        ])
         #expect(run.code == 0, "\(run.errors)")
         let plainRows = try rows(plain + "/summary.csv").dropFirst()
         let armRows = try rows(one + "/summary.csv").dropFirst().filter { $0[1] == "fixed[interval=1h]" }
@@ -122,16 +130,22 @@ import BGBenchTestSupport
     @Test func replicatedFrontierAddsRowsAcrossSeeds() throws {
         let out = temporary("frontier-rep")
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = bgbench(["frontier", "--policy", "fixed", "--knob", "fixed=15m,2h", "--devices", "32", "--days", "7",
-                              "--replications", "2", "--quiet", "--out", out])
+        let result = bgbench([
+            "frontier", "--policy", "fixed", "--knob", "fixed=15m,2h", "--devices", "32", "--days", "7",
+            "--replications", "2", "--quiet", "--out", out,
+        ])
         #expect(result.code == 0, "\(result.errors)")
         #expect(result.output.contains("2 seeds (intervals across seeds)"))
         #expect(FileManager.default.fileExists(atPath: out + "/replications.csv"))
         let frontier = try rows(out + "/frontier.csv")
-        #expect(frontier.dropFirst().map { [$0[2], $0[6], $0[7]] } == [
-            ["fixed", "1", "devices"], ["fixed[interval=15m]", "1", "devices"], ["fixed[interval=2h]", "1", "devices"],
-            ["fixed", "2", "devices"], ["fixed[interval=15m]", "2", "devices"], ["fixed[interval=2h]", "2", "devices"],
-            ["fixed", "", "seeds"], ["fixed[interval=15m]", "", "seeds"], ["fixed[interval=2h]", "", "seeds"]])
+        #expect(
+            frontier.dropFirst().map { [$0[2], $0[6], $0[7]] } == [
+                ["fixed", "1", "devices"], ["fixed[interval=15m]", "1", "devices"],
+                ["fixed[interval=2h]", "1", "devices"],
+                ["fixed", "2", "devices"], ["fixed[interval=15m]", "2", "devices"],
+                ["fixed[interval=2h]", "2", "devices"],
+                ["fixed", "", "seeds"], ["fixed[interval=15m]", "", "seeds"], ["fixed[interval=2h]", "", "seeds"],
+            ])
         let k = frontier[0].firstIndex(of: "fresh_open_rate_difference")!
         #expect(Array(frontier[8][k...(k + 2)]) == ["0", "0", "0"])
         let matched = try rows(out + "/frontier-matched.csv")
@@ -145,17 +159,21 @@ import BGBenchTestSupport
         other.population.barOffShare = 0.5
         let fixed = PolicyRegistry.named("fixed")!
         #expect(throws: SimulationError.armsDiffer(arm: 1)) {
-            try Fleet.simulate(arms: [FleetArm(policy: fixed, scenario: Scenario()), FleetArm(policy: fixed, scenario: other)],
-                               baseline: 0, options: RunOptions(devices: 4, days: 1), feed: NewsFeed(times: []))
+            try Fleet.simulate(
+                arms: [FleetArm(policy: fixed, scenario: Scenario()), FleetArm(policy: fixed, scenario: other)],
+                baseline: 0, options: RunOptions(devices: 4, days: 1), feed: NewsFeed(times: []))
         }
-        #expect(SimulationError.armsDiffer(arm: 1).description
-                == "arm 1's scenario differs from arm 0's outside `policies`: expected arms that differ only in policy parameters")
+        #expect(
+            SimulationError.armsDiffer(arm: 1).description
+                == "arm 1's scenario differs from arm 0's outside `policies`: expected arms that differ only in policy parameters"
+        )
     }
 
     /// The API a test of `prophet` calls: one policy's curve minus another's at matched energy.
     @Test func differenceBetweenCurvesIsZeroForAPolicyAgainstItself() throws {
-        let request = FrontierRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["fixed"],
-                                      knobValues: ["fixed": ["5m", "15m", "2h"]], options: RunOptions(devices: 64, days: 7))
+        let request = FrontierRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: ["fixed"],
+            knobValues: ["fixed": ["5m", "15m", "2h"]], options: RunOptions(devices: 64, days: 7))
         let report = try Frontier.run(request)
         let e = try #require(report.difference("fixed", minus: "fixed", atEnergy: nil))
         #expect(e.value == 0)
@@ -163,23 +181,47 @@ import BGBenchTestSupport
 
     /// The built-in policies with a knob, as the messages list them (fixed, adaptive, usage,
     /// histogram, nhpp, bayes, kde, logistic, push; a new built-in policy with a knob joins them).
-    static let withKnob = PolicyRegistry.builtIn.filter { $0.parameters?.knob != nil }.map(\.name).joined(separator: ", ")
+    static let withKnob = PolicyRegistry.builtIn.filter { $0.parameters?.knob != nil }.map(\.name).joined(
+        separator: ", ")
 
     /// A message without the policies other tests register at run time.
     static func withoutRegistered(_ text: String) -> String {
         let builtIn = Set(PolicyRegistry.builtIn.map(\.name))
-        return PolicyRegistry.all.filter { !builtIn.contains($0.name) }.reduce(text) { $0.replacingOccurrences(of: ", \($1.name)", with: "") }
+        return PolicyRegistry.all.filter { !builtIn.contains($0.name) }.reduce(text) {
+            $0.replacingOccurrences(of: ", \($1.name)", with: "")
+        }
     }
 
     @Test(arguments: [
-        (["--knob", "fixed"], "error: invalid value 'fixed' for '--knob': expected POLICY=V1,V2,... (a policy with a knob: \(Self.withKnob))\n"),
-        (["--knob", "fixd=1h"], "error: unknown policy 'fixd' for '--knob': expected one of \(Self.withKnob) (did you mean 'fixed'?)\n"),
-        (["--knob", "none=1"], "error: invalid value 'none=1' for '--knob': policy 'none' has no aggressiveness knob (policies with one: \(Self.withKnob))\n"),
-        (["--knob", "fixed=15m,,1h"], "error: invalid value 'fixed=15m,,1h' for '--knob': expected POLICY=V1,V2,... with no empty value\n"),
+        (
+            ["--knob", "fixed"],
+            "error: invalid value 'fixed' for '--knob': expected POLICY=V1,V2,... (a policy with a knob: \(Self.withKnob))\n"
+        ),
+        (
+            ["--knob", "fixd=1h"],
+            "error: unknown policy 'fixd' for '--knob': expected one of \(Self.withKnob) (did you mean 'fixed'?)\n"
+        ),
+        (
+            ["--knob", "none=1"],
+            "error: invalid value 'none=1' for '--knob': policy 'none' has no aggressiveness knob (policies with one: \(Self.withKnob))\n"
+        ),
+        (
+            ["--knob", "fixed=15m,,1h"],
+            "error: invalid value 'fixed=15m,,1h' for '--knob': expected POLICY=V1,V2,... with no empty value\n"
+        ),
         (["--knob", "fixed=15m,15m"], "error: invalid value 'fixed=15m,15m' for '--knob': value '15m' given twice\n"),
-        (["--knob", "fixed=abc"], "error: invalid value 'abc' for '--knob fixed': expected a duration such as 90, \"90s\", \"15m\", \"2h\" or \"1d\"\n"),
-        (["--knob", "kde=0.1", "--policy", "fixed"], "error: invalid value 'kde=0.1' for '--knob': policy 'kde' is not among the policies run (fixed)\n"),
-        (["--energy-range", "20,10"], "error: invalid value '20,10' for '--energy-range': expected LOW,HIGH in J/day with LOW < HIGH\n"),
+        (
+            ["--knob", "fixed=abc"],
+            "error: invalid value 'abc' for '--knob fixed': expected a duration such as 90, \"90s\", \"15m\", \"2h\" or \"1d\"\n"
+        ),
+        (
+            ["--knob", "kde=0.1", "--policy", "fixed"],
+            "error: invalid value 'kde=0.1' for '--knob': policy 'kde' is not among the policies run (fixed)\n"
+        ),
+        (
+            ["--energy-range", "20,10"],
+            "error: invalid value '20,10' for '--energy-range': expected LOW,HIGH in J/day with LOW < HIGH\n"
+        ),
     ])
     func badOptionsAreUsageErrors(_ arguments: [String], _ message: String) {
         let out = temporary("frontier-bad")

@@ -45,11 +45,13 @@ import Testing
     @Test(arguments: [0, 1, 2]) func noLearnerFresherThanProphetAtMatchedEnergy(_ which: Int) throws {
         let (name, file, overrides) = Self.scenarios[which]
         let learners = PolicyTests.learning.map { $0.name }
-        let request = FrontierRequest(scenario: try TestSupport.loadScenario(file, overrides: overrides),
-                                      policies: learners + [ProphetPolicy.name], baselinePolicy: ProphetPolicy.name,
-                                      knobValues: Self.knobValues,
-                                      options: RunOptions(devices: Self.devices, days: Self.days, seed: Self.seed,
-                                                          threads: 2, warmupDays: Self.warmupDays))
+        let request = FrontierRequest(
+            scenario: try TestSupport.loadScenario(file, overrides: overrides),
+            policies: learners + [ProphetPolicy.name], baselinePolicy: ProphetPolicy.name,
+            knobValues: Self.knobValues,
+            options: RunOptions(
+                devices: Self.devices, days: Self.days, seed: Self.seed,
+                threads: 2, warmupDays: Self.warmupDays))
         let report = try Frontier.run(request)
         let m = report.joint[0]
         let prophet = report.curve(m.mean, m, arms: report.curveArms(ProphetPolicy.name, seed: 0))
@@ -60,29 +62,46 @@ import Testing
             let range = try #require(own.range, "\(name): \(learner) has no curve")
             guard let common = FrontierCurve.commonRange([own, prophet]) else {
                 // Out of reach: only where listed, and then prophet dominates every point.
-                #expect(Self.outOfReach.contains("\(name)/\(learner)"),
-                        "\(name): \(learner)'s curve (\(range) J/day) and prophet's (\(prophetRange) J/day) share no energy")
+                #expect(
+                    Self.outOfReach.contains("\(name)/\(learner)"),
+                    "\(name): \(learner)'s curve (\(range) J/day) and prophet's (\(prophetRange) J/day) share no energy"
+                )
                 #expect(range.lowerBound > prophetRange.upperBound, "\(name): \(learner) below prophet's energies")
-                for r in report.run.results where report.arms.first(where: { $0.label == r.policy })?.policy == learner {
-                    let e = try #require(SeriesReports.pairedEstimates(report.run, r), "\(r.policy) has no paired figures")
-                    let d = e[try #require(MetricTable.pairedMetrics.firstIndex { $0.metric.name == "fresh_open_rate" })].difference
-                    lines.append(String(format: "%@ vs prophet's point %+.2f [%.2f, %.2f]", r.policy, 100 * d.value,
-                                        100 * (d.low ?? .nan), 100 * (d.high ?? .nan)))
+                for r in report.run.results where report.arms.first(where: { $0.label == r.policy })?.policy == learner
+                {
+                    let e = try #require(
+                        SeriesReports.pairedEstimates(report.run, r), "\(r.policy) has no paired figures")
+                    let d = e[
+                        try #require(MetricTable.pairedMetrics.firstIndex { $0.metric.name == "fresh_open_rate" })
+                    ].difference
+                    lines.append(
+                        String(
+                            format: "%@ vs prophet's point %+.2f [%.2f, %.2f]", r.policy, 100 * d.value,
+                            100 * (d.low ?? .nan), 100 * (d.high ?? .nan)))
                     #expect((d.high ?? .infinity) < 0, "\(name): \(r.policy) minus prophet's point: \(d)")
                 }
                 continue
             }
-            #expect(!Self.outOfReach.contains("\(name)/\(learner)"), "\(name): \(learner) now meets prophet's curve: check it there")
+            #expect(
+                !Self.outOfReach.contains("\(name)/\(learner)"),
+                "\(name): \(learner) now meets prophet's curve: check it there")
             #expect(common.upperBound > common.lowerBound, "\(name): \(learner) meets prophet at one energy only")
             for i in 0..<Self.energiesPerPair {
-                let e = common.lowerBound + (common.upperBound - common.lowerBound) * (Double(i) + 0.5) / Double(Self.energiesPerPair)
-                let d = try #require(report.difference(learner, minus: ProphetPolicy.name, atEnergy: e),
-                                     "\(name): \(learner) − prophet at \(e) J/day has no estimate")
+                let e =
+                    common.lowerBound + (common.upperBound - common.lowerBound) * (Double(i) + 0.5)
+                    / Double(Self.energiesPerPair)
+                let d = try #require(
+                    report.difference(learner, minus: ProphetPolicy.name, atEnergy: e),
+                    "\(name): \(learner) − prophet at \(e) J/day has no estimate")
                 let low = try #require(d.low, "\(name): \(learner) − prophet at \(e) J/day has no interval")
-                lines.append(String(format: "%@ @%.1f J/d %+.2f [%.2f, %.2f]", learner, e, 100 * d.value, 100 * low,
-                                    100 * (d.high ?? .nan)))
-                #expect(low <= Self.maxLowerBound,
-                        "\(name): \(learner) is fresher than prophet at \(String(format: "%.1f", e)) J/day beyond noise: \(String(format: "%+.2f [%.2f, %.2f]", 100 * d.value, 100 * low, 100 * (d.high ?? .nan))) points")
+                lines.append(
+                    String(
+                        format: "%@ @%.1f J/d %+.2f [%.2f, %.2f]", learner, e, 100 * d.value, 100 * low,
+                        100 * (d.high ?? .nan)))
+                #expect(
+                    low <= Self.maxLowerBound,
+                    "\(name): \(learner) is fresher than prophet at \(String(format: "%.1f", e)) J/day beyond noise: \(String(format: "%+.2f [%.2f, %.2f]", 100 * d.value, 100 * low, 100 * (d.high ?? .nan))) points"
+                )
             }
         }
         print("prophet frontier check, \(name) (learner − prophet, points):", lines.joined(separator: "; "))

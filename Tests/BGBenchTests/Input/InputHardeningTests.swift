@@ -11,7 +11,9 @@ import BGBenchTestSupport
 @Suite struct InputHardeningTests {
     /// A fresh folder holding `files`.
     static func folder(_ files: [(String, Data)]) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-inputs-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bgbench-inputs-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for (name, data) in files { FileManager.default.createFile(atPath: folder + "/" + name, contents: data) }
         return folder
@@ -19,19 +21,21 @@ import BGBenchTestSupport
 
     /// Point 10: a duplicate key no longer hides the file's other problems.
     @Test func validateReportsEveryProblemOfAFile() throws {
-        let json = #"{"name":"x","name":"y","content":{"items_per_day":-5,"kind":"bogus"},"population":{"bar_off_share":7}}"#
+        let json =
+            #"{"name":"x","name":"y","content":{"items_per_day":-5,"kind":"bogus"},"population":{"bar_off_share":7}}"#
         let dir = try Self.folder([("multi.json", Data(json.utf8))])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = bgbench(["validate", dir + "/multi.json"])
         #expect(r.code == 65)
-        #expect(r.errors == """
-            error: \(dir)/multi.json:1:13: name: duplicate key (first at line 1, column 2; that value is kept)
-            error: \(dir)/multi.json:1:51: content.items_per_day: -5 is out of range: expected a number from 0 to 100000
-            error: \(dir)/multi.json:1:61: content.kind: expected one of: news, sync, catalog, messages
-            error: \(dir)/multi.json:1:100: population.bar_off_share: 7 is out of range: expected a number from 0 to 1
-            see 'bgbench --help'
+        #expect(
+            r.errors == """
+                error: \(dir)/multi.json:1:13: name: duplicate key (first at line 1, column 2; that value is kept)
+                error: \(dir)/multi.json:1:51: content.items_per_day: -5 is out of range: expected a number from 0 to 100000
+                error: \(dir)/multi.json:1:61: content.kind: expected one of: news, sync, catalog, messages
+                error: \(dir)/multi.json:1:100: population.bar_off_share: 7 is out of range: expected a number from 0 to 1
+                see 'bgbench --help'
 
-            """)
+                """)
     }
 
     /// Point 9: an unknown key that only a `--set` created is the flag's problem (64), not
@@ -40,7 +44,10 @@ import BGBenchTestSupport
         let dir = try Self.folder([("s.json", Data(#"{"name": "s"}"#.utf8))])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for scenario in [[], ["--scenario", dir + "/s.json"]] {
-            let r = bgbench(scenario + ["--set", "policies.nosuch.interval=5m", "--days", "1", "--devices", "1", "--out", dir + "/out"])
+            let r = bgbench(
+                scenario + [
+                    "--set", "policies.nosuch.interval=5m", "--days", "1", "--devices", "1", "--out", dir + "/out",
+                ])
             #expect(r.code == 64)
             #expect(r.errors == "error: --set policies.nosuch: unknown key\nsee 'bgbench --help'\n")
             #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
@@ -62,7 +69,10 @@ import BGBenchTestSupport
         ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let cases: [(String, String)] = [
-            ("big.json", "big.json:1:29: content.items_per_day: 1e400 is out of range: expected a number of magnitude below 1.8e308"),
+            (
+                "big.json",
+                "big.json:1:29: content.items_per_day: 1e400 is out of range: expected a number of magnitude below 1.8e308"
+            ),
             ("nul.json", "nul.json:1:2: expected a string key, found U+0000"),
             ("latin.json", "latin.json:2:5: not UTF-8 text: expected a UTF-8 JSON file"),
         ]
@@ -100,7 +110,10 @@ import BGBenchTestSupport
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let null = bgbench(["validate", "/dev/null"])
         #expect(null.code == 65)
-        #expect(null.errors == "error: /dev/null: empty file: expected a header line 'device,timestamp,session_seconds' and one open per line\nsee 'bgbench --help'\n")
+        #expect(
+            null.errors
+                == "error: /dev/null: empty file: expected a header line 'device,timestamp,session_seconds' and one open per line\nsee 'bgbench --help'\n"
+        )
         let scenario = bgbench(["--scenario", "/dev/null", "--days", "1", "--devices", "1", "--out", dir + "/out"])
         #expect(scenario.code == 65)
         #expect(scenario.errors == "error: /dev/null:1:1: unexpected end of file\nsee 'bgbench --help'\n")
@@ -137,20 +150,37 @@ import BGBenchTestSupport
 
     /// Point 4: the caps of docs/limits.md, each refused before the value is built.
     @Test func inputsHaveCaps() throws {
-        let bigFile = Data(#"{"description": ""#.utf8) + Data(repeating: 0x61, count: InputFile.Limit.scenario) + Data(#""}"#.utf8)
-        let longString = Data(#"{"description": ""#.utf8) + Data(repeating: 0x61, count: JSONParser.maxStringBytes + 1) + Data(#""}"#.utf8)
-        let longArray = Data(("{\"content\": {\"hourly_weights\": [" + Array(repeating: "1", count: JSONParser.maxArrayElements + 1)
-            .joined(separator: ",") + "]}}").utf8)
+        let bigFile =
+            Data(#"{"description": ""#.utf8) + Data(repeating: 0x61, count: InputFile.Limit.scenario)
+            + Data(#""}"#.utf8)
+        let longString =
+            Data(#"{"description": ""#.utf8) + Data(repeating: 0x61, count: JSONParser.maxStringBytes + 1)
+            + Data(#""}"#.utf8)
+        let longArray = Data(
+            ("{\"content\": {\"hourly_weights\": ["
+                + Array(repeating: "1", count: JSONParser.maxArrayElements + 1)
+                .joined(separator: ",") + "]}}").utf8)
         var trace = "device,timestamp\n"
         for k in 0...OpensTraceLoader.maxOpensPerDay { trace += "u1,\(k * 40)\n" }
-        let dir = try Self.folder([("big.json", bigFile), ("string.json", longString), ("array.json", longArray),
-                                   ("busy.csv", Data(trace.utf8))])
+        let dir = try Self.folder([
+            ("big.json", bigFile), ("string.json", longString), ("array.json", longArray),
+            ("busy.csv", Data(trace.utf8)),
+        ])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let cases: [(String, String)] = [
-            ("big.json", "big.json: the scenario file is \(bigFile.count) bytes: expected at most 1048576 (1 MiB; docs/limits.md)"),
+            (
+                "big.json",
+                "big.json: the scenario file is \(bigFile.count) bytes: expected at most 1048576 (1 MiB; docs/limits.md)"
+            ),
             ("string.json", "string.json:1:17: a string longer than 65536 bytes (docs/limits.md)"),
-            ("array.json", "array.json:1:200033: content.hourly_weights: more than 100000 elements in one array (docs/limits.md)"),
-            ("busy.csv", "busy.csv: device 'u1' opens the app more than 2000 times on day 0: expected at most 2000 opens a device-day (docs/limits.md)"),
+            (
+                "array.json",
+                "array.json:1:200033: content.hourly_weights: more than 100000 elements in one array (docs/limits.md)"
+            ),
+            (
+                "busy.csv",
+                "busy.csv: device 'u1' opens the app more than 2000 times on day 0: expected at most 2000 opens a device-day (docs/limits.md)"
+            ),
         ]
         for (name, message) in cases {
             let r = bgbench(["validate", dir + "/" + name])
@@ -174,7 +204,10 @@ import BGBenchTestSupport
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let converted = bgbench(["convert-lsapp", dir + "/log.tsv", "--out", dir + "/trace.csv"])
         #expect(converted.code == 0, "\(converted.errors)")
-        #expect(converted.output == "wrote \(dir)/trace.csv: 1 devices, 2 opens of every app, 1 with a session length (1 sessions longer than a day written without a length)\n")
+        #expect(
+            converted.output
+                == "wrote \(dir)/trace.csv: 1 devices, 2 opens of every app, 1 with a session length (1 sessions longer than a day written without a length)\n"
+        )
         let valid = bgbench(["validate", dir + "/trace.csv"])
         #expect(valid.code == 0, "\(valid.errors)")
     }
@@ -193,7 +226,8 @@ import BGBenchTestSupport
         try Data("policy\n".utf8).write(to: URL(fileURLWithPath: out + "/summary.csv"))
         let edited = bgbench(["plot", out])
         #expect(edited.code == 65)
-        #expect(edited.errors == "error: '\(out)/summary.csv' has 7 bytes where run.json's manifest says "
+        #expect(
+            edited.errors == "error: '\(out)/summary.csv' has 7 bytes where run.json's manifest says "
                 + "\(try Self.manifestBytes(out, "summary.csv")): not the file the run wrote\n")
     }
 
@@ -211,7 +245,10 @@ import BGBenchTestSupport
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = bgbench(["convert-lsapp", dir + "/log.tsv", "--out", dir + "/trace.csv"])
         #expect(r.code == 65)
-        #expect(r.errors == "error: \(dir)/log.tsv:3:1: timestamp: user '1' opens the app over 737061 days (from line 2 to this one): expected at most 36500, the longest run (docs/limits.md)\nsee 'bgbench --help'\n")
+        #expect(
+            r.errors
+                == "error: \(dir)/log.tsv:3:1: timestamp: user '1' opens the app over 737061 days (from line 2 to this one): expected at most 36500, the longest run (docs/limits.md)\nsee 'bgbench --help'\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: dir + "/trace.csv"))
     }
 
@@ -234,7 +271,9 @@ import BGBenchTestSupport
     }
 
     static func manifestBytes(_ folder: String, _ name: String) throws -> Int {
-        let run = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/run.json"))) as! [String: Any]
+        let run =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/run.json")))
+            as! [String: Any]
         let entry = (run["manifest"] as! [[String: Any]]).first { $0["name"] as? String == name }!
         return entry["bytes"] as! Int
     }

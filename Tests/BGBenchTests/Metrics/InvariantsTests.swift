@@ -12,7 +12,8 @@ import Testing
         var t = DeviceTally()
         t[.opens] = 7; t[.freshOpens] = 4; t[.foregroundFetches] = 2; t[.foregroundFailures] = 1
         t[.runs] = 5; t[.pushRuns] = 1; t[.pushSent] = 2
-        t.countOutcome(.newData); t.countOutcome(.newData); t.countOutcome(.noData); t.countOutcome(.failed); t.countOutcome(.killed)
+        t.countOutcome(.newData); t.countOutcome(.newData); t.countOutcome(.noData); t.countOutcome(.failed);
+        t.countOutcome(.killed)
         t.countDenial(.spacing); t.countDenial(.budget); t.countDenial(.lowPower)
         t[.replaced] = 2; t[.pending] = 1
         t[.requested] = 4 + 3 + 2 + 1
@@ -28,7 +29,10 @@ import Testing
     @Test func eachIdentityCanBreak() {
         var t = Self.whole
         t[.requested] += 1
-        #expect(DeviceInvariants.violations(t) == ["requested 11 ≠ runs without a push 4 + denied 3 + replaced 2 + pending 1"])
+        #expect(
+            DeviceInvariants.violations(t) == [
+                "requested 11 ≠ runs without a push 4 + denied 3 + replaced 2 + pending 1"
+            ])
         t = Self.whole
         t.countOutcome(.expired)
         #expect(DeviceInvariants.violations(t) == ["runs 5 ≠ the sum of their outcomes 6"])
@@ -43,7 +47,8 @@ import Testing
         #expect(DeviceInvariants.violations(t) == ["foreground fetches 2 + failures 2 ≠ stale opens 3"])
         t = Self.whole
         t[amount: .backgroundEnergy] = -0.5
-        #expect(DeviceInvariants.violations(t) == ["background_energy_j is -0.5: expected a finite non-negative amount"])
+        #expect(
+            DeviceInvariants.violations(t) == ["background_energy_j is -0.5: expected a finite non-negative amount"])
         t = Self.whole
         t[amount: .wifiBytes] = .nan
         #expect(DeviceInvariants.violations(t) == ["wifi_bytes is nan: expected a finite non-negative amount"])
@@ -61,12 +66,15 @@ import Testing
         var options = RunOptions(devices: 9689, days: 365, seed: 1, threads: 2, keepDevices: true)
         options.shard = Shard(index: 151, count: 152)
         options.checksInvariants = true
-        let report = try Runner.run(RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["oracle"], options: options))
+        let report = try Runner.run(
+            RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["oracle"], options: options))
         let rows = report.results[0].result.devices
         #expect(rows.map(\.device) == Array(9664..<9689))
         let device = try #require(rows.last)
         #expect(device[.foregroundFailures] == 3 && device[.foregroundFetches] == 2)
-        for row in rows { #expect(row[.foregroundFetches] + row[.foregroundFailures] == row[.opens] - row[.freshOpens]) }
+        for row in rows {
+            #expect(row[.foregroundFetches] + row[.foregroundFailures] == row[.opens] - row[.freshOpens])
+        }
     }
 
     /// Every preset × every built-in policy, with a warm-up, in checking mode: a broken

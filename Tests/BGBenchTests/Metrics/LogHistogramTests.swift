@@ -30,8 +30,10 @@ import Testing
             if table.bin(x) != LogHistogram.bin(x) { mismatches += 1 }
         }
         #expect(mismatches == 0)
-        for x in [LogHistogram.minimum, LogHistogram.minimum.nextUp, LogHistogram.maximum, LogHistogram.maximum.nextUp,
-                  1e-300, 5e-324, 1e300, 1, 60, 3600, 86400] {
+        for x in [
+            LogHistogram.minimum, LogHistogram.minimum.nextUp, LogHistogram.maximum, LogHistogram.maximum.nextUp,
+            1e-300, 5e-324, 1e300, 1, 60, 3600, 86400,
+        ] {
             #expect(table.bin(x) == LogHistogram.bin(x), "at \(x)")
         }
         // Where x / minimum overflows, the definition's logarithm is infinite (its bin is

@@ -12,8 +12,9 @@ import Testing
     /// The README's summary.csv column list is `MetricTable.readmeColumns`. With
     /// BGBENCH_WRITE_README=1 (docs/make-metric-columns.sh) it is rewritten first.
     @Test func readmeColumnListIsGenerated() throws {
-        try TestSupport.expectGenerated("Reports/README.md", between: Self.begin, and: Self.end,
-                                        "\n" + MetricTable.readmeColumns, script: "docs/make-metric-columns.sh")
+        try TestSupport.expectGenerated(
+            "Reports/README.md", between: Self.begin, and: Self.end,
+            "\n" + MetricTable.readmeColumns, script: "docs/make-metric-columns.sh")
     }
 
     /// No metric name is written as a string literal in Sources outside the metric table
@@ -22,12 +23,14 @@ import Testing
     /// it is the generated copy of the presets' JSON.
     @Test func metricNamesLiveInTheTable() throws {
         let exceptions: Set<String> = [
-            "ProphetPolicy.swift runs_per_day",  // prophet's parameter `runs_per_day`, its cap
+            "ProphetPolicy.swift runs_per_day"  // prophet's parameter `runs_per_day`, its cap
         ]
         let names = Set(MetricTable.metrics.map(\.name))
         let sources = TestSupport.packageRoot.appendingPathComponent("Sources")
         let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".swift") && !$0.hasSuffix("MetricTable.swift") && !$0.hasSuffix("EmbeddedFiles.swift") }
+            .filter {
+                $0.hasSuffix(".swift") && !$0.hasSuffix("MetricTable.swift") && !$0.hasSuffix("EmbeddedFiles.swift")
+            }
         #expect(files.count > 100, "the Sources tree was found")
         let literal = /"([a-z0-9_]+)"/
         var found: [String] = []
@@ -68,9 +71,11 @@ import Testing
     /// run status, in their order, contiguous (`Quantity.denied(_:)`, `.outcome(_:)`).
     @Test func tallySlotsMatchTheQuantities() {
         #expect(DeviceTally().slots.count == Quantity.count)
-        #expect(DenialReason.allCases.map { Quantity.denied($0).rawValue }
+        #expect(
+            DenialReason.allCases.map { Quantity.denied($0).rawValue }
                 == Array(Quantity.deniedForeground.rawValue...Quantity.deniedQuota.rawValue))
-        #expect(RunStatus.allCases.map { Quantity.outcome($0).rawValue }
+        #expect(
+            RunStatus.allCases.map { Quantity.outcome($0).rawValue }
                 == Array(Quantity.newData.rawValue...Quantity.killed.rawValue))
         for r in DenialReason.allCases { #expect(Quantity.denied(r).label == "denied_" + r.label) }
         for s in RunStatus.allCases { #expect(Quantity.outcome(s).label == s.label) }
@@ -82,7 +87,8 @@ import Testing
         let s = Scenario()
         let options = RunOptions(devices: 40, days: 4, seed: 5, threads: 1, keepDevices: true)
         let feed = NewsFeed(content: s.content, days: options.days, seed: options.seed)
-        let result = try Fleet.simulate(scenario: s, policy: PolicyEntry(FixedPolicy.self), options: options, feed: feed)
+        let result = try Fleet.simulate(
+            scenario: s, policy: PolicyEntry(FixedPolicy.self), options: options, feed: feed)
         var denials = 0.0
         for row in result.devices {
             let reasons = DenialReason.allCases.reduce(0.0) { $0 + row[.denied($1)] }
@@ -95,7 +101,8 @@ import Testing
     /// paired.csv compares every metric that splits by device: all but the quantiles,
     /// each with the denominator its summary estimator divides by.
     @Test func pairedMetricsAreEstimableDeviceByDevice() {
-        #expect(MetricTable.pairedMetrics.map(\.metric.name)
+        #expect(
+            MetricTable.pairedMetrics.map(\.metric.name)
                 == MetricTable.metrics.filter { $0.kind.quantity != nil }.map(\.name))
         for m in MetricTable.pairedMetrics {
             switch m.metric.kind {
@@ -105,8 +112,10 @@ import Testing
             case .stalenessQuantile: Issue.record("\(m.metric.name) is a quantile")
             }
         }
-        for name in ["server_on_time_rate", "server_lag_mean_s", "transfers_per_day", "cellular_image_bytes_per_day",
-                     "processing_on_time_rate", "processing_energy_j_per_day"] {
+        for name in [
+            "server_on_time_rate", "server_lag_mean_s", "transfers_per_day", "cellular_image_bytes_per_day",
+            "processing_on_time_rate", "processing_energy_j_per_day",
+        ] {
             #expect(MetricTable.pairedMetrics.contains { $0.metric.name == name }, "\(name) is paired")
         }
     }

@@ -15,12 +15,16 @@ import BGNumerics
         return try ScenarioLoader.load(file: checkout.appendingPathComponent("Datasets/scenarios/\(preset).json").path)
     }
 
-    static func run(_ preset: String?, policies: [String], devices: Int = 150, days: Int = 6, threads: Int = 2,
-                    keepDevices: Bool = true, baseline: String? = nil, replications: Int = 1) throws -> RunReport {
-        try Runner.run(RunRequest(
-            scenario: scenario(preset), policies: policies,
-            options: RunOptions(devices: devices, days: days, seed: 3, threads: threads, warmupDays: 1, keepDevices: keepDevices),
-            baselinePolicy: baseline, replications: replications))
+    static func run(
+        _ preset: String?, policies: [String], devices: Int = 150, days: Int = 6, threads: Int = 2,
+        keepDevices: Bool = true, baseline: String? = nil, replications: Int = 1
+    ) throws -> RunReport {
+        try Runner.run(
+            RunRequest(
+                scenario: scenario(preset), policies: policies,
+                options: RunOptions(
+                    devices: devices, days: days, seed: 3, threads: threads, warmupDays: 1, keepDevices: keepDevices),
+                baselinePolicy: baseline, replications: replications))
     }
 
     /// The oracle: the accumulated paired difference and interval of every metric equal
@@ -71,7 +75,9 @@ import BGNumerics
                 let half = Distribution.studentTQuantile(0.975, degreesOfFreedom: n - 1) * se * scale
                 let d = (ra - rb) * scale
                 let tolerance = 1e-9 * max(abs(ra * scale), abs(rb * scale), half, 1e-12)
-                #expect(abs(e.difference.value - d) <= tolerance, "\(metric.metric.name) \(r.policy): \(e.difference.value) vs \(d)")
+                #expect(
+                    abs(e.difference.value - d) <= tolerance,
+                    "\(metric.metric.name) \(r.policy): \(e.difference.value) vs \(d)")
                 #expect(abs(e.policy - ra * scale) <= tolerance && abs(e.baseline - rb * scale) <= tolerance)
                 #expect(abs(e.difference.low! - (d - half)) <= tolerance, "\(metric.metric.name) low")
                 #expect(abs(e.difference.high! - (d + half)) <= tolerance, "\(metric.metric.name) high")
@@ -101,7 +107,9 @@ import BGNumerics
         for scale in [1.0, 100.0] {
             let estimate = Estimators.pairedRatio(moments, scale: scale)
             let d = (ra - rb) * scale, half = t3 * se * scale
-            #expect(abs(estimate.policy - ra * scale) < 1e-12 * scale && abs(estimate.baseline - rb * scale) < 1e-12 * scale)
+            #expect(
+                abs(estimate.policy - ra * scale) < 1e-12 * scale && abs(estimate.baseline - rb * scale) < 1e-12 * scale
+            )
             #expect(abs(estimate.difference.value - d) < 1e-12 * scale)
             #expect(abs(try #require(estimate.difference.low) - (d - half)) < 1e-9 * scale)
             #expect(abs(try #require(estimate.difference.high) - (d + half)) < 1e-9 * scale)
@@ -118,7 +126,8 @@ import BGNumerics
         #expect(RunRequest.defaultBaseline(policies: ["adaptive", "none"]) == "adaptive")
         #expect(RunRequest.defaultBaseline(policies: ["none"]) == nil)
         let loaded = ScenarioLoader.builtInDefault()
-        let chosen = RunRequest(scenario: loaded, policies: ["adaptive", "fixed"], options: RunOptions(), baselinePolicy: "adaptive")
+        let chosen = RunRequest(
+            scenario: loaded, policies: ["adaptive", "fixed"], options: RunOptions(), baselinePolicy: "adaptive")
         #expect(chosen.resolvedBaseline == "adaptive")
 
         // Written by default when more than one policy runs, without per-device rows.
@@ -126,7 +135,9 @@ import BGNumerics
         #expect(report.baselinePolicy == "none")
         #expect(report.results.first { $0.policy == "none" }!.paired == nil)
         #expect(report.results.first { $0.policy == "adaptive" }!.paired?.devices == 70)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-paired-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bgbench-paired-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try ReportWriter.write(report, to: folder)
         let paired = try String(contentsOfFile: folder + "/paired.csv", encoding: .utf8).split(separator: "\n")
@@ -146,13 +157,20 @@ import BGNumerics
     /// the per-seed differences of the fleet rates (computed here from summary.csv's
     /// tallies alone), with a Student-t interval on R − 1 degrees of freedom.
     @Test func replicationsDifferenceAcrossSeeds() throws {
-        let report = try Self.run(nil, policies: ["fixed", "none"], devices: 40, days: 4, keepDevices: false, replications: 3)
+        let report = try Self.run(
+            nil, policies: ["fixed", "none"], devices: 40, days: 4, keepDevices: false, replications: 3)
         let rows = Self.rows(SeriesReports.replicationsCSV(report))
         #expect(rows[0] == SeriesReports.replicationsHeader)
         let column = { (name: String) in SeriesReports.replicationsHeader.firstIndex(of: name)! }
         for (metric, perSeed) in [
-            ("fresh_open_rate", { (r: PolicyResult) in FleetEstimates(tally: r.tally, days: 3).perOpen(.freshOpens).value }),
-            ("runs_per_day", { (r: PolicyResult) in FleetEstimates(tally: r.tally, days: 3).perDeviceDay(.runs).value }),
+            (
+                "fresh_open_rate",
+                { (r: PolicyResult) in FleetEstimates(tally: r.tally, days: 3).perOpen(.freshOpens).value }
+            ),
+            (
+                "runs_per_day",
+                { (r: PolicyResult) in FleetEstimates(tally: r.tally, days: 3).perDeviceDay(.runs).value }
+            ),
         ] {
             let differences = [UInt64(3), 4, 5].map { seed in
                 perSeed(report.results.first { $0.policy == "none" && $0.seed == seed }!)
@@ -181,13 +199,17 @@ import BGNumerics
     /// beside others has exactly the summary it has alone.
     @Test func threadCountAndCompanyDoNotChangeResults() throws {
         let policies = ["adaptive", "fixed", "none", "oracle"]
-        let one = try Self.run(nil, policies: policies, devices: 200, days: 5, threads: 1, keepDevices: false, replications: 2)
-        let two = try Self.run(nil, policies: policies, devices: 200, days: 5, threads: 2, keepDevices: false, replications: 2)
+        let one = try Self.run(
+            nil, policies: policies, devices: 200, days: 5, threads: 1, keepDevices: false, replications: 2)
+        let two = try Self.run(
+            nil, policies: policies, devices: 200, days: 5, threads: 2, keepDevices: false, replications: 2)
         #expect(SeriesReports.pairedCSV(one, baseline: "fixed") == SeriesReports.pairedCSV(two, baseline: "fixed"))
         #expect(SeriesReports.replicationsCSV(one) == SeriesReports.replicationsCSV(two))
-        let alone = try Self.run(nil, policies: ["adaptive"], devices: 200, days: 5, threads: 2, keepDevices: false, replications: 2)
+        let alone = try Self.run(
+            nil, policies: ["adaptive"], devices: 200, days: 5, threads: 2, keepDevices: false, replications: 2)
         #expect(ReportWriter.summaryRows(alone) == ReportWriter.summaryRows(two).filter { $0[1] == "adaptive" })
-        #expect(SeriesReports.dailyCSV(alone).split(separator: "\n").dropFirst()
+        #expect(
+            SeriesReports.dailyCSV(alone).split(separator: "\n").dropFirst()
                 == SeriesReports.dailyCSV(two).split(separator: "\n").dropFirst().filter { $0.contains(",adaptive,") })
     }
 

@@ -9,11 +9,15 @@ import Testing
 
     /// A run of the default scenario with `--set` overrides (so the resolved scenario the
     /// writer records is the one run).
-    static func run(_ overrides: [String], policies: [String] = ["fixed"], devices: Int = 40,
-                    days: Int = 4) throws -> RunReport {
+    static func run(
+        _ overrides: [String], policies: [String] = ["fixed"], devices: Int = 40,
+        days: Int = 4
+    ) throws -> RunReport {
         let loaded = try ScenarioLoader.load(json: "{}", overrides: overrides)
-        return try Runner.run(RunRequest(scenario: loaded, policies: policies,
-                                         options: RunOptions(devices: devices, days: days, seed: 3, threads: 2, keepDevices: true)))
+        return try Runner.run(
+            RunRequest(
+                scenario: loaded, policies: policies,
+                options: RunOptions(devices: devices, days: days, seed: 3, threads: 2, keepDevices: true)))
     }
 
     static func estimate(_ report: RunReport, _ policy: String, _ metric: String) -> Double {
@@ -29,20 +33,26 @@ import Testing
     @Test func lowPowerShareMovesFreshnessAndItsTimeIsReported() throws {
         let none = try Self.run([])
         let all = try Self.run(["population.low_power_share=1"])
-        let fresh0 = Self.estimate(none, "fixed", "fresh_open_rate"), fresh1 = Self.estimate(all, "fixed", "fresh_open_rate")
+        let fresh0 = Self.estimate(none, "fixed", "fresh_open_rate"),
+            fresh1 = Self.estimate(all, "fixed", "fresh_open_rate")
         #expect(all.results[0].tally[.runs] == 0)
         // Stale opens still fetch in the foreground, so the drop is what background runs add
         // (3.4 points here); before, no setting moved freshness by even 0.01 points.
         let minimumDrop = 0.01
-        #expect(fresh1 < fresh0 - minimumDrop, "fresh-open rate \(fresh1) with everyone in Low Power Mode, \(fresh0) without")
+        #expect(
+            fresh1 < fresh0 - minimumDrop,
+            "fresh-open rate \(fresh1) with everyone in Low Power Mode, \(fresh0) without")
         #expect(abs(Self.estimate(all, "fixed", "low_power_s_per_day") - 86_400) < 1e-6)
         let lowPower0 = Self.estimate(none, "fixed", "low_power_s_per_day")
         #expect(lowPower0 >= 0 && lowPower0 < 86_400 / 4, "\(lowPower0) s a day in Low Power Mode by default")
         #expect(all.results[0].result.devices.allSatisfy { $0.attributes.keepsLowPower })
         #expect(none.results[0].result.devices.allSatisfy { !$0.attributes.keepsLowPower })
         // The share draws after every other trait: the users are the same.
-        #expect(zip(none.results[0].result.devices, all.results[0].result.devices).allSatisfy {
-            $0.attributes.barOff == $1.attributes.barOff && $0.attributes.expectedOpensPerDay == $1.attributes.expectedOpensPerDay })
+        #expect(
+            zip(none.results[0].result.devices, all.results[0].result.devices).allSatisfy {
+                $0.attributes.barOff == $1.attributes.barOff
+                    && $0.attributes.expectedOpensPerDay == $1.attributes.expectedOpensPerDay
+            })
     }
 
     /// devices.csv: the attribute columns after `archetype`, with each device's traits:
@@ -51,7 +61,9 @@ import Testing
     /// and its rate; the same under every policy.
     @Test func devicesCSVCarriesTheAttributes() throws {
         let report = try Self.run(["population.bar_off_share=0.5"], policies: ["fixed", "adaptive"])
-        let rows = SeriesReports.devicesCSV(report).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let rows = SeriesReports.devicesCSV(report).split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
         #expect(rows[0] == SeriesReports.devicesHeader)
         #expect(Array(rows[0][5..<(5 + DeviceAttributes.labels.count)]) == DeviceAttributes.labels)
         let column = { (name: String) in rows[0].firstIndex(of: name)! }
@@ -61,8 +73,12 @@ import Testing
         let barOff = body.filter { $0[column("bar_off")] == "1" }
         #expect(barOff.count > 10 && barOff.count < 70, "\(barOff.count) of 80 rows with BAR off")
         #expect(barOff.allSatisfy { $0[column("runs")] == "0" })
-        #expect(body.allSatisfy { ["0", "1"].contains($0[column("home_wifi")]) && ["0", "1"].contains($0[column("keeps_low_power")]) })
-        let medians = Set(ScenarioLoader.builtInDefault().scenario.population.archetypes.values.map(\.medianOpensPerDay))
+        #expect(
+            body.allSatisfy {
+                ["0", "1"].contains($0[column("home_wifi")]) && ["0", "1"].contains($0[column("keeps_low_power")])
+            })
+        let medians = Set(
+            ScenarioLoader.builtInDefault().scenario.population.archetypes.values.map(\.medianOpensPerDay))
         #expect(body.allSatisfy { medians.contains(Double($0[column("usage_estimate")])!) })
         #expect(body.allSatisfy { (0...1).contains(Double($0[column("overnight_charge_share")])!) })
         let fixed = report.results[0].result.devices, adaptive = report.results[1].result.devices
@@ -77,20 +93,23 @@ import Testing
         let marker = try #require(readme.range(of: "<!-- subgroup-recipe -->\n```python\n"))
         let end = try #require(readme.range(of: "\n```", range: marker.upperBound..<readme.endIndex))
         let recipe = String(readme[marker.upperBound..<end.lowerBound])
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-subgroups-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bgbench-subgroups-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let report = try Self.run(["population.bar_off_share=0.5"])
         try ReportWriter.write(report, to: folder)
         let fresh = Self.estimate(report, "fixed", "fresh_open_rate")
-        let script = recipe + """
+        let script =
+            recipe + """
 
-        t = split("bar_off")
-        assert t.loc[("fixed", 1), "runs_per_day"] == 0, t
-        assert t["devices"].sum() == len(devices), t
-        fleet = (t["fresh_open_rate"] * (t["devices"] * 0 + devices.groupby(["policy", "bar_off"])["opens"].sum())).sum() / devices["opens"].sum()
-        assert abs(fleet - \(fresh)) < 1e-12, (fleet, \(fresh))
-        print("ok")
-        """
+                t = split("bar_off")
+                assert t.loc[("fixed", 1), "runs_per_day"] == 0, t
+                assert t["devices"].sum() == len(devices), t
+                fleet = (t["fresh_open_rate"] * (t["devices"] * 0 + devices.groupby(["policy", "bar_off"])["opens"].sum())).sum() / devices["opens"].sum()
+                assert abs(fleet - \(fresh)) < 1e-12, (fleet, \(fresh))
+                print("ok")
+                """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, folder]

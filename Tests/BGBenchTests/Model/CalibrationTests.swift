@@ -20,9 +20,12 @@ import Testing
     /// AOSP QuotaController: rare 3 sessions and 10 min per 24 h, restricted 1 session a day.
     static let rareSessions = 3, restrictedSessions = 1, jobSecondsPerWindow = 600.0
 
-    static func fleet(_ s: Scenario, _ policy: PolicyEntry, devices: Int, days: Int, warmup: Int = 0,
-                      keepDevices: Bool = false) throws -> FleetResult {
-        let options = RunOptions(devices: devices, days: days, seed: 1, threads: 2, warmupDays: warmup, keepDevices: keepDevices)
+    static func fleet(
+        _ s: Scenario, _ policy: PolicyEntry, devices: Int, days: Int, warmup: Int = 0,
+        keepDevices: Bool = false
+    ) throws -> FleetResult {
+        let options = RunOptions(
+            devices: devices, days: days, seed: 1, threads: 2, warmupDays: warmup, keepDevices: keepDevices)
         let feed = NewsFeed(content: s.content, days: days, seed: options.seed)
         return try Fleet.simulate(scenario: s, policy: policy, options: options, feed: feed)
     }
@@ -37,7 +40,8 @@ import Testing
         var s = Scenario()
         s.population.barOffShare = 0
         let days = 21, warmup = 7, counted = 14
-        let result = try Self.fleet(s, PolicyEntry(UsagePolicy.self), devices: 600, days: days, warmup: warmup, keepDevices: true)
+        let result = try Self.fleet(
+            s, PolicyEntry(UsagePolicy.self), devices: 600, days: days, warmup: warmup, keepDevices: true)
         for name in ["daily", "heavy"] {
             let a = result.archetypes[try #require(result.archetypeNames.firstIndex(of: name))]
             let runs = Self.perDeviceDay(a, .runs, days: counted)
@@ -92,7 +96,8 @@ import Testing
         let feed = NewsFeed(content: s.content, days: days, seed: 1)
         let log = SimulationLog.record {
             KilledOnce.$killDay.withValue(3) {
-                _ = TestSupport.simulate(Recorded<FixedPolicy>.self, KilledOnce.self, scenario: s, feed: feed, days: days)
+                _ = TestSupport.simulate(
+                    Recorded<FixedPolicy>.self, KilledOnce.self, scenario: s, feed: feed, days: days)
             }
         }
         var perDay = [Double](repeating: 0, count: days)
@@ -132,7 +137,8 @@ import Testing
         let days = 6
         let feed = NewsFeed(content: s.content, days: days, seed: 1)
         let log = SimulationLog.record {
-            _ = TestSupport.simulate(Recorded<Deferring>.self, AndroidWorkManager.self, scenario: s, feed: feed, days: days)
+            _ = TestSupport.simulate(
+                Recorded<Deferring>.self, AndroidWorkManager.self, scenario: s, feed: feed, days: days)
         }
         let w = Self.windows(starts: log.runStarts, ends: log.runEnds.map(\.0))
         #expect(w.sessions <= (restricted ? Self.restrictedSessions : Self.rareSessions))

@@ -12,11 +12,14 @@ import Testing
     /// Device 0 of `scenario` on `unrestricted` with wakes at `wakes`, reading a hand-made
     /// stream of items (the shared feed, and the device's own for `sync`): its tally and
     /// its event log.
-    static func simulate(_ scenario: Scenario, items: [SimTime], wakes: [SimTime] = [], days: Int = 1,
-                         seed: UInt64 = 1) -> (DeviceTally, [TraceRow]) {
+    static func simulate(
+        _ scenario: Scenario, items: [SimTime], wakes: [SimTime] = [], days: Int = 1,
+        seed: UInt64 = 1
+    ) -> (DeviceTally, [TraceRow]) {
         let feed = NewsFeed(times: items)
-        let context = DeviceRunContext(scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day, countFrom: 0,
-                                       feed: feed, traceDevices: 1, deviceFeeds: [feed])
+        let context = DeviceRunContext(
+            scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day, countFrom: 0,
+            feed: feed, traceDevices: 1, deviceFeeds: [feed])
         let record = ScheduledWakes.$times.withValue(wakes) {
             var simulation = DeviceSimulation<ScheduledWakes, Unrestricted>(
                 index: 0, context: context, queue: EventQueue(), storage: RecorderStorage(days: days, firstDay: 0))
@@ -56,7 +59,8 @@ import Testing
     @Test func serverJobReadsTheOldestMissingItem() {
         var s = T.cleanScenario(opens: [12 * Self.h])
         s.content.kind = .sync
-        let (tally, trace) = Self.simulate(s, items: [1, 2, 5, 10, 23].map { $0 * Self.h }, wakes: [90 * Self.m], days: 2)
+        let (tally, trace) = Self.simulate(
+            s, items: [1, 2, 5, 10, 23].map { $0 * Self.h }, wakes: [90 * Self.m], days: 2)
         #expect(tally[.runs] == 1)
         #expect(tally[.serverJobs] == 2)
         #expect(tally[ticks: .serverLag] == 7 * Self.h)
@@ -88,8 +92,11 @@ import Testing
         let (tally, trace) = Self.simulate(T.cleanScenario(opens: [12 * Self.h]), items: [2 * Self.h], days: 2)
         #expect(tally[.serverJobs] == 0)
         #expect(!trace.contains { $0.event == "server_job" })
-        let row = SummarySchema.fields({ var f = FleetTally(); f.add(tally); return f }(), days: 2,
-                                       context: SummaryContext(batteryJoules: 1))
+        let row = SummarySchema.fields(
+            {
+                var f = FleetTally(); f.add(tally); return f
+            }(), days: 2,
+            context: SummaryContext(batteryJoules: 1))
         let names = Array(SummarySchema.header.dropFirst(SummarySchema.identity.count))
         #expect(row[names.firstIndex(of: "server_lag_mean_s")!] == "")
         #expect(row[names.firstIndex(of: "server_on_time_rate")!] == "")
@@ -99,13 +106,17 @@ import Testing
     /// every 8 h misses about a third of them. One job per device and counted day.
     @Test func serverFreshnessImprovesWithMoreRuns() throws {
         func run(_ interval: String) throws -> FleetTally {
-            let loaded = try T.loadScenario("fitness-sync", overrides: ["platform.name=unrestricted", "policies.fixed.interval=\(interval)"])
-            let request = RunRequest(scenario: loaded, policies: ["fixed"], options: RunOptions(devices: 100, days: 14, seed: 3, threads: 2))
+            let loaded = try T.loadScenario(
+                "fitness-sync", overrides: ["platform.name=unrestricted", "policies.fixed.interval=\(interval)"])
+            let request = RunRequest(
+                scenario: loaded, policies: ["fixed"], options: RunOptions(devices: 100, days: 14, seed: 3, threads: 2))
             return try Runner.run(request).results[0].tally
         }
         let hourly = try run("1h"), eightHourly = try run("8h")
         #expect(hourly[.serverJobs] == 100 * 14)
-        let onTime = (hourly[.serverOnTime] / hourly[.serverJobs], eightHourly[.serverOnTime] / eightHourly[.serverJobs])
+        let onTime = (
+            hourly[.serverOnTime] / hourly[.serverJobs], eightHourly[.serverOnTime] / eightHourly[.serverJobs]
+        )
         let lag = (hourly[.serverLag] / hourly[.serverJobs], eightHourly[.serverLag] / eightHourly[.serverJobs])
         let minOnTimeHourly = 0.95, minGain = 0.2  // measured at seed 3: 1.0 and 0.67
         #expect(onTime.0 >= minOnTimeHourly)
@@ -165,8 +176,9 @@ import Testing
     /// foreground fetches; with Wi-Fi-only off they do (so the check can fail).
     @Test func ecommerceImagesNeverUseCellular() throws {
         func run(_ overrides: [String]) throws -> FleetTally {
-            let request = RunRequest(scenario: try T.loadScenario("ecommerce", overrides: overrides), policies: ["fixed"],
-                                     options: RunOptions(devices: 100, days: 14, seed: 2, threads: 2))
+            let request = RunRequest(
+                scenario: try T.loadScenario("ecommerce", overrides: overrides), policies: ["fixed"],
+                options: RunOptions(devices: 100, days: 14, seed: 2, threads: 2))
             return try Runner.run(request).results[0].tally
         }
         let wifiOnly = try run([])
@@ -207,8 +219,11 @@ import Testing
         let (tally, trace) = Self.simulate(s, items: [], days: 2, seed: seed)
         let rows = trace.filter { $0.event == "processing" }
         #expect(rows.map(\.detail) == ["started", "interrupted", "started", "completed", "started", "completed"])
-        #expect(rows.map(\.time) == [due, due + 10 * Self.m, due + 10 * Self.m, due + 30 * Self.m,
-                                     Clock.day + due + 30 * Self.m, Clock.day + due + 60 * Self.m])
+        #expect(
+            rows.map(\.time) == [
+                due, due + 10 * Self.m, due + 10 * Self.m, due + 30 * Self.m,
+                Clock.day + due + 30 * Self.m, Clock.day + due + 60 * Self.m,
+            ])
         #expect(tally[.processingCompleted] == 2)
         #expect(tally[.processingOnTime] == 2)
         #expect(tally[.processingMissed] == 0)
@@ -236,10 +251,13 @@ import Testing
     @Test func financeMaintenanceRunsAtNightOnPower() throws {
         let loaded = try T.loadScenario("finance")
         let options = RunOptions(devices: 100, days: 28, seed: 1, threads: 2, traceDevices: 100)
-        let result = try Fleet.simulate(scenario: loaded.scenario, policy: PolicyEntry(NoWakePolicy.self), options: options,
-                                        feed: NewsFeed(content: loaded.scenario.content, days: options.days, seed: options.seed))
+        let result = try Fleet.simulate(
+            scenario: loaded.scenario, policy: PolicyEntry(NoWakePolicy.self), options: options,
+            feed: NewsFeed(content: loaded.scenario.content, days: options.days, seed: options.seed))
         let completions = result.trace.filter { $0.event == "processing" && $0.detail.hasPrefix("completed") }
-        let night = completions.filter { let hour = ($0.time % Clock.day) / Self.h; return hour >= 21 || hour < 9 }
+        let night = completions.filter {
+            let hour = ($0.time % Clock.day) / Self.h; return hour >= 21 || hour < 9
+        }
         let minNightShare = 0.85, minOnTime = 0.8  // measured at seed 1: 0.92 and 0.91
         #expect(completions.count > 200)
         #expect(Double(night.count) / Double(completions.count) >= minNightShare)
@@ -269,14 +287,26 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"content": {"kind": "chat"}}"#, "error: s.json:1:22: content.kind: expected one of: news, sync, catalog, messages"),
-        (#"{"content": {"catalog": {"transfer_delay_sigma": 9}}}"#,
-         "error: s.json:1:50: content.catalog.transfer_delay_sigma: 9 is out of range: expected a number from 0 to 5"),
-        (#"{"content": {"sync": {"server_job_at": "25:00"}}}"#,
-         #"error: s.json:1:40: content.sync.server_job_at: expected a duration such as 90, "90s", "15m", "2h" or "1d""#),
-        (#"{"app": {"processing": {"work": "2d"}}}"#,
-         "error: s.json:1:33: app.processing.work: 2d is out of range: expected a duration from 1s to 1d"),
-        (#"{"app": {"processing": {"enabled": 1}}}"#, "error: s.json:1:36: app.processing.enabled: expected true or false"),
+        (
+            #"{"content": {"kind": "chat"}}"#,
+            "error: s.json:1:22: content.kind: expected one of: news, sync, catalog, messages"
+        ),
+        (
+            #"{"content": {"catalog": {"transfer_delay_sigma": 9}}}"#,
+            "error: s.json:1:50: content.catalog.transfer_delay_sigma: 9 is out of range: expected a number from 0 to 5"
+        ),
+        (
+            #"{"content": {"sync": {"server_job_at": "25:00"}}}"#,
+            #"error: s.json:1:40: content.sync.server_job_at: expected a duration such as 90, "90s", "15m", "2h" or "1d""#
+        ),
+        (
+            #"{"app": {"processing": {"work": "2d"}}}"#,
+            "error: s.json:1:33: app.processing.work: 2d is out of range: expected a duration from 1s to 1d"
+        ),
+        (
+            #"{"app": {"processing": {"enabled": 1}}}"#,
+            "error: s.json:1:36: app.processing.enabled: expected true or false"
+        ),
     ])
     func badParametersAreNamed(json: String, expected: String) {
         do {

@@ -12,8 +12,10 @@ import Testing
 
     /// One day of the push policy with one open at 23:00 (the app is in the background at
     /// every push) and the given items.
-    static func day(items: [SimTime], opens: [SimTime] = [23 * h], days: Int = 1,
-                    tweak: (inout Scenario) -> Void = { _ in }) -> (DeviceTally, LogHistogram) {
+    static func day(
+        items: [SimTime], opens: [SimTime] = [23 * h], days: Int = 1,
+        tweak: (inout Scenario) -> Void = { _ in }
+    ) -> (DeviceTally, LogHistogram) {
         var s = T.cleanScenario(opens: opens)
         s.push.dropProbability = 0
         s.push.delayMedian = .seconds(1)
@@ -21,8 +23,9 @@ import Testing
         s.policies[PushPolicy.self].fallbackInterval = .seconds(0)
         tweak(&s)
         var histogram = LogHistogram()
-        let tally = T.simulate(PushPolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: items),
-                               days: days, histogram: &histogram)
+        let tally = T.simulate(
+            PushPolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: items),
+            days: days, histogram: &histogram)
         return (tally, histogram)
     }
 
@@ -122,7 +125,8 @@ import Testing
     /// Policies without a server side never hear of publications.
     @Test func otherPoliciesSendNoPushes() {
         let s = T.cleanScenario(opens: [23 * Self.h])
-        let tally = T.simulate(FixedPolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: Self.burst), days: 1)
+        let tally = T.simulate(
+            FixedPolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: Self.burst), days: 1)
         #expect(tally[.pushSent] == 0 && tally[.pushRuns] == 0)
         #expect(tally[.runs] > 0)
     }
@@ -139,10 +143,14 @@ import Testing
     static let minStalenessCut = 0.15
 
     static func run(fallback: String) throws -> FleetTally {
-        let scenario = try TestSupport.loadScenario("messaging", overrides: [
-            "push.drop_probability=0.3", "policies.push.fallback_interval=\(fallback)"])
-        let request = RunRequest(scenario: scenario, policies: ["push"],
-                                 options: RunOptions(devices: 100, days: 28, seed: 3, threads: 2))
+        let scenario = try TestSupport.loadScenario(
+            "messaging",
+            overrides: [
+                "push.drop_probability=0.3", "policies.push.fallback_interval=\(fallback)",
+            ])
+        let request = RunRequest(
+            scenario: scenario, policies: ["push"],
+            options: RunOptions(devices: 100, days: 28, seed: 3, threads: 2))
         return try Runner.run(request).results[0].tally
     }
 
@@ -155,7 +163,9 @@ import Testing
         let fresh = { (t: FleetTally) in t[.freshOpens] / t[.opens] }
         let staleness = { (t: FleetTally) in t[.staleness] / t[.opens] }
         #expect(fresh(on) >= fresh(off) + Self.minFreshGain, "fresh \(fresh(on)) vs \(fresh(off))")
-        #expect(staleness(on) <= (1 - Self.minStalenessCut) * staleness(off), "staleness \(staleness(on)) vs \(staleness(off))")
+        #expect(
+            staleness(on) <= (1 - Self.minStalenessCut) * staleness(off),
+            "staleness \(staleness(on)) vs \(staleness(off))")
     }
 
     /// Messages are the device's own: two devices get different streams, bursty ones.

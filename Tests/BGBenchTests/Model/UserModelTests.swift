@@ -23,8 +23,9 @@ import Testing
     /// The opens of device `index` (the full device simulation, policy `none`).
     static func opens(_ s: Scenario, seed: UInt64, device: Int, days: Int = days) -> [SimTime] {
         SimulationLog.record {
-            _ = TestSupport.simulate(Recorded<NoWakePolicy>.self, Unrestricted.self, scenario: s,
-                                     feed: NewsFeed(times: []), days: days, seed: seed, index: device)
+            _ = TestSupport.simulate(
+                Recorded<NoWakePolicy>.self, Unrestricted.self, scenario: s,
+                feed: NewsFeed(times: []), days: days, seed: seed, index: device)
         }.opens
     }
 
@@ -115,14 +116,16 @@ import Testing
             let observed = perDay[k].reduce(0, +) / count
             // Against the archetype: the rate's lognormal spread is part of the error.
             let mean = median * exp(Self.sigma * Self.sigma / 2) * Self.weekFactor
-            let rateVariance = pow(median * Self.weekFactor, 2)
+            let rateVariance =
+                pow(median * Self.weekFactor, 2)
                 * (exp(2 * Self.sigma * Self.sigma) - exp(Self.sigma * Self.sigma))
             let countVariance = mean * (1 + p) / (1 - p) / Double(Self.days)
             let archetypeTolerance = Self.standardErrors * ((rateVariance + countVariance) / count).squareRoot()
             // The night checks move the weekly mean by m·(1 − weekFactor) at most: 0.0029 a day.
             let nightShift = n * (1 - Self.weekFactor)
-            #expect(abs(observed - mean) < archetypeTolerance + nightShift,
-                    "\(name): \(observed) vs \(mean) ± \(archetypeTolerance)")
+            #expect(
+                abs(observed - mean) < archetypeTolerance + nightShift,
+                "\(name): \(observed) vs \(mean) ± \(archetypeTolerance)")
             // Against the users' own rates: only the count noise.
             let own = ownRates[k].map(expectedPerDay).reduce(0, +) / count
             let ownTolerance = Self.standardErrors * (own * (1 + p) / (1 - p) / Double(Self.days) / count).squareRoot()
@@ -155,8 +158,10 @@ import Testing
             observed += Double(Self.opens(s, seed: 4, device: i).count)
         }
         let countTolerance = Self.standardErrors * variance.squareRoot()
-        #expect(abs(observed - expected) < countTolerance,
-                "p_reopen \(pReopen): \(observed) opens, expected \(expected) ± \(countTolerance) (ratio \(observed / expected))")
+        #expect(
+            abs(observed - expected) < countTolerance,
+            "p_reopen \(pReopen): \(observed) opens, expected \(expected) ± \(countTolerance) (ratio \(observed / expected))"
+        )
     }
 
     // MARK: Sessions
@@ -169,9 +174,9 @@ import Testing
     /// the share under 4 min within `shareTolerance` of 90 % (4 binomial standard errors
     /// over 400,000 draws are 0.0019).
     @Test func sessionLengths() {
-        let meanTolerance = 2.0        // seconds: "about 70 s"
-        let quantileTolerance = 1.0    // seconds: "half under 30 s"
-        let shareTolerance = 0.003     // "90 % under 4 min"
+        let meanTolerance = 2.0  // seconds: "about 70 s"
+        let quantileTolerance = 1.0  // seconds: "half under 30 s"
+        let shareTolerance = 0.003  // "90 % under 4 min"
         let u = Scenario().user
         let behaviour = SessionParameters(u)
         var rng = RandomStream(seed: 5, device: 0, purpose: .opens)
@@ -185,7 +190,8 @@ import Testing
         let xm = u.sessionTailMin.seconds, alpha = u.sessionTailAlpha, cap = u.sessionMax.seconds
         let tailMean = xm + (xm - pow(xm, alpha) * pow(cap, 1 - alpha)) / (alpha - 1)
         let exact = (1 - q) * body + q * tailMean
-        #expect(abs(mean - exact) < Self.standardErrors * (variance / Double(n)).squareRoot(), "mean \(mean) vs \(exact)")
+        #expect(
+            abs(mean - exact) < Self.standardErrors * (variance / Double(n)).squareRoot(), "mean \(mean) vs \(exact)")
         #expect(abs(mean - 70) < meanTolerance, "mean \(mean) s, about 70 s")
         let median = seconds[n / 2]
         #expect(abs(median - 30) < quantileTolerance, "median \(median) s")
@@ -264,7 +270,9 @@ import Testing
         let expected = perUser.reduce(0, +) * Double(Self.days)
         #expect(expected < perNight * Double(devices * Self.days) * 0.9, "the r/10 cap binds for some users")
         let nightTolerance = Self.standardErrors * expected.squareRoot() + spillPerNight * Double(devices * Self.days)
-        #expect(abs(Double(inside) - expected) < nightTolerance, "\(inside) night opens, expected \(expected) ± \(nightTolerance)")
+        #expect(
+            abs(Double(inside) - expected) < nightTolerance,
+            "\(inside) night opens, expected \(expected) ± \(nightTolerance)")
     }
 
     // MARK: Reopen bursts
@@ -313,9 +321,11 @@ import Testing
         let sleep = (start: 23 * Clock.hour + 10 * Clock.minute, length: Clock.ticks(seconds: 7.4 * 3600))
         let shift = Clock.ticks(seconds: 1.5 * 3600)
         let night = 0.1
-        let weekday = DayProfile.build(weights: weights, shift: chronotype, expected: 6, sleep: sleep, nightEvents: night)
-        let weekend = DayProfile.build(weights: weights, shift: chronotype + shift, expected: 6 * 0.9,
-                                       sleep: (sleep.start + shift, sleep.length), nightEvents: night)
+        let weekday = DayProfile.build(
+            weights: weights, shift: chronotype, expected: 6, sleep: sleep, nightEvents: night)
+        let weekend = DayProfile.build(
+            weights: weights, shift: chronotype + shift, expected: 6 * 0.9,
+            sleep: (sleep.start + shift, sleep.length), nightEvents: night)
         #expect(abs(weekday.dailyTotal - (6 + night)) < 1e-9)
         #expect(abs(weekend.dailyTotal - (6 * 0.9 + night)) < 1e-9)
         let nightRate = night / Double(sleep.length)
@@ -352,11 +362,13 @@ import Testing
             return (m, x.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(x.count - 1))
         }
         let (mWeekday, vWeekday) = meanVar(weekday), (mWeekend, vWeekend) = meanVar(weekend)
-        let shiftTolerance = Self.standardErrors * (vWeekday / Double(weekday.count) + vWeekend / Double(weekend.count)).squareRoot()
+        let shiftTolerance =
+            Self.standardErrors * (vWeekday / Double(weekday.count) + vWeekend / Double(weekend.count)).squareRoot()
         #expect(abs((mWeekend - mWeekday) - 1.5) < shiftTolerance, "shift \(mWeekend - mWeekday) h ± \(shiftTolerance)")
         // Per day: 20 weekdays and 8 weekend days in four weeks.
         let ratio = (Double(weekend.count) / 8) / (Double(weekday.count) / 20)
-        let ratioTolerance = Self.standardErrors * ratio * (1 / Double(weekend.count) + 1 / Double(weekday.count)).squareRoot()
+        let ratioTolerance =
+            Self.standardErrors * ratio * (1 / Double(weekend.count) + 1 / Double(weekday.count)).squareRoot()
         #expect(abs(ratio - 0.9) < ratioTolerance, "weekend level \(ratio) ± \(ratioTolerance)")
     }
 
@@ -397,20 +409,29 @@ import Testing
     /// per day over the first week (not the routine's expectation): devices.csv's
     /// usage_estimate equals the opens events.csv shows in days 0–6, divided by 7.
     @Test func routineUsageStartsAtTheFirstWeeksMean() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-routine-\(UUID().uuidString)").path
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-routine-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: out) }
         var output = "", errors = ""
-        #expect(CommandLineTool.run(arguments: ["--set", "population.model=routine", "--policy", "fixed", "--days", "10",
-                                                "--devices", "4", "--per-device", "--trace-devices", "4", "--out", out, "--quiet"],
-                                    output: &output, errors: &errors) == 0, "\(errors)")
+        #expect(
+            CommandLineTool.run(
+                arguments: [
+                    "--set", "population.model=routine", "--policy", "fixed", "--days", "10",
+                    "--devices", "4", "--per-device", "--trace-devices", "4", "--out", out, "--quiet",
+                ],
+                output: &output, errors: &errors) == 0, "\(errors)")
         func rows(_ name: String) throws -> [[String: String]] {
-            let lines = try String(contentsOfFile: out + "/" + name, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            let lines = try String(contentsOfFile: out + "/" + name, encoding: .utf8).split(separator: "\n").map {
+                $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            }
             return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
         }
         let events = try rows("events.csv")
         var estimates: Set<String> = []
         for device in try rows("devices.csv") {
-            let firstWeek = events.filter { $0["device"] == device["device"] && $0["event"] == "open" && Double($0["time_s"]!)! < 7 * 86_400 }.count
+            let firstWeek = events.filter {
+                $0["device"] == device["device"] && $0["event"] == "open" && Double($0["time_s"]!)! < 7 * 86_400
+            }.count
             #expect(Double(device["usage_estimate"]!)! == Double(firstWeek) / 7, "device \(device["device"]!)")
             estimates.insert(device["usage_estimate"]!)
         }

@@ -45,7 +45,9 @@ import Testing
     /// Shapes that disagree, or fewer rows than columns, throw a GSLError naming the GSL
     /// function rather than crash.
     @Test func leastSquaresRejectsBadShapes() {
-        #expect(throws: GSLError.self) { try WeightedLeastSquares.fit(X: [1, 2, 3], rows: 2, columns: 2, y: [1, 2], w: [1, 1]) }
+        #expect(throws: GSLError.self) {
+            try WeightedLeastSquares.fit(X: [1, 2, 3], rows: 2, columns: 2, y: [1, 2], w: [1, 1])
+        }
         #expect(throws: GSLError.self) { try WeightedLeastSquares.fit(X: [1, 2], rows: 1, columns: 2, y: [1], w: [1]) }
         do {
             _ = try WeightedLeastSquares.fit(X: [1], rows: 1, columns: 1, y: [1, 2], w: [1])
@@ -66,7 +68,8 @@ import Testing
         let svd = try WeightedLeastSquares.fit(X: X, rows: 6, columns: 3, y: y, w: w)
         let cholesky = try WeightedLeastSquares.fitNormalEquations(X: X, rows: 6, columns: 3, y: y, w: w)
         for (a, b) in zip(cholesky, svd) { #expect(Self.close(a, b), "\(cholesky) against \(svd)") }
-        let c = try WeightedLeastSquares.fitNormalEquations(X: [1, 0, 1, 1, 1, 2], rows: 3, columns: 2, y: [1, 2, 4], w: [1, 1, 2])
+        let c = try WeightedLeastSquares.fitNormalEquations(
+            X: [1, 0, 1, 1, 1, 2], rows: 3, columns: 2, y: [1, 2, 4], w: [1, 1, 2])
         #expect(Self.close(c[0], 9.0 / 11) && Self.close(c[1], 17.0 / 11), "\(c)")
     }
 
@@ -91,16 +94,21 @@ import Testing
     /// start the fit converges there; one warm-started step from the optimum stays.
     @Test func irlsReachesClosedFormOptima() throws {
         let poisson = PoissonLogLink(counts: [3, 5, 0], exposure: [1, 3, 0])
-        let rate = try #require(IRLS.fit(design: [1, 1, 1], rows: 3, columns: 1, link: poisson, ridge: 0,
-                                         start: [0], steps: 50, tolerance: 1e-12))
+        let rate = try #require(
+            IRLS.fit(
+                design: [1, 1, 1], rows: 3, columns: 1, link: poisson, ridge: 0,
+                start: [0], steps: 50, tolerance: 1e-12))
         #expect(Self.close(rate[0], log(8.0 / 4), 1e-9), "\(rate)")
         let logistic = LogisticLink(labels: [1, 0, 0, 1], weights: [1, 1, 1, 3])
-        let share = try #require(IRLS.fit(design: [1, 1, 1, 1], rows: 4, columns: 1, link: logistic, ridge: 0,
-                                          start: [0], steps: 50, tolerance: 1e-12))
+        let share = try #require(
+            IRLS.fit(
+                design: [1, 1, 1, 1], rows: 4, columns: 1, link: logistic, ridge: 0,
+                start: [0], steps: 50, tolerance: 1e-12))
         #expect(Self.close(share[0], log(4.0 / 2), 1e-9), "\(share)")
         // One warm-started step from the optimum stays there (or finds nothing better: nil,
         // and the caller keeps its coefficients).
-        let again = IRLS.fit(design: [1, 1, 1, 1], rows: 4, columns: 1, link: logistic, ridge: 0, start: share, steps: 1)
+        let again = IRLS.fit(
+            design: [1, 1, 1, 1], rows: 4, columns: 1, link: logistic, ridge: 0, start: share, steps: 1)
         #expect(again.map { Self.close($0[0], share[0], 1e-9) } ?? true)
     }
 
@@ -110,11 +118,15 @@ import Testing
         // x = 0 for two rows with 1 event each, x = 1 for two rows with 9 each; exposure 1.
         let link = PoissonLogLink(counts: [1, 1, 9, 9], exposure: [1, 1, 1, 1])
         let design: [Double] = [1, 0, 1, 0, 1, 1, 1, 1]
-        let free = try #require(IRLS.fit(design: design, rows: 4, columns: 2, link: link, ridge: 0, start: [0, 0],
-                                         steps: 50, tolerance: 1e-12))
+        let free = try #require(
+            IRLS.fit(
+                design: design, rows: 4, columns: 2, link: link, ridge: 0, start: [0, 0],
+                steps: 50, tolerance: 1e-12))
         #expect(Self.close(free[0], 0, 1e-9) && Self.close(free[1], log(9.0), 1e-9), "\(free)")
-        let held = try #require(IRLS.fit(design: design, rows: 4, columns: 2, link: link, ridge: 1e9, start: [0, 0],
-                                         steps: 50, tolerance: 1e-12))
+        let held = try #require(
+            IRLS.fit(
+                design: design, rows: 4, columns: 2, link: link, ridge: 1e9, start: [0, 0],
+                steps: 50, tolerance: 1e-12))
         #expect(abs(held[1]) < 1e-6 && Self.close(held[0], log(5.0), 1e-5), "\(held)")
         // Shapes that disagree: nil.
         #expect(IRLS.fit(design: design, rows: 3, columns: 2, link: link, ridge: 0, start: [0, 0], steps: 1) == nil)

@@ -66,9 +66,12 @@ import BGNumerics
     /// below zero, and replications.csv now writes 0 and flags the row; no lower bound of
     /// summary.csv or replications.csv is negative, no ratio's upper bound above 1.
     @Test func ecommerceReplicationsAreHonest() throws {
-        let scenario = try ScenarioLoader.load(file: Self.checkout.appendingPathComponent("Datasets/scenarios/ecommerce.json").path)
-        let report = try Runner.run(RunRequest(scenario: scenario, policies: ["fixed"],
-                                               options: RunOptions(devices: 20, days: 30, seed: 1, threads: 2), replications: 5))
+        let scenario = try ScenarioLoader.load(
+            file: Self.checkout.appendingPathComponent("Datasets/scenarios/ecommerce.json").path)
+        let report = try Runner.run(
+            RunRequest(
+                scenario: scenario, policies: ["fixed"],
+                options: RunOptions(devices: 20, days: 30, seed: 1, threads: 2), replications: 5))
         let replications = Self.rows(SeriesReports.replicationsCSV(report))
         let header = replications[0]
         func column(_ name: String) -> Int { header.firstIndex(of: name)! }
@@ -90,8 +93,9 @@ import BGNumerics
         var summary = ""
         for r in report.results {
             let e = FleetEstimates(tally: r.tally, days: report.countedDays)
-            let fields = SummarySchema.fields(r.tally, days: report.countedDays,
-                                              context: SummaryContext(batteryJoules: scenario.scenario.device.batteryWh * 3600))
+            let fields = SummarySchema.fields(
+                r.tally, days: report.countedDays,
+                context: SummaryContext(batteryJoules: scenario.scenario.device.batteryWh * 3600))
             summary += fields.joined(separator: ",") + "\n"
             #expect(MetricTable.named("staleness_p95_s")!.unstable(e) != nil)
         }

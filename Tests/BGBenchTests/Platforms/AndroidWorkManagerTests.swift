@@ -7,7 +7,9 @@ import Testing
 @Suite struct AndroidWorkManagerTests {
     static let second = Clock.second, minute = Clock.minute, hour = Clock.hour, day = Clock.day
 
-    static func android(usage: Double, barOff: Bool = false, _ tweak: (inout Scenario) -> Void = { _ in }) -> AndroidWorkManager {
+    static func android(usage: Double, barOff: Bool = false, _ tweak: (inout Scenario) -> Void = { _ in })
+        -> AndroidWorkManager
+    {
         var s = Scenario()
         tweak(&s)
         return AndroidWorkManager(PlatformSetup(scenario: s, initialUsage: usage, barOff: barOff))
@@ -56,7 +58,8 @@ import Testing
             #expect(p.admit(at: t, gates: GateInputs()) == .run)
             Self.run(&p, at: t, for: 10 * Self.second)
         }
-        #expect(p.admit(at: 30 * Self.minute, gates: GateInputs()) == .deny(.quota, retryAt: 10 * Self.second + Self.day))
+        #expect(
+            p.admit(at: 30 * Self.minute, gates: GateInputs()) == .deny(.quota, retryAt: 10 * Self.second + Self.day))
         #expect(p.quotaClears(at: Self.day + 10 * Self.second) == nil)
     }
 
@@ -72,7 +75,9 @@ import Testing
         #expect(p.admit(at: 20 * Self.minute, gates: GateInputs()) == .run)
         #expect(p.runLimit(at: 20 * Self.minute) == 2 * Self.minute)
         Self.run(&p, at: 20 * Self.minute, for: 2 * Self.minute - 20 * Self.second)  // 20 s left < 30 s buffer
-        #expect(p.admit(at: 40 * Self.minute, gates: GateInputs()) == .deny(.quota, retryAt: 4 * Self.minute + 2 * Self.hour))
+        #expect(
+            p.admit(at: 40 * Self.minute, gates: GateInputs())
+                == .deny(.quota, retryAt: 4 * Self.minute + 2 * Self.hour))
         // While charging neither quota nor Doze applies, and the run is not a session.
         #expect(p.admit(at: 40 * Self.minute, gates: GateInputs(charging: true)) == .run)
         p.deviceChanged(screenOn: true, charging: true, at: 40 * Self.minute)
@@ -87,7 +92,8 @@ import Testing
         var p = Self.android(usage: 20, barOff: true)
         p.deviceChanged(screenOn: true, charging: false, at: 0)
         Self.run(&p, at: 0, for: 10 * Self.second)
-        #expect(p.admit(at: 10 * Self.minute, gates: GateInputs()) == .deny(.quota, retryAt: 10 * Self.second + Self.day))
+        #expect(
+            p.admit(at: 10 * Self.minute, gates: GateInputs()) == .deny(.quota, retryAt: 10 * Self.second + Self.day))
         #expect(p.admit(at: Self.day + 10 * Self.second, gates: GateInputs()) == .run)
     }
 
@@ -126,7 +132,9 @@ import Testing
         #expect(p.admit(at: 10 * Self.minute, gates: GateInputs(lowPower: true)) == .deny(.lowPower, retryAt: nil))
         #expect(p.admit(at: 10 * Self.minute, gates: GateInputs(lowBattery: true)) == .deny(.lowBattery, retryAt: nil))
         // The iOS gates do not exist here.
-        #expect(p.admit(at: 10 * Self.minute, gates: GateInputs(foreground: true, forceQuit: true, submitted: false)) == .run)
+        #expect(
+            p.admit(at: 10 * Self.minute, gates: GateInputs(foreground: true, forceQuit: true, submitted: false))
+                == .run)
         #expect(p.runtimeLimit == 10 * Self.minute)
         #expect(p.throttleEvents == 0)
     }

@@ -27,7 +27,9 @@ import Testing
         }
         let day3 = 3 * Self.day
         #expect(platform.systemWake(after: day3 + 2 * Self.hour) == day3 + 7 * Self.hour + 30 * Self.minute)
-        #expect(platform.systemWake(after: day3 + 8 * Self.hour + 40 * Self.minute) == day3 + 8 * Self.hour + 40 * Self.minute)
+        #expect(
+            platform.systemWake(after: day3 + 8 * Self.hour + 40 * Self.minute) == day3 + 8 * Self.hour + 40
+                * Self.minute)
         // After the window: the next day's.
         #expect(platform.systemWake(after: day3 + 9 * Self.hour) == day3 + Self.day + 7 * Self.hour + 30 * Self.minute)
     }
@@ -82,7 +84,8 @@ import Testing
         }
         let learned = starts(predictor: true).filter { $0 >= Self.day }
         #expect(learned.count >= 20, "\(learned.count) runs from day 1")
-        #expect(learned.allSatisfy(inWindow), "\(learned.filter { !inWindow($0) }.map { Double($0 % Self.day) / 3.6e9 })")
+        #expect(
+            learned.allSatisfy(inWindow), "\(learned.filter { !inWindow($0) }.map { Double($0 % Self.day) / 3.6e9 })")
         let spread = starts(predictor: false).filter { $0 >= Self.day }
         #expect(spread.contains { !inWindow($0) })
     }

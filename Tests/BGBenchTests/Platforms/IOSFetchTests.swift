@@ -7,7 +7,8 @@ import Testing
 @Suite struct IOSFetchTests {
     static let second = Clock.second, minute = Clock.minute, hour = Clock.hour, day = Clock.day
 
-    static func fetch(usage: Double, interval: FetchInterval, _ tweak: (inout Scenario) -> Void = { _ in }) -> IOSFetch {
+    static func fetch(usage: Double, interval: FetchInterval, _ tweak: (inout Scenario) -> Void = { _ in }) -> IOSFetch
+    {
         var s = Scenario()
         s.platform[IOSFetch.self].minimumInterval = interval
         tweak(&s)
@@ -69,7 +70,8 @@ import Testing
         let feed = NewsFeed(content: s.content, days: 3, seed: 1)
         let log = SimulationLog.record {
             ScheduledWakes.$times.withValue([Self.hour, 2 * Self.hour, 30 * Self.hour]) {
-                let tally = TestSupport.simulate(Recorded<FixedPolicy>.self, IOSFetch.self, scenario: s, feed: feed, days: 3)
+                let tally = TestSupport.simulate(
+                    Recorded<FixedPolicy>.self, IOSFetch.self, scenario: s, feed: feed, days: 3)
                 #expect(tally[.runs] == 0)
                 #expect(tally[.requested] == 0)
                 #expect(tally[.replaced] == 0)
@@ -83,10 +85,13 @@ import Testing
     /// With a 15 min interval and a budget that never runs short, the system wakes the app
     /// every 15 min from t = 0: 96 runs a day, the policy's requests dropped.
     @Test func intervalSetsTheCadence() {
-        let s = Self.clean(.every(.minutes(15))) { $0.platform[IOSBGTask.self].budgetCap = 1000; $0.platform[IOSBGTask.self].budgetScale = 1000 }
+        let s = Self.clean(.every(.minutes(15))) {
+            $0.platform[IOSBGTask.self].budgetCap = 1000; $0.platform[IOSBGTask.self].budgetScale = 1000
+        }
         let feed = NewsFeed(content: s.content, days: 1, seed: 1)
         let log = SimulationLog.record {
-            let tally = TestSupport.simulate(Recorded<FixedPolicy>.self, IOSFetch.self, scenario: s, feed: feed, days: 1)
+            let tally = TestSupport.simulate(
+                Recorded<FixedPolicy>.self, IOSFetch.self, scenario: s, feed: feed, days: 1)
             #expect(tally[.runs] == 96)
             #expect(tally[.requested] == 96)
             #expect(tally[.replaced] == 0 && tally[.pending] == 0)
@@ -102,12 +107,16 @@ import Testing
         let days = 10
         // The budget alone: without the usage predictor (its windows leave the bucket full,
         // and capped, for hours; IOSFetchPredictorTests has its own timeline).
-        let s = Self.clean(.every(.hours(1))) { $0.app.resubmits = resubmits; $0.platform[IOSFetch.self].usagePredictor = false }
+        let s = Self.clean(.every(.hours(1))) {
+            $0.app.resubmits = resubmits; $0.platform[IOSFetch.self].usagePredictor = false
+        }
         let feed = NewsFeed(content: s.content, days: days, seed: 1)
         let tally = TestSupport.simulate(FixedPolicy.self, IOSFetch.self, scenario: s, feed: feed, days: days)
         let b = 2.5 * log(4.0)
         let budget = b / 2 + b * Double(days)
-        #expect(Double(tally[.runs]) <= budget && Double(tally[.runs]) > budget - 2, "runs \(tally[.runs]), bucket \(budget)")
+        #expect(
+            Double(tally[.runs]) <= budget && Double(tally[.runs]) > budget - 2,
+            "runs \(tally[.runs]), bucket \(budget)")
         #expect(tally.denials(.notSubmitted) == 0)
         #expect(tally[.requested] == tally[.runs] + tally[.denied])
     }

@@ -18,7 +18,8 @@ import Testing
             var a = RandomStream(seed: 7, device: UInt64(device), purpose: .population)
             var b = a
             let mixed = DeviceTraits(scenario: s, rng: &a), alone = DeviceTraits(scenario: plain, rng: &b)
-            #expect(mixed.opensPerDay == alone.opensPerDay && mixed.bedtime == alone.bedtime
+            #expect(
+                mixed.opensPerDay == alone.opensPerDay && mixed.bedtime == alone.bedtime
                     && mixed.barOff == alone.barOff && mixed.cellular5G == alone.cellular5G)
             #expect(!alone.legacyIOS)
         }
@@ -31,14 +32,20 @@ import Testing
         s.platform[IOSFetch.self].minimumInterval = .every(.minutes(30))
         let options = RunOptions(devices: 12, days: 2, seed: 3, threads: 2, keepDevices: true)
         let feed = NewsFeed(content: s.content, days: options.days, seed: options.seed)
-        let result = try Fleet.simulate(scenario: s, policy: PolicyEntry(FixedPolicy.self), options: options, feed: feed)
+        let result = try Fleet.simulate(
+            scenario: s, policy: PolicyEntry(FixedPolicy.self), options: options, feed: feed)
         var legacy = 0
         for row in result.devices {
             let isLegacy = DeviceTraits.isLegacyIOS(scenario: s, seed: options.seed, device: row.device)
             legacy += isLegacy ? 1 : 0
-            let alone = isLegacy
-                ? TestSupport.simulate(FixedPolicy.self, IOSFetch.self, scenario: s, feed: feed, days: options.days, seed: options.seed, index: row.device)
-                : TestSupport.simulate(FixedPolicy.self, IOSBGTask.self, scenario: s, feed: feed, days: options.days, seed: options.seed, index: row.device)
+            let alone =
+                isLegacy
+                ? TestSupport.simulate(
+                    FixedPolicy.self, IOSFetch.self, scenario: s, feed: feed, days: options.days, seed: options.seed,
+                    index: row.device)
+                : TestSupport.simulate(
+                    FixedPolicy.self, IOSBGTask.self, scenario: s, feed: feed, days: options.days, seed: options.seed,
+                    index: row.device)
             #expect(row.values == alone.values(), "device \(row.device)")
         }
         #expect(legacy > 0 && legacy < options.devices)
@@ -59,8 +66,14 @@ import Testing
         s.population.legacyIosShare = 0.1
         #expect(s.validate().isEmpty)
         s.platform.name = AndroidWorkManager.name
-        #expect(s.validate() == [ScenarioProblem(path: "population.legacy_ios_share",
-            message: "0.1 needs platform ios-bgtask: the share of iOS 12 devices that use ios-fetch mixes into an ios-bgtask fleet (platform is android-workmanager); expected 0")])
+        #expect(
+            s.validate() == [
+                ScenarioProblem(
+                    path: "population.legacy_ios_share",
+                    message:
+                        "0.1 needs platform ios-bgtask: the share of iOS 12 devices that use ios-fetch mixes into an ios-bgtask fleet (platform is android-workmanager); expected 0"
+                )
+            ])
         s.population.legacyIosShare = 1.5
         s.platform.name = IOSBGTask.name
         #expect(s.validate().map(\.message) == ["1.5 is out of range: expected a number from 0 to 1"])
@@ -75,9 +88,13 @@ import Testing
             try ScenarioLoader.load(json: #"{"platform": {"ios_fetch": {"minimum_interval": "soon"}}}"#, file: "s.json")
         }
         do {
-            _ = try ScenarioLoader.load(json: #"{"platform": {"ios_fetch": {"minimum_interval": "soon"}}}"#, file: "s.json")
+            _ = try ScenarioLoader.load(
+                json: #"{"platform": {"ios_fetch": {"minimum_interval": "soon"}}}"#, file: "s.json")
         } catch let error as ScenarioError {
-            #expect(error.description == #"error: s.json:1:49: platform.ios_fetch.minimum_interval: expected "never" or a duration such as "15m", "1h" or 900"#)
+            #expect(
+                error.description
+                    == #"error: s.json:1:49: platform.ios_fetch.minimum_interval: expected "never" or a duration such as "15m", "1h" or 900"#
+            )
         }
     }
 }

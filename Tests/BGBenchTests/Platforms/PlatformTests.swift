@@ -42,9 +42,10 @@ import Testing
         var platform = Self.ios(usage: fails(.budget) ? 1 : 20)
         platform.runStarted(at: 0)
         let t = fails(.spacing) ? 5 * Self.minute : 20 * Self.minute
-        let gates = GateInputs(foreground: fails(.foreground), barOff: fails(.barOff), forceQuit: fails(.forceQuit),
-                               lowPower: fails(.lowPower), lowBattery: fails(.lowBattery),
-                               submitted: !fails(.notSubmitted))
+        let gates = GateInputs(
+            foreground: fails(.foreground), barOff: fails(.barOff), forceQuit: fails(.forceQuit),
+            lowPower: fails(.lowPower), lowBattery: fails(.lowBattery),
+            submitted: !fails(.notSubmitted))
         let answer = platform.admit(at: t, gates: gates)
         guard let first = Self.gateOrder.first(where: fails) else {
             #expect(answer == .run)
@@ -280,8 +281,12 @@ import Testing
         let atEnd = t0 + Self.accrual(m: 1, u: u, ticks: 2 * Self.hour - 30 * Self.minute)
         #expect(abs(platform.tokens - atEnd) < Self.epsilon)
         _ = platform.admit(at: 4 * Self.hour, gates: GateInputs())
-        #expect(abs(platform.tokens - min(Self.capacity(m: 0.9, u: u),
-                                          atEnd + Self.accrual(m: 0.9, u: u, ticks: 2 * Self.hour))) < Self.epsilon)
+        #expect(
+            abs(
+                platform.tokens
+                    - min(
+                        Self.capacity(m: 0.9, u: u),
+                        atEnd + Self.accrual(m: 0.9, u: u, ticks: 2 * Self.hour))) < Self.epsilon)
     }
 
     // MARK: Rule 9: midnight
@@ -396,8 +401,9 @@ import Testing
     /// No gates at all: every state gate failing still runs.
     @Test func unrestrictedHasNoGates() {
         var platform = Self.unrestricted(cap: 0)
-        let everything = GateInputs(foreground: true, barOff: true, forceQuit: true, lowPower: true,
-                                    lowBattery: true, submitted: false)
+        let everything = GateInputs(
+            foreground: true, barOff: true, forceQuit: true, lowPower: true,
+            lowBattery: true, submitted: false)
         for k in 0..<100 {
             #expect(platform.admit(at: SimTime(k), gates: everything) == .run)
             platform.runStarted(at: SimTime(k))
@@ -424,7 +430,8 @@ import Testing
             #expect(platform.admit(at: Self.day + SimTime(k), gates: GateInputs()) == .run)
             platform.runStarted(at: Self.day + SimTime(k))
         }
-        #expect(platform.admit(at: Self.day + 5 * Self.hour, gates: GateInputs()) == .deny(.budget, retryAt: 2 * Self.day))
+        #expect(
+            platform.admit(at: Self.day + 5 * Self.hour, gates: GateInputs()) == .deny(.budget, retryAt: 2 * Self.day))
         // A day without midnight calls (no midnight yet for day 2) still refers to day 1.
         platform.midnight(at: 2 * Self.day, opens: 0)
         #expect(platform.admit(at: 2 * Self.day, gates: GateInputs()) == .run)

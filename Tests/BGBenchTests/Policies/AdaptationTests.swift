@@ -75,8 +75,12 @@ import Testing
     /// their JSON path, are range-checked there, and reach the policy (`nhpp` keeps nothing
     /// by default, the others 2 %).
     @Test func routineChangeParametersReachThePolicy() throws {
-        let loaded = try ScenarioLoader.load(json: "{}", overrides: ["policies.kde.routine_change.keep=0.1",
-                                                                   "policies.kde.routine_change.min_opens=3"])
+        let loaded = try ScenarioLoader.load(
+            json: "{}",
+            overrides: [
+                "policies.kde.routine_change.keep=0.1",
+                "policies.kde.routine_change.min_opens=3",
+            ])
         let kde = loaded.scenario.policies[KDEPolicy.self].routineChange
         #expect(kde.keep == 0.1 && kde.minOpens == 3 && kde.rareHourShare == 0.01)
         let policy = KDEPolicy(PolicyTests.context(loaded.scenario))
@@ -85,24 +89,32 @@ import Testing
         #expect(BayesPolicy(PolicyTests.context()).change.keep == 0.02)
         var s = Scenario()
         s.policies[LogisticPolicy.self].routineChange.surprisingShare = 1.5
-        #expect(s.validate() == [ScenarioProblem(path: "policies.logistic.routine_change.surprising_share",
-                                                 message: "1.5 is out of range: expected a number from 0 to 1")])
+        #expect(
+            s.validate() == [
+                ScenarioProblem(
+                    path: "policies.logistic.routine_change.surprising_share",
+                    message: "1.5 is out of range: expected a number from 0 to 1")
+            ])
     }
 
     @Test(arguments: PolicyTests.learning.map { $0.name })
     func regainsTheFreshOpenRateAfterTheRoutineShifts(policy name: String) throws {
-        let request = RunRequest(scenario: LoadedScenario(scenario: Self.scenario(), file: nil, sha256: "", resolvedJSON: ""),
-                                 policies: [name],
-                                 options: RunOptions(devices: Self.devices, days: Self.days, seed: Self.seed, threads: 2),
-                                 replications: Self.seeds)
+        let request = RunRequest(
+            scenario: LoadedScenario(scenario: Self.scenario(), file: nil, sha256: "", resolvedJSON: ""),
+            policies: [name],
+            options: RunOptions(devices: Self.devices, days: Self.days, seed: Self.seed, threads: 2),
+            replications: Self.seeds)
         let results = try Runner.run(request).results
         #expect(results.count == Self.seeds)
         let before = Self.freshRate(results, Self.before), after = Self.freshRate(results, Self.after)
         let dip = Self.freshRate(results, Self.shiftDay...Self.shiftDay + 2)
-        print(String(format: "%@: fresh %.1f %% on days %d-%d, %.1f %% on days %d-%d, %.1f %% on days %d-%d: %.0f %% recovered",
-                     name, 100 * before, Self.before.lowerBound, Self.before.upperBound,
-                     100 * dip, Self.shiftDay, Self.shiftDay + 2,
-                     100 * after, Self.after.lowerBound, Self.after.upperBound, 100 * after / before))
+        print(
+            String(
+                format:
+                    "%@: fresh %.1f %% on days %d-%d, %.1f %% on days %d-%d, %.1f %% on days %d-%d: %.0f %% recovered",
+                name, 100 * before, Self.before.lowerBound, Self.before.upperBound,
+                100 * dip, Self.shiftDay, Self.shiftDay + 2,
+                100 * after, Self.after.lowerBound, Self.after.upperBound, 100 * after / before))
         #expect(dip < Self.minRecovery * before, "the shift costs freshness at first")
         #expect(after >= Self.minRecovery * before, "\(name): \(after) after the shift vs \(before) before")
     }

@@ -8,10 +8,14 @@ import Testing
 /// hand-built cases.
 @Suite struct PolicyTests {
     /// The policies that learn when the user opens the app.
-    static let learning: [any WakePolicy.Type] = [AdaptivePolicy.self, UsagePolicy.self, HistogramPolicy.self,
-                                                 NHPPPolicy.self, BayesPolicy.self, KDEPolicy.self, LogisticPolicy.self]
-    static let newPolicies: [any WakePolicy.Type] = [UsagePolicy.self, HistogramPolicy.self, NHPPPolicy.self,
-                                                    BayesPolicy.self, KDEPolicy.self, LogisticPolicy.self]
+    static let learning: [any WakePolicy.Type] = [
+        AdaptivePolicy.self, UsagePolicy.self, HistogramPolicy.self,
+        NHPPPolicy.self, BayesPolicy.self, KDEPolicy.self, LogisticPolicy.self,
+    ]
+    static let newPolicies: [any WakePolicy.Type] = [
+        UsagePolicy.self, HistogramPolicy.self, NHPPPolicy.self,
+        BayesPolicy.self, KDEPolicy.self, LogisticPolicy.self,
+    ]
 
     // MARK: Learning a routine (issue 3)
 
@@ -40,14 +44,16 @@ import Testing
 
     /// The share of runs that started at most an hour before an open, over days 14–28 of
     /// `devices` routine users (each simulation recorded by `Recorded`).
-    static func shareBeforeOpen<P: WakePolicy>(_: P.Type, scenario: Scenario = routine()) -> (runs: Int, share: Double) {
+    static func shareBeforeOpen<P: WakePolicy>(_: P.Type, scenario: Scenario = routine()) -> (runs: Int, share: Double)
+    {
         let feed = NewsFeed(content: scenario.content, days: learningDays, seed: learningSeed)
         let from = SimTime(warmupDays) * Clock.day
         var runs = 0, before = 0
         for i in 0..<learningDevices {
             let log = SimulationLog.record {
-                _ = TestSupport.simulate(Recorded<P>.self, IOSBGTask.self, scenario: scenario, feed: feed,
-                                         days: learningDays, seed: learningSeed, index: i, warmupDays: warmupDays)
+                _ = TestSupport.simulate(
+                    Recorded<P>.self, IOSBGTask.self, scenario: scenario, feed: feed,
+                    days: learningDays, seed: learningSeed, index: i, warmupDays: warmupDays)
             }
             let opens = log.opens
             var next = 0
@@ -62,11 +68,15 @@ import Testing
 
     /// Fresh-open rate and runs per device-day over days 14–28 (RunOptions' warm-up).
     static func freshness(_ policy: PolicyEntry, scenario: Scenario) throws -> (fresh: Double, runsPerDay: Double) {
-        let options = RunOptions(devices: learningDevices, days: learningDays, seed: learningSeed, threads: 2,
-                                 warmupDays: warmupDays)
+        let options = RunOptions(
+            devices: learningDevices, days: learningDays, seed: learningSeed, threads: 2,
+            warmupDays: warmupDays)
         let feed = NewsFeed(content: scenario.content, days: options.days, seed: options.seed)
         let tally = try Fleet.run(scenario: scenario, policy: policy, options: options, feed: feed)
-        return (tally[.freshOpens] / tally[.opens], tally[.runs] / Double(options.devices * (options.days - options.warmupDays)))
+        return (
+            tally[.freshOpens] / tally[.opens],
+            tally[.runs] / Double(options.devices * (options.days - options.warmupDays))
+        )
     }
 
     @Test(arguments: learning.map { $0.name })
@@ -80,12 +90,17 @@ import Testing
         let interval = (Double(Clock.day) / max(learned.runsPerDay, 0.1) / Double(Clock.minute)).rounded()
         matched.policies[FixedPolicy.self].interval = .minutes(interval)
         let fixed = try Self.freshness(PolicyRegistry.named("fixed")!, scenario: matched)
-        print(String(format: "%@: %.1f %% of %d runs in the hour before an open; fresh %.1f %% at %.2f runs/day; fixed every %.0f min: fresh %.1f %% at %.2f runs/day",
-                     name, 100 * placed.share, placed.runs, 100 * learned.fresh, learned.runsPerDay, interval,
-                     100 * fixed.fresh, fixed.runsPerDay))
+        print(
+            String(
+                format:
+                    "%@: %.1f %% of %d runs in the hour before an open; fresh %.1f %% at %.2f runs/day; fixed every %.0f min: fresh %.1f %% at %.2f runs/day",
+                name, 100 * placed.share, placed.runs, 100 * learned.fresh, learned.runsPerDay, interval,
+                100 * fixed.fresh, fixed.runsPerDay))
         #expect(placed.share >= Self.minShareBeforeOpen, "\(name): \(placed.share) of \(placed.runs) runs")
         #expect(abs(fixed.runsPerDay - learned.runsPerDay) < 0.5, "fixed is matched to about the policy's runs a day")
-        #expect(learned.fresh >= fixed.fresh + Self.minFreshGainOverFixed, "\(name): \(learned.fresh) vs fixed \(fixed.fresh)")
+        #expect(
+            learned.fresh >= fixed.fresh + Self.minFreshGainOverFixed,
+            "\(name): \(learned.fresh) vs fixed \(fixed.fresh)")
     }
 
     // MARK: The oracle bound
@@ -108,13 +123,16 @@ import Testing
 
     @Test(arguments: BoundCase.allCases)
     func noPolicyBeatsTheOracle(_ c: BoundCase) throws {
-        let request = RunRequest(scenario: LoadedScenario(scenario: try c.scenario(), file: nil, sha256: "", resolvedJSON: ""),
-                                 policies: PolicyRegistry.builtIn.map { $0.name },
-                                 options: RunOptions(devices: 200, days: 42, seed: 5, threads: 2, warmupDays: 14))
+        let request = RunRequest(
+            scenario: LoadedScenario(scenario: try c.scenario(), file: nil, sha256: "", resolvedJSON: ""),
+            policies: PolicyRegistry.builtIn.map { $0.name },
+            options: RunOptions(devices: 200, days: 42, seed: 5, threads: 2, warmupDays: 14))
         let report = try Runner.run(request)
-        let fresh = Dictionary(uniqueKeysWithValues: report.results.map { ($0.policy, $0.tally[.freshOpens] / $0.tally[.opens]) })
+        let fresh = Dictionary(
+            uniqueKeysWithValues: report.results.map { ($0.policy, $0.tally[.freshOpens] / $0.tally[.opens]) })
         let oracle = try #require(fresh["oracle"])
-        print(c.rawValue, fresh.sorted { $0.value > $1.value }.map { String(format: "%@ %.1f", $0.key, 100 * $0.value) })
+        print(
+            c.rawValue, fresh.sorted { $0.value > $1.value }.map { String(format: "%@ %.1f", $0.key, 100 * $0.value) })
         for (name, rate) in fresh where name != "oracle" {
             #expect(rate <= oracle + Self.oracleTolerance, "\(c.rawValue): \(name) \(rate) > oracle \(oracle)")
         }
@@ -125,15 +143,18 @@ import Testing
 
 extension PolicyTests {
     static func context(_ scenario: Scenario = Scenario(), seed: UInt64 = 1) -> PolicyContext {
-        PolicyContext(scenario: scenario, deviceIndex: 0, horizon: 365 * Clock.day,
-                      random: RandomStream(seed: seed, device: 0, purpose: .policy), clairvoyance: .none)
+        PolicyContext(
+            scenario: scenario, deviceIndex: 0, horizon: 365 * Clock.day,
+            random: RandomStream(seed: seed, device: 0, purpose: .policy), clairvoyance: .none)
     }
 
     /// Opens at the given hours of every day ± a normal jitter (sd in minutes).
     static func routineOpens(hours: [Double], jitterMinutes: Double, days: Int, seed: UInt64 = 7) -> [SimTime] {
         var rng = RandomStream(seed: seed, device: 0, purpose: .opens)
         return (0..<days).flatMap { d in
-            hours.map { h in SimTime(d) * Clock.day + Clock.ticks(seconds: h * 3600 + jitterMinutes * 60 * rng.standardNormal()) }
+            hours.map { h in
+                SimTime(d) * Clock.day + Clock.ticks(seconds: h * 3600 + jitterMinutes * 60 * rng.standardNormal())
+            }
         }.sorted()
     }
 
@@ -223,12 +244,15 @@ extension PolicyTests {
         func check<P: WakePolicy>(_: P.Type) {
             var (policy, now) = Self.shared(P.self)
             for reason in [DenialReason.lowPower, .lowBattery, .forceQuit, .notSubmitted, .barOff] {
-                #expect(policy.denied(reason, retryAt: nil, DeviceView(now: now, network: .wifi)) == .keep,
-                        "\(name) must wait after \(reason.label)")
-                #expect(policy.midnight(DeviceView(now: now - now % Clock.day + Clock.day, network: .wifi)) == .keep,
-                        "\(name) still waits at midnight")
+                #expect(
+                    policy.denied(reason, retryAt: nil, DeviceView(now: now, network: .wifi)) == .keep,
+                    "\(name) must wait after \(reason.label)")
+                #expect(
+                    policy.midnight(DeviceView(now: now - now % Clock.day + Clock.day, network: .wifi)) == .keep,
+                    "\(name) still waits at midnight")
                 now += Clock.day
-                let resumed = reason == .forceQuit || reason == .notSubmitted
+                let resumed =
+                    reason == .forceQuit || reason == .notSubmitted
                     ? policy.opened(DeviceView(now: now + 1, network: .wifi))
                     : policy.stateChanged(DeviceView(now: now + 1, charging: true, network: .wifi))
                 #expect(resumed != .keep, "\(name) plans again after the gate can clear (\(reason.label))")
@@ -296,8 +320,9 @@ extension PolicyTests {
     /// 18:00 and nowhere else. (Without opens it forgets: later days get fewer wakes.)
     @Test func usageWakesBeforeTheLikelyHours() {
         var policy = UsagePolicy(Self.context())
-        let wakes = Self.wakesAfter(&policy, opens: Self.routineOpens(hours: [7.5, 12.5, 18.5], jitterMinutes: 5, days: 18),
-                                    days: 18, more: 3)
+        let wakes = Self.wakesAfter(
+            &policy, opens: Self.routineOpens(hours: [7.5, 12.5, 18.5], jitterMinutes: 5, days: 18),
+            days: 18, more: 3)
         #expect(wakes.count == 9)
         #expect(Set(wakes.map(Self.minuteOfDay)) == [6 * 60 + 50, 11 * 60 + 50, 17 * 60 + 50])
     }
@@ -308,7 +333,8 @@ extension PolicyTests {
     /// before 07:00 or 12:00, two a day.
     @Test func histogramWakesOnlyInTheLearnedHours() {
         var policy = HistogramPolicy(Self.context())
-        let decision = Self.drive(&policy, opens: Self.routineOpens(hours: [7.5, 12.5], jitterMinutes: 5, days: 21), days: 21)
+        let decision = Self.drive(
+            &policy, opens: Self.routineOpens(hours: [7.5, 12.5], jitterMinutes: 5, days: 21), days: 21)
         // One open in Monday's 07:00 bin on each of 3 Mondays: P = 1 − e^(−1).
         #expect(abs(policy.probability(atHour: 21 * 24 + 7) - (1 - exp(-1))) < 1e-6)
         #expect(policy.probability(atHour: 21 * 24 + 9) == 0)
@@ -326,8 +352,11 @@ extension PolicyTests {
         var rng = RandomStream(seed: 11, device: 0, purpose: .policy)
         var counts = [Double](repeating: 0, count: 48)
         for r in 0..<48 {
-            let mean = exposure * NHPPPolicy.intensity(nhppTruth, hour: Double(r % 24) + 0.5, weekend: r >= 24,
-                                                       harmonics: nhppHarmonics)
+            let mean =
+                exposure
+                * NHPPPolicy.intensity(
+                    nhppTruth, hour: Double(r % 24) + 0.5, weekend: r >= 24,
+                    harmonics: nhppHarmonics)
             counts[r] = noise ? Double(rng.poisson(mean: mean)) : mean
         }
         return (counts, [Double](repeating: exposure, count: 48))
@@ -337,8 +366,10 @@ extension PolicyTests {
     /// coefficients (to 1e-6; the ridge is negligible at 1e-9).
     @Test func nhppRecoversKnownCoefficients() throws {
         let (counts, exposure) = Self.nhppRows(exposure: 100, noise: false)
-        let beta = try #require(NHPPPolicy.fit(counts: counts, exposure: exposure, harmonics: Self.nhppHarmonics,
-                                               ridge: 1e-9, start: nil, steps: 50, tolerance: 1e-10))
+        let beta = try #require(
+            NHPPPolicy.fit(
+                counts: counts, exposure: exposure, harmonics: Self.nhppHarmonics,
+                ridge: 1e-9, start: nil, steps: 50, tolerance: 1e-10))
         for (b, t) in zip(beta, Self.nhppTruth) { #expect(abs(b - t) < 1e-6, "\(beta)") }
     }
 
@@ -347,19 +378,24 @@ extension PolicyTests {
     /// hundreds of opens, so its standard error is a few percent).
     @Test func nhppRecoversKnownIntensityFromCounts() throws {
         let (counts, exposure) = Self.nhppRows(exposure: 100, noise: true)
-        let beta = try #require(NHPPPolicy.fit(counts: counts, exposure: exposure, harmonics: Self.nhppHarmonics,
-                                               ridge: 1e-9, start: nil, steps: 50))
+        let beta = try #require(
+            NHPPPolicy.fit(
+                counts: counts, exposure: exposure, harmonics: Self.nhppHarmonics,
+                ridge: 1e-9, start: nil, steps: 50))
         for q in 0..<96 {
             for weekend in [false, true] {
                 let h = Double(q) / 4
                 let fitted = NHPPPolicy.intensity(beta, hour: h, weekend: weekend, harmonics: Self.nhppHarmonics)
-                let truth = NHPPPolicy.intensity(Self.nhppTruth, hour: h, weekend: weekend, harmonics: Self.nhppHarmonics)
+                let truth = NHPPPolicy.intensity(
+                    Self.nhppTruth, hour: h, weekend: weekend, harmonics: Self.nhppHarmonics)
                 #expect(abs(fitted / truth - 1) < 0.15, "hour \(h) weekend \(weekend)")
             }
         }
         // One warm-started step from the truth stays at the truth's neighbourhood.
-        let step = try #require(NHPPPolicy.fit(counts: counts, exposure: exposure, harmonics: Self.nhppHarmonics,
-                                               ridge: 1e-9, start: Self.nhppTruth, steps: 1))
+        let step = try #require(
+            NHPPPolicy.fit(
+                counts: counts, exposure: exposure, harmonics: Self.nhppHarmonics,
+                ridge: 1e-9, start: Self.nhppTruth, steps: 1))
         for (a, b) in zip(step, beta) { #expect(abs(a - b) < 0.05) }
     }
 
@@ -379,7 +415,8 @@ extension PolicyTests {
             }
             let beta = (0..<p).map { Double($0 % 3) * 0.4 - 0.3 }
             for r in 0..<192 {
-                let direct = NHPPPolicy.intensity(beta, step: 2 * (r % 96) + 1, weekend: r >= 96, harmonics: K, scratch: &x)
+                let direct = NHPPPolicy.intensity(
+                    beta, step: 2 * (r % 96) + 1, weekend: r >= 96, harmonics: K, scratch: &x)
                 #expect(Array(slots[(r * p)..<(r * p + p)]) == x, "K \(K) slot \(r)")
                 var eta = 0.0
                 for c in 0..<p { eta += beta[c] * slots[r * p + c] }
@@ -412,15 +449,19 @@ extension PolicyTests {
 
     /// No exposure at all: no fit (nil), so the policy keeps what it had; it never crashes.
     @Test func nhppFitWithoutDataFails() {
-        #expect(NHPPPolicy.fit(counts: [Double](repeating: 0, count: 48), exposure: [Double](repeating: 0, count: 48),
-                               harmonics: 3, ridge: 1, start: nil, steps: 5) == nil)
+        #expect(
+            NHPPPolicy.fit(
+                counts: [Double](repeating: 0, count: 48), exposure: [Double](repeating: 0, count: 48),
+                harmonics: 3, ridge: 1, start: nil, steps: 5) == nil)
     }
 
     /// On a routine user nhpp wakes within the hour before each open.
     @Test func nhppWakesBeforeTheOpens() {
         var policy = NHPPPolicy(Self.context())
-        let wakes = Self.wakesAfter(&policy, opens: Self.routineOpens(hours: [7.5, 12.5, 21], jitterMinutes: 10, days: 21),
-                                    days: 21, more: 7).map(Self.minuteOfDay)
+        let wakes = Self.wakesAfter(
+            &policy, opens: Self.routineOpens(hours: [7.5, 12.5, 21], jitterMinutes: 10, days: 21),
+            days: 21, more: 7
+        ).map(Self.minuteOfDay)
         #expect(wakes.count == 21)
         for w in wakes {
             #expect([450, 750, 1260].contains { w < $0 && w >= $0 - 60 }, "wake at minute \(w)")
@@ -447,7 +488,9 @@ extension PolicyTests {
             draws.insert(policy.draw(7))
             // The plan made at the last midnight: Monday's wake.
             let wakes = Self.wakes(&policy, after: decision, from: 28, to: 29)
-            if let first = wakes.first { if Self.minuteOfDay(first) == 6 * 60 + 55 { inBucket += 1 } else { elsewhere += 1 } }
+            if let first = wakes.first {
+                if Self.minuteOfDay(first) == 6 * 60 + 55 { inBucket += 1 } else { elsewhere += 1 }
+            }
         }
         let share = Double(inBucket) / Double(seeds)
         let standardError = (expected * (1 - expected) / Double(seeds)).squareRoot()
@@ -515,7 +558,9 @@ extension PolicyTests {
     @Test func kdeDensityIntegratesToOne() {
         var policy = KDEPolicy(Self.context())
         var rng = RandomStream(seed: 5, device: 0, purpose: .opens)
-        let opens = (0..<14).flatMap { d in (0..<3).map { _ in SimTime(d) * Clock.day + SimTime(rng.uniform() * Double(Clock.day)) } }
+        let opens = (0..<14).flatMap { d in
+            (0..<3).map { _ in SimTime(d) * Clock.day + SimTime(rng.uniform() * Double(Clock.day)) }
+        }
         Self.drive(&policy, opens: opens.sorted(), days: 14)
         for weekend in [false, true] {
             var total: Float = 0
@@ -528,8 +573,10 @@ extension PolicyTests {
     /// the half-hour before the routine time.
     @Test func kdeWakesJustBeforeTheOpen() {
         var policy = KDEPolicy(Self.context())
-        let wakes = Self.wakesAfter(&policy, opens: Self.routineOpens(hours: [7.5], jitterMinutes: 10, days: 14),
-                                    days: 14, more: 7).map(Self.minuteOfDay)
+        let wakes = Self.wakesAfter(
+            &policy, opens: Self.routineOpens(hours: [7.5], jitterMinutes: 10, days: 14),
+            days: 14, more: 7
+        ).map(Self.minuteOfDay)
         #expect(wakes.count == 7)
         #expect(wakes.allSatisfy { $0 >= 7 * 60 && $0 < 7 * 60 + 30 }, "\(wakes)")
     }
@@ -558,8 +605,10 @@ extension PolicyTests {
 
     @Test func logisticIRLSRecoversKnownCoefficients() throws {
         let (X, y) = Self.logisticRows(100_000)
-        let beta = try #require(LogisticPolicy.fit(X: X, columns: 4, y: y, weights: [Double](repeating: 1, count: y.count),
-                                                   ridge: 1e-9, start: nil, steps: 50, tolerance: 1e-10))
+        let beta = try #require(
+            LogisticPolicy.fit(
+                X: X, columns: 4, y: y, weights: [Double](repeating: 1, count: y.count),
+                ridge: 1e-9, start: nil, steps: 50, tolerance: 1e-10))
         for (b, t) in zip(beta, Self.logisticTruth) { #expect(abs(b - t) < Self.logisticTolerance, "\(beta)") }
     }
 
@@ -574,8 +623,10 @@ extension PolicyTests {
             ys.append(y[i])
             ws.append(y[i] == 1 ? 1 : 5)
         }
-        let beta = try #require(LogisticPolicy.fit(X: Xs, columns: 4, y: ys, weights: ws, ridge: 1e-9, start: nil,
-                                                   steps: 50, tolerance: 1e-10))
+        let beta = try #require(
+            LogisticPolicy.fit(
+                X: Xs, columns: 4, y: ys, weights: ws, ridge: 1e-9, start: nil,
+                steps: 50, tolerance: 1e-10))
         for (b, t) in zip(beta, Self.logisticTruth) { #expect(abs(b - t) < Self.logisticTolerance, "\(beta)") }
     }
 
@@ -592,7 +643,8 @@ extension PolicyTests {
                 let row = UInt32(c) | (c % 2 == 0 ? 1 << 10 : 0) | UInt32(c) << 11 | (c % 3 == 0 ? 1 << 19 : 0)
                 LogisticPolicy.features(row, harmonics: K, into: &cached)
                 writeHarmonics(step: 2 * c, harmonics: K, into: &direct, at: 1)
-                #expect(cached[0] == 1 && Array(cached[1...(2 * K)]) == Array(direct[1...(2 * K)]), "K \(K) centre \(c)")
+                #expect(
+                    cached[0] == 1 && Array(cached[1...(2 * K)]) == Array(direct[1...(2 * K)]), "K \(K) centre \(c)")
                 #expect(cached[2 * K + 1] == (c % 2 == 0 ? 1 : 0) && cached[2 * K + 3] == (c % 3 == 0 ? 1 : 0))
                 #expect(cached[2 * K + 2] == Double(LogisticPolicy.sinceTable[c]) && cached[2 * K + 4] == 0)
             }

@@ -25,8 +25,11 @@ import BGBenchTestSupport
         var s = Scenario()
         var weights = [Double](repeating: 1, count: 24)
         weights[8] = 9; weights[19] = 4; weights[3] = 0
-        s.population.archetypes = ["x": Archetype(weight: 1, medianOpensPerDay: 10, weekdayWeights: weights,
-                                                  weekendShift: .hours(2), weekendLevel: 0.5)]
+        s.population.archetypes = [
+            "x": Archetype(
+                weight: 1, medianOpensPerDay: 10, weekdayWeights: weights,
+                weekendShift: .hours(2), weekendLevel: 0.5)
+        ]
         s.population.rateSigma = 0
         s.user.pReopen = 0.3
         s.user.nightChecksPerNight = 0.1
@@ -57,7 +60,8 @@ import BGBenchTestSupport
             }
             for sec in 0..<86_400 {
                 let x = SimTime(sec) * Clock.second + Clock.second / 2
-                let rate = asleep(x) ? night / Double(t.sleepLength / Clock.second) : perDay * level * weight(x) / awakeMass
+                let rate =
+                    asleep(x) ? night / Double(t.sleepLength / Clock.second) : perDay * level * weight(x) / awakeMass
                 out[d * 288 + sec / 300] += rate
             }
         }
@@ -72,8 +76,9 @@ import BGBenchTestSupport
         s.population.driftDay = 3
         s.population.driftShift = .hours(2)
         for index in 0..<3 {
-            _ = TestSupport.simulate(IntensityProbe.self, Unrestricted.self, scenario: s,
-                                     feed: NewsFeed(times: []), days: 1, index: index)
+            _ = TestSupport.simulate(
+                IntensityProbe.self, Unrestricted.self, scenario: s,
+                feed: NewsFeed(times: []), days: 1, index: index)
             let intensity = try #require(Self.seen.withLock { $0 })
             var rng = RandomStream(seed: 1, device: UInt64(index), purpose: .population)
             let traits = DeviceTraits(scenario: s, rng: &rng)
@@ -94,9 +99,12 @@ import BGBenchTestSupport
         // A routine user: each entry's probability in the slot of its time (no jitter).
         var r = Scenario()
         r.population.model = .routine
-        r.population.routine.opens = [Routine.Entry(at: .hours(8), jitterSd: .seconds(0), probability: 0.5),
-                                      Routine.Entry(at: .hours(20), jitterSd: .minutes(10), probability: 1)]
-        _ = TestSupport.simulate(IntensityProbe.self, Unrestricted.self, scenario: r, feed: NewsFeed(times: []), days: 1)
+        r.population.routine.opens = [
+            Routine.Entry(at: .hours(8), jitterSd: .seconds(0), probability: 0.5),
+            Routine.Entry(at: .hours(20), jitterSd: .minutes(10), probability: 1),
+        ]
+        _ = TestSupport.simulate(
+            IntensityProbe.self, Unrestricted.self, scenario: r, feed: NewsFeed(times: []), days: 1)
         let routine = try #require(Self.seen.withLock { $0 }).weeklyOpens(slotsPerDay: 288)
         #expect(routine[2 * 288 + 96] == 0.5)
         #expect(abs(routine[(2 * 288 + 236)..<(2 * 288 + 244)].reduce(0, +) - 0.9545) < 1e-3)  // ±2 sd of 20:00
@@ -105,7 +113,9 @@ import BGBenchTestSupport
 
     /// An ordinary policy is handed no intensity.
     @Test func ordinaryPoliciesKnowNothing() throws {
-        #expect(FixedPolicy.knowledge == .observed && OraclePolicy.knowledge == .future && ProphetPolicy.knowledge == .intensity)
+        #expect(
+            FixedPolicy.knowledge == .observed && OraclePolicy.knowledge == .future
+                && ProphetPolicy.knowledge == .intensity)
         #expect(PolicyRegistry.builtIn.filter { $0.knowledge == .intensity }.map(\.name) == ["prophet"])
         #expect(!OpenIntensity.none.isKnown)
     }
@@ -118,23 +128,30 @@ import BGBenchTestSupport
         for d in 0..<7 { for k in 96..<108 { opens[d * 288 + k] = 1.0 / 12 } }
         let items = [Double](repeating: 48.0 / 288, count: 7 * 288)
         for perDay in [1, 2] {
-            let plan = ProphetPlanner.plan(opens: opens, items: items, slotsPerDay: 288, runsPerDay: Double(perDay),
-                                           burst: Double(perDay), minGap: 3, minGain: 0.01)
+            let plan = ProphetPlanner.plan(
+                opens: opens, items: items, slotsPerDay: 288, runsPerDay: Double(perDay),
+                burst: Double(perDay), minGap: 3, minGain: 0.01)
             #expect(plan.count == 7 * perDay)
             for c in plan {
                 let minute = (c.slot % 288) * 5
-                #expect(minute >= 7 * 60 + 45 && minute <= (perDay == 1 ? 8 * 60 + 5 : 9 * 60),
-                        "\(perDay) a day: a run at \(minute / 60):\(minute % 60)")
+                #expect(
+                    minute >= 7 * 60 + 45 && minute <= (perDay == 1 ? 8 * 60 + 5 : 9 * 60),
+                    "\(perDay) a day: a run at \(minute / 60):\(minute % 60)")
             }
             // Greedy: each run adds less than the one before, never below min_gain.
             for (x, y) in zip(plan, plan.dropFirst()) { #expect(y.gain <= x.gain + 1e-12 && y.gain >= 0.01) }
         }
         // No opens at all: no run is worth planning.
-        #expect(ProphetPlanner.plan(opens: [Double](repeating: 0, count: 7 * 288), items: items, slotsPerDay: 288,
-                                    runsPerDay: 12, burst: 6, minGap: 3, minGain: 0.01).isEmpty)
+        #expect(
+            ProphetPlanner.plan(
+                opens: [Double](repeating: 0, count: 7 * 288), items: items, slotsPerDay: 288,
+                runsPerDay: 12, burst: 6, minGap: 3, minGain: 0.01
+            ).isEmpty)
         // A bucket of one run a day holding one: never two runs within a day of each other.
-        let sparse = ProphetPlanner.plan(opens: opens, items: items, slotsPerDay: 288, runsPerDay: 1, burst: 1,
-                                         minGap: 3, minGain: 0).map(\.slot).sorted()
+        let sparse = ProphetPlanner.plan(
+            opens: opens, items: items, slotsPerDay: 288, runsPerDay: 1, burst: 1,
+            minGap: 3, minGain: 0
+        ).map(\.slot).sorted()
         for (x, y) in zip(sparse, sparse.dropFirst()) { #expect(y - x >= 288) }
     }
 
@@ -156,11 +173,13 @@ import BGBenchTestSupport
     /// `oracle` (interval above zero).
     @Test func fresherThanEveryLearnerBelowOracle() throws {
         let policies = ["fixed"] + PolicyTests.learning.map { $0.name } + ["prophet", "oracle"]
-        let request = RunRequest(scenario: LoadedScenario(scenario: Scenario(), file: nil, sha256: "", resolvedJSON: ""),
-                                 policies: policies,
-                                 options: RunOptions(devices: Self.devices, days: Self.days, seed: Self.seed, threads: 2,
-                                                     warmupDays: Self.warmupDays),
-                                 baselinePolicy: "prophet")
+        let request = RunRequest(
+            scenario: LoadedScenario(scenario: Scenario(), file: nil, sha256: "", resolvedJSON: ""),
+            policies: policies,
+            options: RunOptions(
+                devices: Self.devices, days: Self.days, seed: Self.seed, threads: 2,
+                warmupDays: Self.warmupDays),
+            baselinePolicy: "prophet")
         let report = try Runner.run(request)
         let fresh = try #require(MetricTable.pairedMetrics.firstIndex { $0.metric.name == "fresh_open_rate" })
         let runs = try #require(MetricTable.pairedMetrics.firstIndex { $0.metric.name == "runs_per_day" })
@@ -169,16 +188,19 @@ import BGBenchTestSupport
             let e = try #require(SeriesReports.pairedEstimates(report, r))
             let d = e[fresh].difference
             let high = try #require(d.high), low = try #require(d.low)
-            lines.append(String(format: "%@ %+.2f [%.2f, %.2f] pts, runs %+.2f/day", r.policy, 100 * d.value, 100 * low,
-                                100 * high, e[runs].difference.value))
+            lines.append(
+                String(
+                    format: "%@ %+.2f [%.2f, %.2f] pts, runs %+.2f/day", r.policy, 100 * d.value, 100 * low,
+                    100 * high, e[runs].difference.value))
             if r.policy == "oracle" {
                 #expect(low > 0, "oracle minus prophet: \(d)")
             } else {
                 #expect(high < 0 && -d.value >= Self.minLeadPoints / 100, "\(r.policy) minus prophet: \(d)")
             }
             if r.policy == "fixed" {
-                #expect(e[runs].baseline <= Self.maxRunsOverFixed * e[runs].policy,
-                        "prophet \(e[runs].baseline) runs/day against fixed's \(e[runs].policy)")
+                #expect(
+                    e[runs].baseline <= Self.maxRunsOverFixed * e[runs].policy,
+                    "prophet \(e[runs].baseline) runs/day against fixed's \(e[runs].policy)")
             }
         }
         print("prophet (paired, policy − prophet):", lines.joined(separator: "; "))
@@ -191,9 +213,11 @@ import BGBenchTestSupport
     @Test func runsPerDayCapsProphetWhereThePlatformAllowsMore() throws {
         let out = freshPath("prophet-cap")
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = bgbench(["--policy", "prophet", "--set", "platform.name=unrestricted",
-                              "--set", "policies.prophet.runs_per_day=3", "--days", "21", "--devices", "8",
-                              "--trace-devices", "8", "--quiet", "--out", out])
+        let result = bgbench([
+            "--policy", "prophet", "--set", "platform.name=unrestricted",
+            "--set", "policies.prophet.runs_per_day=3", "--days", "21", "--devices", "8",
+            "--trace-devices", "8", "--quiet", "--out", out,
+        ])
         #expect(result.code == 0, "\(result.errors)")
         let lines = try String(contentsOfFile: out + "/events.csv", encoding: .utf8).split(separator: "\n")
         let header = lines[0].split(separator: ",").map(String.init)

@@ -16,8 +16,10 @@ import BGBuildStamp
     @discardableResult
     static func git(_ arguments: [String], in folder: String) throws -> String {
         let (code, output, errors) = try ResourcesTests.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main",
-             "-c", "safe.directory=*"] + arguments, in: folder, path: "/usr/bin")
+            [
+                "git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main",
+                "-c", "safe.directory=*",
+            ] + arguments, in: folder, path: "/usr/bin")
         try #require(code == 0, "git \(arguments.joined(separator: " ")): \(errors)")
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -38,7 +40,8 @@ import BGBuildStamp
         try #require(process.terminationStatus == 0, "build-commit.sh \(root) exited \(process.terminationStatus)")
         #expect(!FileManager.default.fileExists(atPath: out + ".new"))
         let text = try String(contentsOfFile: out, encoding: .utf8)
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("let generatedCommit = \"") }, "\(text)")
+        let line = try #require(
+            text.split(separator: "\n").first { $0.hasPrefix("let generatedCommit = \"") }, "\(text)")
         return String(line.dropFirst("let generatedCommit = \"".count).dropLast())
     }
 
@@ -122,7 +125,8 @@ import BGBuildStamp
         // A PATH with what the script needs besides git.
         try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
         for tool in ["cmp", "mv", "rm"] {
-            let found = try #require(["/usr/bin/" + tool, "/bin/" + tool].first { FileManager.default.isExecutableFile(atPath: $0) })
+            let found = try #require(
+                ["/usr/bin/" + tool, "/bin/" + tool].first { FileManager.default.isExecutableFile(atPath: $0) })
             try FileManager.default.createSymbolicLink(atPath: tools + "/" + tool, withDestinationPath: found)
         }
         #expect(try Self.stamp(repo, out: out, path: tools) == "unknown (git not found when built)")

@@ -8,8 +8,9 @@ import Testing
 /// replications.csv and the terminal; absent without oracle.
 @Suite struct GapClosedTests {
     static let report: RunReport = {
-        let request = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "none", "adaptive", "oracle"],
-                                 options: RunOptions(devices: 40, days: 6, seed: 2, threads: 2), replications: 3)
+        let request = RunRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "none", "adaptive", "oracle"],
+            options: RunOptions(devices: 40, days: 6, seed: 2, threads: 2), replications: 3)
         return try! Runner.run(request)
     }()
 
@@ -21,7 +22,9 @@ import Testing
     @Test func perSeedShareIsTheRatioOfTheFleetDifferences() throws {
         for policy in ["none", "adaptive"] {
             let shares = try #require(GapClosed.perSeed(Self.report, policy: policy))
-            let expected = [UInt64(2), 3, 4].map { s in (Self.rate(policy, s) - Self.rate("fixed", s)) / (Self.rate("oracle", s) - Self.rate("fixed", s)) }
+            let expected = [UInt64(2), 3, 4].map { s in
+                (Self.rate(policy, s) - Self.rate("fixed", s)) / (Self.rate("oracle", s) - Self.rate("fixed", s))
+            }
             #expect(shares == expected)
         }
         // `none` refreshes only at opens: it closes a negative share of the gap.
@@ -39,7 +42,9 @@ import Testing
         #expect(abs(gap.sd - sd) < 1e-12)
         // t(0.975, 2) = 4.302653
         #expect(abs(gap.mean.high! - (mean + 4.302653 * sd / 3.0.squareRoot())) < 1e-5)
-        let rows = SeriesReports.replicationsCSV(Self.report).split(separator: "\n").filter { $0.contains(",gap_closed,") }
+        let rows = SeriesReports.replicationsCSV(Self.report).split(separator: "\n").filter {
+            $0.contains(",gap_closed,")
+        }
         #expect(rows.count == 2)
         #expect(rows.first?.hasPrefix("default,none,all,gap_closed,3,") == true)
         #expect(SummaryTable.gapCell(Self.report, "oracle") == "100")
@@ -47,8 +52,9 @@ import Testing
     }
 
     @Test func noOracleNoGap() throws {
-        let request = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "adaptive"],
-                                 options: RunOptions(devices: 20, days: 3, seed: 2, threads: 1), replications: 2)
+        let request = RunRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "adaptive"],
+            options: RunOptions(devices: 20, days: 3, seed: 2, threads: 1), replications: 2)
         let report = try Runner.run(request)
         #expect(GapClosed.perSeed(report, policy: "adaptive") == nil)
         #expect(!SeriesReports.replicationsCSV(report).contains("gap_closed"))

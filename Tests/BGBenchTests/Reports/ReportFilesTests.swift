@@ -12,29 +12,37 @@ import BGBenchTestSupport
     static let end = "<!-- report-files:end -->"
 
     @Test func readmeFileTableIsGenerated() throws {
-        try TestSupport.expectGenerated("Reports/README.md", between: Self.begin, and: Self.end,
-                                        "\n" + ReportFile.markdownTable(), script: "docs/make-metric-columns.sh")
+        try TestSupport.expectGenerated(
+            "Reports/README.md", between: Self.begin, and: Self.end,
+            "\n" + ReportFile.markdownTable(), script: "docs/make-metric-columns.sh")
     }
 
     /// Every option that adds a file, on a tiny fleet, as one shard of two.
-    static let everyFile = ["--policy", "fixed,none", "--days", "3", "--devices", "70", "--per-device", "--trace-devices", "1",
-                            "--replications", "2", "--shard", "0/2", "--quiet"]
+    static let everyFile = [
+        "--policy", "fixed,none", "--days", "3", "--devices", "70", "--per-device", "--trace-devices", "1",
+        "--replications", "2", "--shard", "0/2", "--quiet",
+    ]
 
     /// Each kind of folder, written with every option that adds a file, holds only files
     /// the table places in that kind, each CSV with the table's header (a sweep's after
     /// its axis column), and every non-PNG entry of the kind that those options reach.
     @Test(arguments: [ReportKind.run, .sweep, .frontier])
     func foldersHoldTheirEntries(_ kind: ReportKind) throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-files-\(UUID().uuidString)").path
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-files-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let command: [String] = switch kind {
-        case .run: []
-        case .sweep: ["sweep", "--set", "population.bar_off_share=0,0.2"]
-        case .frontier: ["frontier", "--knob", "fixed=30m,2h"]
-        }
-        let arguments = command + Self.everyFile + (kind == .frontier ? [] : ["--baseline-policy", "none"]) + ["--out", out]
-        let result = bgbench(kind == .frontier ? arguments.filter { $0 != "--per-device" && $0 != "--trace-devices" && $0 != "1" }
-                                               : arguments)
+        let command: [String] =
+            switch kind {
+            case .run: []
+            case .sweep: ["sweep", "--set", "population.bar_off_share=0,0.2"]
+            case .frontier: ["frontier", "--knob", "fixed=30m,2h"]
+            }
+        let arguments =
+            command + Self.everyFile + (kind == .frontier ? [] : ["--baseline-policy", "none"]) + ["--out", out]
+        let result = bgbench(
+            kind == .frontier
+                ? arguments.filter { $0 != "--per-device" && $0 != "--trace-devices" && $0 != "1" }
+                : arguments)
         try #require(result.code == 0, "\(result.errors)")
         let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         for name in names {
@@ -53,9 +61,12 @@ import BGBenchTestSupport
             #expect(names.contains { ReportFile.named($0)?.name == name }, "\(kind) folder lacks \(name)")
         }
         // check's list is the table's run and frontier files, in its order, run.json last.
-        #expect(ReportFolder.reportFiles == ["summary.csv", "daily.csv", "hourly.csv", "server.csv", "devices.csv", "events.csv",
-                                            "paired.csv", "replications.csv", "frontier.csv", "frontier-matched.csv",
-                                            "scenario.json", "run.json"])
+        #expect(
+            ReportFolder.reportFiles == [
+                "summary.csv", "daily.csv", "hourly.csv", "server.csv", "devices.csv", "events.csv",
+                "paired.csv", "replications.csv", "frontier.csv", "frontier-matched.csv",
+                "scenario.json", "run.json",
+            ])
     }
 
     @Test func familiesMatchTheirNumbers() {

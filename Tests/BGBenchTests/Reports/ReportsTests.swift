@@ -12,7 +12,8 @@ import Testing
     static let report: RunReport = {
         let request = RunRequest(
             scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "none", "oracle"],
-            options: RunOptions(devices: devices, days: days, seed: 7, threads: 2, warmupDays: warmup, keepDevices: true),
+            options: RunOptions(
+                devices: devices, days: days, seed: 7, threads: 2, warmupDays: warmup, keepDevices: true),
             baselinePolicy: "fixed")
         return try! Runner.run(request)
     }()
@@ -42,7 +43,9 @@ import Testing
     @Test func pairedDifferencesMatchTheSummaries() throws {
         let rows = Self.rows(SeriesReports.pairedCSV(Self.report, baseline: "fixed"))
         #expect(rows[0] == SeriesReports.pairedHeader)
-        #expect(rows.count == 1 + 2 * MetricTable.pairedMetrics.count, "two policies against the baseline, every paired metric")
+        #expect(
+            rows.count == 1 + 2 * MetricTable.pairedMetrics.count,
+            "two policies against the baseline, every paired metric")
         func row(_ policy: String, _ metric: String) -> [String] { rows.first { $0[1] == policy && $0[4] == metric }! }
         let fixed = FleetEstimates(tally: Self.report.results[0].tally, days: Self.days - Self.warmup)
         let none = FleetEstimates(tally: Self.report.results[1].tally, days: Self.days - Self.warmup)
@@ -65,11 +68,16 @@ import Testing
     @Test func dailyDayIsDocumentedAsTheSimulatedDay() throws {
         let rows = Self.rows(SeriesReports.dailyCSV(Self.report))
         #expect(Self.warmup > 0 && rows[1][3] == String(Self.warmup))
-        let readme = try String(contentsOf: TestSupport.packageRoot.appendingPathComponent("Reports/README.md"), encoding: .utf8)
-            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let readme = try String(
+            contentsOf: TestSupport.packageRoot.appendingPathComponent("Reports/README.md"), encoding: .utf8
+        )
+        .split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(!readme.contains("`day` = 0, 1, ..."))
-        #expect(readme.contains("`day` is the simulated day, counted from 0 at the start of the run, warm-up included, as in "
-                                + "events.csv: the first row is day `warmup_days` (0 without `--warmup-days`; 14 with `--warmup-days 14`)"))
+        #expect(
+            readme.contains(
+                "`day` is the simulated day, counted from 0 at the start of the run, warm-up included, as in "
+                    + "events.csv: the first row is day `warmup_days` (0 without `--warmup-days`; 14 with `--warmup-days 14`)"
+            ))
     }
 
     @Test func dailyRowsAddUpToTheFleet() {
@@ -91,7 +99,9 @@ import Testing
 
     /// Every file loads in Python's csv module and in pandas with the documented columns.
     @Test func pythonAndPandasReadEveryFile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-reports-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bgbench-reports-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Every optional file too: devices, paired, events, replications.
         let request = RunRequest(
@@ -106,22 +116,23 @@ import Testing
             ("events.csv", SeriesReports.eventsHeader), ("replications.csv", SeriesReports.replicationsHeader),
         ]
         let script = """
-        import csv, json, sys
-        import pandas as pd
-        folder, expected = sys.argv[1], json.loads(sys.argv[2])
-        for name, header in expected:
-            with open(f"{folder}/{name}", newline="") as f:
-                rows = list(csv.reader(f))
-            assert rows[0] == header, (name, rows[0][:5])
-            assert all(len(r) == len(header) for r in rows), name
-            frame = pd.read_csv(f"{folder}/{name}")
-            assert list(frame.columns) == header, name
-            assert len(frame) == len(rows) - 1, name
-        json.load(open(f"{folder}/run.json"))
-        json.load(open(f"{folder}/scenario.json"))
-        print("ok")
-        """
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: expected.map { [$0.0, $0.1] }), as: UTF8.self)
+            import csv, json, sys
+            import pandas as pd
+            folder, expected = sys.argv[1], json.loads(sys.argv[2])
+            for name, header in expected:
+                with open(f"{folder}/{name}", newline="") as f:
+                    rows = list(csv.reader(f))
+                assert rows[0] == header, (name, rows[0][:5])
+                assert all(len(r) == len(header) for r in rows), name
+                frame = pd.read_csv(f"{folder}/{name}")
+                assert list(frame.columns) == header, name
+                assert len(frame) == len(rows) - 1, name
+            json.load(open(f"{folder}/run.json"))
+            json.load(open(f"{folder}/scenario.json"))
+            print("ok")
+            """
+        let json = String(
+            decoding: try JSONSerialization.data(withJSONObject: expected.map { [$0.0, $0.1] }), as: UTF8.self)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, folder, json]
@@ -137,8 +148,9 @@ import Testing
     /// Replications: R seeds, one summary row set per seed, and replications.csv's mean
     /// and interval across them agree with the per-seed values.
     @Test func replicationsSummariseAcrossSeeds() throws {
-        let request = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["fixed"],
-                                 options: RunOptions(devices: 30, days: 3, seed: 5, threads: 2), replications: 3)
+        let request = RunRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: ["fixed"],
+            options: RunOptions(devices: 30, days: 3, seed: 5, threads: 2), replications: 3)
         let report = try Runner.run(request)
         #expect(report.results.map(\.seed) == [5, 6, 7])
         let rates = report.results.map { FleetEstimates(tally: $0.tally, days: 3).perOpen(.freshOpens).value }
@@ -157,13 +169,18 @@ import Testing
     /// one-seed run with three policies, and of a replicated run whose curves are
     /// aggregated over the seeds (daily.png: by day and over a rolling week).
     @Test func plotDrawsPNGFiles() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-plot-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-plot-\(UUID().uuidString)")
+            .path
         let replicated = folder + "-replicated"
-        defer { try? FileManager.default.removeItem(atPath: folder); try? FileManager.default.removeItem(atPath: replicated) }
+        defer {
+            try? FileManager.default.removeItem(atPath: folder); try? FileManager.default.removeItem(atPath: replicated)
+        }
         try ReportWriter.write(Self.report, to: folder)
-        try ReportWriter.write(try Runner.run(RunRequest(
-            scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "adaptive", "none", "oracle"],
-            options: RunOptions(devices: 10, days: 9, seed: 3, threads: 2), replications: 2)), to: replicated)
+        try ReportWriter.write(
+            try Runner.run(
+                RunRequest(
+                    scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "adaptive", "none", "oracle"],
+                    options: RunOptions(devices: 10, days: 9, seed: 3, threads: 2), replications: 2)), to: replicated)
         for dir in [folder, replicated] {
             var output = "", errors = ""
             let code = CommandLineTool.run(arguments: ["plot", dir], output: &output, errors: &errors)
@@ -178,7 +195,10 @@ import Testing
         }
         var output = "", e2 = ""
         #expect(CommandLineTool.run(arguments: ["plot", folder + "/nothing"], output: &output, errors: &e2) == 66)
-        #expect(e2 == "error: no summary.csv in '\(folder)/nothing': expected a bgbench report folder\nsee 'bgbench --help'\n")
+        #expect(
+            e2
+                == "error: no summary.csv in '\(folder)/nothing': expected a bgbench report folder\nsee 'bgbench --help'\n"
+        )
     }
 
     /// plot.py's palette: 16 policies (the 12 known names and 4 others) get 16 distinct
@@ -187,15 +207,17 @@ import Testing
     @Test func paletteNeverRepeats() throws {
         let script = try EmbeddedFiles.writePlotScript()
         defer { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
-        let names = ["none", "fixed", "adaptive", "usage", "histogram", "nhpp", "bayes", "kde", "logistic", "push", "oracle",
-                     "prophet", "mine", "yours", "a", "b"]
+        let names = [
+            "none", "fixed", "adaptive", "usage", "histogram", "nhpp", "bayes", "kde", "logistic", "push", "oracle",
+            "prophet", "mine", "yours", "a", "b",
+        ]
         let code = """
-        import json, sys
-        sys.path.insert(0, sys.argv[1])
-        import plot
-        names = json.loads(sys.argv[2])
-        print(json.dumps([plot.palette(names)[n] for n in names] + [plot.palette(["oracle"])["oracle"]]))
-        """
+            import json, sys
+            sys.path.insert(0, sys.argv[1])
+            import plot
+            names = json.loads(sys.argv[2])
+            print(json.dumps([plot.palette(names)[n] for n in names] + [plot.palette(["oracle"])["oracle"]]))
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let list = String(decoding: try JSONSerialization.data(withJSONObject: names), as: UTF8.self)
@@ -228,18 +250,23 @@ import Testing
         let paired = Self.rows(SeriesReports.pairedCSV(Self.report, baseline: "fixed")).dropFirst()
         for row in paired where row[4] == "fresh_open_rate" {
             let summary = { (policy: String) in
-                FleetEstimates(tally: Self.report.results.first { $0.policy == policy }!.tally, days: Self.report.countedDays)
-                    .perOpen(.freshOpens).value
+                FleetEstimates(
+                    tally: Self.report.results.first { $0.policy == policy }!.tally, days: Self.report.countedDays
+                )
+                .perOpen(.freshOpens).value
             }
             #expect(abs(Double(row[8])! - (summary(row[1]) - summary("fixed"))) < 1e-12)
         }
     }
 
     static func r1Report(offset: TimeSpan, trace: Int = 0) throws -> RunReport {
-        var loaded = try ScenarioLoader.load(file: TestSupport.packageRoot.appendingPathComponent("Datasets/scenarios/r1.json").path)
+        var loaded = try ScenarioLoader.load(
+            file: TestSupport.packageRoot.appendingPathComponent("Datasets/scenarios/r1.json").path)
         loaded.scenario.population.utcOffsets = [UTCOffsetShare(offset: offset, share: 1)]
-        return try Runner.run(RunRequest(scenario: loaded, policies: ["fixed"],
-                                         options: RunOptions(devices: 20, days: 4, seed: 3, threads: 2, traceDevices: trace)))
+        return try Runner.run(
+            RunRequest(
+                scenario: loaded, policies: ["fixed"],
+                options: RunOptions(devices: 20, days: 4, seed: 3, threads: 2, traceDevices: trace)))
     }
 
     /// server.csv: on R1 every run sends one request and every stale open one foreground

@@ -10,7 +10,8 @@ import BGBenchTestSupport
 @Suite struct ShardTests {
 
     static func temporary() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-shards-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-shards-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         return dir
     }
@@ -23,7 +24,8 @@ import BGBenchTestSupport
         let single = bgbench([command] + arguments + ["--quiet", "--out", dir + "/single"])
         try #require(single.code == 0, "\(single.errors)")
         for k in 0..<shards {
-            let r = bgbench([command] + arguments + ["--quiet", "--shard", "\(k)/\(shards)", "--out", dir + "/shards/\(k)"])
+            let r = bgbench(
+                [command] + arguments + ["--quiet", "--shard", "\(k)/\(shards)", "--out", dir + "/shards/\(k)"])
             try #require(r.code == 0, "\(r.errors)")
             #expect(r.output.hasPrefix("shard \(k)/\(shards) ("))
         }
@@ -34,15 +36,20 @@ import BGBenchTestSupport
         let names = try fm.contentsOfDirectory(atPath: dir + "/single").sorted()
         #expect(try fm.contentsOfDirectory(atPath: dir + "/merged").sorted() == names)
         for name in names where name != "run.json" {
-            #expect(fm.contents(atPath: dir + "/single/" + name) == fm.contents(atPath: dir + "/merged/" + name), "\(name), \(shards) shards")
+            #expect(
+                fm.contents(atPath: dir + "/single/" + name) == fm.contents(atPath: dir + "/merged/" + name),
+                "\(name), \(shards) shards")
         }
         func withoutExecution(_ path: String) throws -> NSDictionary {
-            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+            let object =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
             return object.filter { $0.key != "execution" && $0.key != "manifest" } as NSDictionary
         }
         #expect(try withoutExecution(dir + "/single/run.json") == withoutExecution(dir + "/merged/run.json"))
         // The merged run.json lists the shards, in order.
-        let run = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/merged/run.json"))) as! [String: Any]
+        let run =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/merged/run.json")))
+            as! [String: Any]
         let listed = ((run["execution"] as! [String: Any])["shards"] as! [[String: Any]]).map { $0["shard"] as! String }
         #expect(listed == (0..<shards).map { "\($0)/\(shards)" })
         // `check --exact` agrees.
@@ -52,35 +59,45 @@ import BGBenchTestSupport
     /// 300 devices are 5 blocks: 1, 2, 3 and 7 shards (two of them empty).
     @Test(arguments: [1, 2, 3, 7])
     func mergeEqualsTheSingleRun(shards: Int) throws {
-        try Self.expectMergeEqualsSingle(["--policy", "fixed,adaptive", "--days", "4", "--devices", "300"], shards: shards)
+        try Self.expectMergeEqualsSingle(
+            ["--policy", "fixed,adaptive", "--days", "4", "--devices", "300"], shards: shards)
     }
 
     @Test func everyFileOfARichRunMerges() throws {
-        try Self.expectMergeEqualsSingle(["--policy", "fixed,usage,none", "--days", "4", "--devices", "200", "--per-device",
-                                          "--trace-devices", "3", "--replications", "2", "--warmup-days", "1",
-                                          "--baseline-policy", "usage"], shards: 3)
+        try Self.expectMergeEqualsSingle(
+            [
+                "--policy", "fixed,usage,none", "--days", "4", "--devices", "200", "--per-device",
+                "--trace-devices", "3", "--replications", "2", "--warmup-days", "1",
+                "--baseline-policy", "usage",
+            ], shards: 3)
     }
 
     @Test func moreShardsThanDevices() throws {
-        try Self.expectMergeEqualsSingle(["--policy", "fixed", "--days", "3", "--devices", "20", "--per-device"], shards: 25)
+        try Self.expectMergeEqualsSingle(
+            ["--policy", "fixed", "--days", "3", "--devices", "20", "--per-device"], shards: 25)
     }
 
     @Test func anOpensTraceMerges() throws {
         let trace = TestSupport.packageRoot.appendingPathComponent("Datasets/traces/sample.csv").path
-        try Self.expectMergeEqualsSingle(["--policy", "fixed,adaptive", "--opens-trace", trace, "--days", "20", "--per-device"], shards: 2)
+        try Self.expectMergeEqualsSingle(
+            ["--policy", "fixed,adaptive", "--opens-trace", trace, "--days", "20", "--per-device"], shards: 2)
     }
 
     /// A sweep's shards each run their share of every point's fleet.
     @Test func aSweepMerges() throws {
-        try Self.expectMergeEqualsSingle(["--policy", "fixed,adaptive", "--days", "3", "--devices", "150", "--per-device",
-                                          "--set", "population.bar_off_share=0,0.5", "--replications", "2"],
-                                         shards: 3, command: "sweep")
+        try Self.expectMergeEqualsSingle(
+            [
+                "--policy", "fixed,adaptive", "--days", "3", "--devices", "150", "--per-device",
+                "--set", "population.bar_off_share=0,0.5", "--replications", "2",
+            ],
+            shards: 3, command: "sweep")
     }
 
     /// A frontier's shards: every arm, the paired sums and the joint sums of the intervals.
     @Test func aFrontierMerges() throws {
-        try Self.expectMergeEqualsSingle(["--policy", "fixed,usage", "--days", "3", "--devices", "150"], shards: 2,
-                                         command: "frontier")
+        try Self.expectMergeEqualsSingle(
+            ["--policy", "fixed,usage", "--days", "3", "--devices", "150"], shards: 2,
+            command: "frontier")
     }
 
     /// Shards of another run, a missing, repeated or incomplete shard: exit 65, the folder named.
@@ -96,47 +113,91 @@ import BGBenchTestSupport
             let r = bgbench(["merge", "--out", "\(dir)/out"] + folders.map { "\(dir)/\($0)" })
             return (r.code, r.errors)
         }
-        #expect(merge(["a/0", "seed2", "a/2"]) == (65, "error: shard folder '\(dir)/seed2' is of another run than '\(dir)/a/0': its seed is 2, expected 1\n"))
-        #expect(merge(["a/0", "a/1", "adaptive"]) == (65, "error: shard folder '\(dir)/adaptive' is of another run than '\(dir)/a/0': its policies is adaptive, expected fixed\n"))
-        #expect(merge(["a/0", "half"]) == (65, "error: shard folder '\(dir)/half' is shard 1/2 but '\(dir)/a/0' is 0/3: expected shards of one split\n"))
-        #expect(merge(["a/0", "a/2"]) == (65, "error: 1 of 3 shards missing: 1/3 (rerun them with '--shard K/3', then merge again)\n"))
+        #expect(
+            merge(["a/0", "seed2", "a/2"]) == (
+                65,
+                "error: shard folder '\(dir)/seed2' is of another run than '\(dir)/a/0': its seed is 2, expected 1\n"
+            ))
+        #expect(
+            merge(["a/0", "a/1", "adaptive"]) == (
+                65,
+                "error: shard folder '\(dir)/adaptive' is of another run than '\(dir)/a/0': its policies is adaptive, expected fixed\n"
+            ))
+        #expect(
+            merge(["a/0", "half"]) == (
+                65,
+                "error: shard folder '\(dir)/half' is shard 1/2 but '\(dir)/a/0' is 0/3: expected shards of one split\n"
+            ))
+        #expect(
+            merge(["a/0", "a/2"]) == (
+                65, "error: 1 of 3 shards missing: 1/3 (rerun them with '--shard K/3', then merge again)\n"
+            ))
         // The first and the last missing are named too (issue 29: a range that stopped one
         // short let a missing last shard through).
-        #expect(merge(["a/0", "a/1"]) == (65, "error: 1 of 3 shards missing: 2/3 (rerun them with '--shard K/3', then merge again)\n"))
-        #expect(merge(["a/1", "a/2"]) == (65, "error: 1 of 3 shards missing: 0/3 (rerun them with '--shard K/3', then merge again)\n"))
+        #expect(
+            merge(["a/0", "a/1"]) == (
+                65, "error: 1 of 3 shards missing: 2/3 (rerun them with '--shard K/3', then merge again)\n"
+            ))
+        #expect(
+            merge(["a/1", "a/2"]) == (
+                65, "error: 1 of 3 shards missing: 0/3 (rerun them with '--shard K/3', then merge again)\n"
+            ))
         // A file merge checks by size only (not shard.state): one byte appended, the manifest
         // not resealed, is refused with both sizes (issue 29: the size check was untested).
         let hourly = "\(dir)/a/0/hourly.csv"
         let original = try Data(contentsOf: URL(fileURLWithPath: hourly))
         try (original + Data("x".utf8)).write(to: URL(fileURLWithPath: hourly))
-        #expect(merge(["a/0", "a/1", "a/2"]) == (65, "error: shard folder '\(dir)/a/0': '\(hourly)' has \(original.count + 1) bytes where run.json's manifest says \(original.count): not the file the run wrote\n"))
+        #expect(
+            merge(["a/0", "a/1", "a/2"]) == (
+                65,
+                "error: shard folder '\(dir)/a/0': '\(hourly)' has \(original.count + 1) bytes where run.json's manifest says \(original.count): not the file the run wrote\n"
+            ))
         try original.write(to: URL(fileURLWithPath: hourly))
-        #expect(merge(["a/0", "a/1", "a/1", "a/2"]) == (65, "error: shard 1/3 given twice: '\(dir)/a/1' and '\(dir)/a/1'\n"))
+        #expect(
+            merge(["a/0", "a/1", "a/1", "a/2"]) == (65, "error: shard 1/3 given twice: '\(dir)/a/1' and '\(dir)/a/1'\n")
+        )
         try FileManager.default.removeItem(atPath: "\(dir)/a/1/daily.csv")
-        #expect(merge(["a/0", "a/1", "a/2"]) == (65, "error: shard folder '\(dir)/a/1': '\(dir)/a/1/daily.csv' is missing, but run.json's manifest lists it: not a complete report folder\n"))
+        #expect(
+            merge(["a/0", "a/1", "a/2"]) == (
+                65,
+                "error: shard folder '\(dir)/a/1': '\(dir)/a/1/daily.csv' is missing, but run.json's manifest lists it: not a complete report folder\n"
+            ))
         // A shard.state changed in place (same size): its SHA-256 no longer matches.
         var state = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/a/2/shard.state"))
         state[state.count - 2] = state[state.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         try state.write(to: URL(fileURLWithPath: "\(dir)/a/2/shard.state"))
-        #expect(merge(["a/0", "a/2"]) == (65, "error: shard folder '\(dir)/a/2': '\(dir)/a/2/shard.state': its SHA-256 is not the one in run.json's manifest: not the file the run wrote\n"))
+        #expect(
+            merge(["a/0", "a/2"]) == (
+                65,
+                "error: shard folder '\(dir)/a/2': '\(dir)/a/2/shard.state': its SHA-256 is not the one in run.json's manifest: not the file the run wrote\n"
+            ))
         let whole = bgbench(base + ["--out", "\(dir)/whole"])
         #expect(whole.code == 0)
-        #expect(merge(["whole"]) == (65, "error: '\(dir)/whole' has no shard.state: not a shard folder (made with '--shard K/N')\n"))
+        #expect(
+            merge(["whole"]) == (
+                65, "error: '\(dir)/whole' has no shard.state: not a shard folder (made with '--shard K/N')\n"
+            ))
         #expect(FileManager.default.fileExists(atPath: "\(dir)/out") == false, "nothing written")
     }
 
     @Test func shardOptionErrors() {
-        #expect(bgbench(["run", "--shard", "4/4"]).errors.hasPrefix("error: invalid value '4/4' for '--shard': expected K/N with 0 <= K < N (e.g. 0/4), auto or auto/N\n"))
+        #expect(
+            bgbench(["run", "--shard", "4/4"]).errors.hasPrefix(
+                "error: invalid value '4/4' for '--shard': expected K/N with 0 <= K < N (e.g. 0/4), auto or auto/N\n"))
         #expect(bgbench(["run", "--shard", "auto/0"]).code == 64)
-        #expect(bgbench(["merge", "--out", "/tmp/x"]).errors.hasPrefix("error: 'merge' needs the shard folders (or one folder holding them)\n"))
+        #expect(
+            bgbench(["merge", "--out", "/tmp/x"]).errors.hasPrefix(
+                "error: 'merge' needs the shard folders (or one folder holding them)\n"))
     }
 
     /// `--shard auto`: a Slurm array task's position among the array's tasks, whatever the
     /// range; a Kubernetes Indexed Job's index; disagreements and absences refused.
     @Test func shardFromTheJobEngine() throws {
         func slurm(_ id: Int, _ min: Int, _ max: Int, _ step: Int?, _ count: Int) -> [String: String] {
-            var env = ["SLURM_ARRAY_TASK_ID": "\(id)", "SLURM_ARRAY_TASK_MIN": "\(min)", "SLURM_ARRAY_TASK_MAX": "\(max)",
-                       "SLURM_ARRAY_TASK_COUNT": "\(count)"]
+            var env = [
+                "SLURM_ARRAY_TASK_ID": "\(id)", "SLURM_ARRAY_TASK_MIN": "\(min)", "SLURM_ARRAY_TASK_MAX": "\(max)",
+                "SLURM_ARRAY_TASK_COUNT": "\(count)",
+            ]
             if let step { env["SLURM_ARRAY_TASK_STEP"] = "\(step)" }
             return env
         }
@@ -146,11 +207,17 @@ import BGBenchTestSupport
         #expect(throws: ShardError.disagree("--shard auto/5 but the Slurm array has 4 tasks")) {
             try Shard.fromEnvironment(slurm(3, 1, 4, nil, 4), count: 5)
         }
-        #expect(throws: ShardError.disagree("SLURM_ARRAY_TASK_COUNT=3 but the array 1-8:1 has 8 tasks: expected an evenly stepped range (a list of task ids cannot be numbered)")) {
+        #expect(
+            throws: ShardError.disagree(
+                "SLURM_ARRAY_TASK_COUNT=3 but the array 1-8:1 has 8 tasks: expected an evenly stepped range (a list of task ids cannot be numbered)"
+            )
+        ) {
             try Shard.fromEnvironment(slurm(3, 1, 8, 1, 3), count: nil)
         }
         #expect(try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "2"], count: 3) == Shard(index: 2, count: 3))
-        #expect(try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "2", "BGBENCH_SHARD_COUNT": "3"], count: nil) == Shard(index: 2, count: 3))
+        #expect(
+            try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "2", "BGBENCH_SHARD_COUNT": "3"], count: nil)
+                == Shard(index: 2, count: 3))
         #expect(throws: ShardError.disagree("--shard auto/4 but BGBENCH_SHARD_COUNT=3")) {
             try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "2", "BGBENCH_SHARD_COUNT": "3"], count: 4)
         }
@@ -158,10 +225,15 @@ import BGBenchTestSupport
             try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "3"], count: 3)
         }
         #expect(throws: ShardError.self) { try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "1"], count: nil) }
-        #expect(throws: ShardError.badVariable("SLURM_ARRAY_TASK_ID", "x")) { try Shard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "x"], count: nil) }
+        #expect(throws: ShardError.badVariable("SLURM_ARRAY_TASK_ID", "x")) {
+            try Shard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "x"], count: nil)
+        }
         let none = bgbench(["run", "--shard", "auto", "--days", "1", "--devices", "1"])
         #expect(none.code == 64)
-        #expect(none.errors.hasPrefix("error: '--shard auto': no job engine found: expected SLURM_ARRAY_TASK_ID (a Slurm array job) or JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)\n")
+        #expect(
+            none.errors.hasPrefix(
+                "error: '--shard auto': no job engine found: expected SLURM_ARRAY_TASK_ID (a Slurm array job) or JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)\n"
+            )
                 || ProcessInfo.processInfo.environment["SLURM_ARRAY_TASK_ID"] != nil)
     }
 

@@ -11,7 +11,9 @@ private let checkout = TestSupport.packageRoot
 @Suite struct ParameterTests {
     /// Every parameter set bgbench registers, by JSON path.
     static var sets: [(path: String, type: any ParameterSet.Type)] {
-        var sets: [(path: String, type: any ParameterSet.Type)] = Scenario().coreSections.map { ($0.key, type(of: $0.value)) }
+        var sets: [(path: String, type: any ParameterSet.Type)] = Scenario().coreSections.map {
+            ($0.key, type(of: $0.value))
+        }
         sets.append(("population.archetypes.<name>", Archetype.self))
         sets.append(("population.routine", Routine.self))
         sets.append(("population.routine.opens[i]", Routine.Entry.self))
@@ -51,7 +53,8 @@ private let checkout = TestSupport.packageRoot
                 // Each sweep value loads as an override.
                 for value in knob.sweep {
                     #expect(throws: Never.self) {
-                        try ScenarioLoader.load(json: "{}", overrides: ["policies.\(entry.name).\(knob.field)=\(value)"])
+                        try ScenarioLoader.load(
+                            json: "{}", overrides: ["policies.\(entry.name).\(knob.field)=\(value)"])
                     }
                 }
             }
@@ -63,11 +66,15 @@ private let checkout = TestSupport.packageRoot
     @Test func scenarioDocsParameterTablesAreNotStale() throws {
         let text = try String(contentsOf: checkout.appendingPathComponent("docs/scenario.md"), encoding: .utf8)
         for section in ParameterDocs.sections {
-            let begin = try #require(text.range(of: ParameterDocs.beginMarker(section) + "\n"), "no block for \(section)")
-            let end = try #require(text.range(of: ParameterDocs.endMarker(section), range: begin.upperBound..<text.endIndex))
+            let begin = try #require(
+                text.range(of: ParameterDocs.beginMarker(section) + "\n"), "no block for \(section)")
+            let end = try #require(
+                text.range(of: ParameterDocs.endMarker(section), range: begin.upperBound..<text.endIndex))
             // The built-in policies' (other tests of this process register their own).
-            #expect(String(text[begin.upperBound..<end.lowerBound]) == ParameterDocs.markdown(section: section, policies: PolicyRegistry.builtIn),
-                    "docs/scenario.md's \(section) table is stale: run docs/make-parameter-docs.sh")
+            #expect(
+                String(text[begin.upperBound..<end.lowerBound])
+                    == ParameterDocs.markdown(section: section, policies: PolicyRegistry.builtIn),
+                "docs/scenario.md's \(section) table is stale: run docs/make-parameter-docs.sh")
         }
         // Every declared parameter has its row.
         for (path, type) in Self.sets where !path.hasSuffix("routine_change") && path != "population.routine" {
@@ -81,10 +88,12 @@ private let checkout = TestSupport.packageRoot
     /// default.json is what the registry produces now (regenerate with
     /// docs/make-parameter-docs.sh).
     @Test func defaultScenarioFileIsNotStale() throws {
-        let text = try String(contentsOf: checkout.appendingPathComponent("Datasets/scenarios/default.json"), encoding: .utf8)
+        let text = try String(
+            contentsOf: checkout.appendingPathComponent("Datasets/scenarios/default.json"), encoding: .utf8)
         // The built-in policies' (other tests of this process register their own).
-        #expect(text == ScenarioLoader.completeJSON(Scenario(), policies: PolicyRegistry.builtIn.map(\.name)),
-                "default.json is stale: run docs/make-parameter-docs.sh")
+        #expect(
+            text == ScenarioLoader.completeJSON(Scenario(), policies: PolicyRegistry.builtIn.map(\.name)),
+            "default.json is stale: run docs/make-parameter-docs.sh")
     }
 
     /// Ranges come from the declarations, with the loader's messages.
@@ -99,9 +108,15 @@ private let checkout = TestSupport.packageRoot
         s.user.sleepMax = .hours(6)
         s.population.archetypes["heavy"]?.weekdayWeights = [1]
         let problems = s.validate().map { "\($0.path): \($0.message)" }
-        #expect(problems.contains("policies.adaptive.max_interval: 1h is out of range: expected a duration from 2h to 7d"))
-        #expect(problems.contains("policies.nhpp.routine_change.min_days: 0 is out of range: expected an integer from 1 to 30"))
-        #expect(problems.contains("platform.android_workmanager.quota_windows: expected 5 durations (active, working_set, frequent, rare, restricted), got 1"))
+        #expect(
+            problems.contains("policies.adaptive.max_interval: 1h is out of range: expected a duration from 2h to 7d"))
+        #expect(
+            problems.contains(
+                "policies.nhpp.routine_change.min_days: 0 is out of range: expected an integer from 1 to 30"))
+        #expect(
+            problems.contains(
+                "platform.android_workmanager.quota_windows: expected 5 durations (active, working_set, frequent, rare, restricted), got 1"
+            ))
         #expect(problems.contains("content.sync.target_age: 400d is out of range: expected a duration from 0s to 365d"))
         #expect(problems.contains("app.processing.work: 0s is out of range: expected a duration from 1s to 1d"))
         #expect(problems.contains("user.sleep_max: 6h is out of range: expected a duration from 7h to 20h"))
@@ -146,17 +161,23 @@ private let checkout = TestSupport.packageRoot
         let json = ScenarioLoader.resolvedJSON(s, policies: ["nhpp"])
         let root = try object(json)
         #expect(keys(root, "policies") == ["nhpp"])
-        #expect(keys(root, "platform") == ["name", "ios_fetch", "ios_bgtask"], "ios-fetch reads ios_bgtask's parameters")
+        #expect(
+            keys(root, "platform") == ["name", "ios_fetch", "ios_bgtask"], "ios-fetch reads ios_bgtask's parameters")
         #expect(keys(root, "content").contains("catalog") && !keys(root, "content").contains("messages"))
         #expect(keys(root, "app").contains("processing"))
         #expect(try ScenarioLoader.load(json: json).scenario == s)
 
         var legacy = Scenario()
         legacy.population.legacyIosShare = 0.1
-        #expect(keys(try object(ScenarioLoader.resolvedJSON(legacy, policies: [])), "platform") == ["name", "ios_bgtask", "ios_fetch"])
+        #expect(
+            keys(try object(ScenarioLoader.resolvedJSON(legacy, policies: [])), "platform") == [
+                "name", "ios_bgtask", "ios_fetch",
+            ])
         // Every parameter of every component: the complete form.
         let complete = try object(ScenarioLoader.resolvedJSON(Scenario()))
-        #expect(keys(complete, "policies").isSuperset(of: PolicyRegistry.builtIn.filter { $0.parameters != nil }.map(\.name)))
+        #expect(
+            keys(complete, "policies").isSuperset(
+                of: PolicyRegistry.builtIn.filter { $0.parameters != nil }.map(\.name)))
         #expect(keys(complete, "platform") == Set(["name"] + PlatformModel.entries.map(\.key)))
         // Unchanged parameters of policies a run does not use do not reach its hash.
         var other = Scenario()

@@ -18,81 +18,117 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
     /// Bad input → the exact error text, one line per problem.
     @Test(arguments: [
         // Unknown key with a suggestion, pointing at the key.
-        ("""
-        {
-          "platform": {
-            "ios_bgtask": { "budget_scal": 3 }
-          }
-        }
-        """, "error: s.json:3:21: platform.ios_bgtask.budget_scal: unknown key (did you mean 'budget_scale'?)"),
+        (
+            """
+            {
+              "platform": {
+                "ios_bgtask": { "budget_scal": 3 }
+              }
+            }
+            """, "error: s.json:3:21: platform.ios_bgtask.budget_scal: unknown key (did you mean 'budget_scale'?)"
+        ),
         // Nested unknown keys, with and without a close match.
-        (#"{"policies": {"adaptive": {"habit_halflife": "7d"}}}"#,
-         "error: s.json:1:28: policies.adaptive.habit_halflife: unknown key (did you mean 'habit_half_life'?)"),
+        (
+            #"{"policies": {"adaptive": {"habit_halflife": "7d"}}}"#,
+            "error: s.json:1:28: policies.adaptive.habit_halflife: unknown key (did you mean 'habit_half_life'?)"
+        ),
         (#"{"device": {"battery": {"wh": 15}}}"#, "error: s.json:1:13: device.battery: unknown key"),
         // Unknown key inside an element of routine.opens.
-        ("""
-        {
-          "population": {
-            "routine": {
-              "opens": [
-                { "at": "07:00" },
-                { "at": "12:00", "jiter_sd": "5m" }
-              ]
+        (
+            """
+            {
+              "population": {
+                "routine": {
+                  "opens": [
+                    { "at": "07:00" },
+                    { "at": "12:00", "jiter_sd": "5m" }
+                  ]
+                }
+              }
             }
-          }
-        }
-        """, "error: s.json:6:26: population.routine.opens[1].jiter_sd: unknown key (did you mean 'jitter_sd'?)"),
+            """, "error: s.json:6:26: population.routine.opens[1].jiter_sd: unknown key (did you mean 'jitter_sd'?)"
+        ),
         // Unknown key inside a user-named archetype.
-        ("""
-        {
-          "population": {
-            "archetypes": {
-              "r1": { "weight": 1, "median_opens": 5 }
+        (
+            """
+            {
+              "population": {
+                "archetypes": {
+                  "r1": { "weight": 1, "median_opens": 5 }
+                }
+              }
             }
-          }
-        }
-        """, "error: s.json:4:28: population.archetypes.r1.median_opens: unknown key"),
+            """, "error: s.json:4:28: population.archetypes.r1.median_opens: unknown key"
+        ),
         // Wrong types, at the value.
         (#"{"population": {"rate_sigma": "high"}}"#, "error: s.json:1:31: population.rate_sigma: expected a number"),
         (#"{"device": 3}"#, "error: s.json:1:12: device: expected an object"),
-        (#"{"content": {"hourly_weights": {"a": 1}}}"#, "error: s.json:1:32: content.hourly_weights: expected an array"),
-        (#"{"platform": {"unrestricted": {"daily_cap": 1.5}}}"#,
-         "error: s.json:1:45: platform.unrestricted.daily_cap: expected an integer"),
+        (
+            #"{"content": {"hourly_weights": {"a": 1}}}"#,
+            "error: s.json:1:32: content.hourly_weights: expected an array"
+        ),
+        (
+            #"{"platform": {"unrestricted": {"daily_cap": 1.5}}}"#,
+            "error: s.json:1:45: platform.unrestricted.daily_cap: expected an integer"
+        ),
         (#"{"user": {"sleep_enabled": "yes"}}"#, "error: s.json:1:28: user.sleep_enabled: expected true or false"),
         (#"{"name": null}"#, "error: s.json:1:10: name: expected a string"),
         ("[1]", "error: s.json:1:1: expected an object"),
         // Bad enum values.
-        (#"{"population": {"model": "routines"}}"#,
-         "error: s.json:1:26: population.model: expected one of: archetypes, routine"),
+        (
+            #"{"population": {"model": "routines"}}"#,
+            "error: s.json:1:26: population.model: expected one of: archetypes, routine"
+        ),
         (#"{"app": {"status": 1}}"#, "error: s.json:1:20: app.status: expected one of: honest, always_new_data"),
         // Bad durations keep TimeSpan's message.
-        (#"{"policies": {"fixed": {"interval": "15 min"}}}"#,
-         #"error: s.json:1:37: policies.fixed.interval: expected a duration such as 90, "90s", "15m", "2h" or "1d""#),
+        (
+            #"{"policies": {"fixed": {"interval": "15 min"}}}"#,
+            #"error: s.json:1:37: policies.fixed.interval: expected a duration such as 90, "90s", "15m", "2h" or "1d""#
+        ),
         // Out of range (validation), at the value.
-        ("""
-        {
-          "population": {
-            "bar_off_share": 1.5
-          }
-        }
-        """, "error: s.json:3:22: population.bar_off_share: 1.5 is out of range: expected a number from 0 to 1"),
-        (#"{"population": {"rate_sigma": -1}}"#,
-         "error: s.json:1:31: population.rate_sigma: -1 is out of range: expected a number from 0 to 5"),
-        (#"{"content": {"hourly_weights": [1, 2]}}"#, "error: s.json:1:32: content.hourly_weights: expected 24 weights, got 2"),
+        (
+            """
+            {
+              "population": {
+                "bar_off_share": 1.5
+              }
+            }
+            """, "error: s.json:3:22: population.bar_off_share: 1.5 is out of range: expected a number from 0 to 1"
+        ),
+        (
+            #"{"population": {"rate_sigma": -1}}"#,
+            "error: s.json:1:31: population.rate_sigma: -1 is out of range: expected a number from 0 to 5"
+        ),
+        (
+            #"{"content": {"hourly_weights": [1, 2]}}"#,
+            "error: s.json:1:32: content.hourly_weights: expected 24 weights, got 2"
+        ),
         // Headline metrics (report.headline): names of summary.csv's metrics, each once.
-        (#"{"report": {"headline": ["fresh_open_rate", "server_lag"]}}"#,
-         "error: s.json:1:45: report.headline[1]: unknown metric 'server_lag': expected a column of summary.csv (Reports/README.md)"),
-        (#"{"report": {"headline": ["fresh_open_rat"]}}"#,
-         "error: s.json:1:26: report.headline[0]: unknown metric 'fresh_open_rat': expected a column of summary.csv (Reports/README.md) (did you mean 'fresh_open_rate'?)"),
-        (#"{"report": {"headline": []}}"#, "error: s.json:1:25: report.headline: an empty list: expected at least one metric of summary.csv"),
-        (#"{"report": {"headline": ["runs_per_day", "runs_per_day"]}}"#,
-         "error: s.json:1:42: report.headline[1]: 'runs_per_day' is listed twice: expected each metric once"),
+        (
+            #"{"report": {"headline": ["fresh_open_rate", "server_lag"]}}"#,
+            "error: s.json:1:45: report.headline[1]: unknown metric 'server_lag': expected a column of summary.csv (Reports/README.md)"
+        ),
+        (
+            #"{"report": {"headline": ["fresh_open_rat"]}}"#,
+            "error: s.json:1:26: report.headline[0]: unknown metric 'fresh_open_rat': expected a column of summary.csv (Reports/README.md) (did you mean 'fresh_open_rate'?)"
+        ),
+        (
+            #"{"report": {"headline": []}}"#,
+            "error: s.json:1:25: report.headline: an empty list: expected at least one metric of summary.csv"
+        ),
+        (
+            #"{"report": {"headline": ["runs_per_day", "runs_per_day"]}}"#,
+            "error: s.json:1:42: report.headline[1]: 'runs_per_day' is listed twice: expected each metric once"
+        ),
         // Syntax errors and duplicate keys.
         ("{\n  \"name\": \"x\",\n}", "error: s.json:3:1: expected a string key, found '}'"),
         (#"{"name": "x" "description": "y"}"#, "error: s.json:1:14: expected ',' or '}', found '\"'"),
         ("{\"name\": \"caf\u{E9} \\q\"}", #"error: s.json:1:16: invalid escape '\q'"#),
         ("{\"name\": ", "error: s.json:1:10: unexpected end of file"),
-        ("{\n  \"name\": \"a\",\n  \"name\": \"b\"\n}", "error: s.json:3:3: name: duplicate key (first at line 2, column 3; that value is kept)"),
+        (
+            "{\n  \"name\": \"a\",\n  \"name\": \"b\"\n}",
+            "error: s.json:3:3: name: duplicate key (first at line 2, column 3; that value is kept)"
+        ),
     ])
     func badInputReportsExactError(json: String, expected: String) {
         #expect(errorText(json) == expected)
@@ -102,18 +138,24 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         func errorText(file: String) -> String? {
             do { _ = try ScenarioLoader.load(file: file); return nil } catch { return "\(error)" }
         }
-        #expect(errorText(file: "/nonexistent-dir/nope.json")
+        #expect(
+            errorText(file: "/nonexistent-dir/nope.json")
                 == "error: cannot read scenario '/nonexistent-dir/nope.json': no such file")
         let dir = FileManager.default.temporaryDirectory.path
         #expect(errorText(file: dir) == "error: cannot read scenario '\(dir)': is a directory")
     }
 
     @Test(arguments: [
-        (["population.bar_of_share=0.2"], "error: --set population.bar_of_share: unknown key (did you mean 'bar_off_share'?)"),
+        (
+            ["population.bar_of_share=0.2"],
+            "error: --set population.bar_of_share: unknown key (did you mean 'bar_off_share'?)"
+        ),
         (["population.rate_sigma=abc"], "error: --set population.rate_sigma: expected a number"),
         (["population.model"], "error: --set population.model: expected path=value, e.g. population.model=routine"),
-        (["population.routine.opens[3].at=06:00"],
-         "error: --set population.routine.opens[3]: index out of range: the array has 3 elements"),
+        (
+            ["population.routine.opens[3].at=06:00"],
+            "error: --set population.routine.opens[3]: index out of range: the array has 3 elements"
+        ),
     ])
     func badOverrideReportsExactError(overrides: [String], expected: String) {
         #expect(errorText("{}", overrides: overrides) == expected)
@@ -122,19 +164,20 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
     /// Loading goes on after a problem: every unknown key, type error and range problem.
     @Test func collectsAllProblemsInFileOrder() {
         let json = """
-        {
-          "population": { "rate_sigma": "x", "bar_off_share": 2 },
-          "nme": "a",
-          "device": { "idle_w": true }
-        }
-        """
-        #expect(errorText(json, overrides: ["app.sync=partial"]) == """
-            error: --set app.sync: expected one of: delta, full
-            error: s.json:2:33: population.rate_sigma: expected a number
-            error: s.json:2:55: population.bar_off_share: 2 is out of range: expected a number from 0 to 1
-            error: s.json:3:3: nme: unknown key (did you mean 'name'?)
-            error: s.json:4:25: device.idle_w: expected a number
-            """)
+            {
+              "population": { "rate_sigma": "x", "bar_off_share": 2 },
+              "nme": "a",
+              "device": { "idle_w": true }
+            }
+            """
+        #expect(
+            errorText(json, overrides: ["app.sync=partial"]) == """
+                error: --set app.sync: expected one of: delta, full
+                error: s.json:2:33: population.rate_sigma: expected a number
+                error: s.json:2:55: population.bar_off_share: 2 is out of range: expected a number from 0 to 1
+                error: s.json:3:3: nme: unknown key (did you mean 'name'?)
+                error: s.json:4:25: device.idle_w: expected a number
+                """)
     }
 
     @Test func defaultsRoundTrip() throws {
@@ -147,8 +190,10 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         var s = Scenario()
         s.name = "changed"
         s.population.model = .routine
-        s.population.archetypes = ["night_owl": Archetype(weight: 1, medianOpensPerDay: 3, weekendLevel: 1.2),
-                                   "R2": Archetype(weight: 2, medianOpensPerDay: 0.5)]
+        s.population.archetypes = [
+            "night_owl": Archetype(weight: 1, medianOpensPerDay: 3, weekendLevel: 1.2),
+            "R2": Archetype(weight: 2, medianOpensPerDay: 0.5),
+        ]
         s.population.routine.opens = [.init(at: .hours(6), jitterSd: .seconds(90), probability: 0.5)]
         s.app.status = .alwaysNewData
         s.platform[Unrestricted.self].dailyCap = 12
@@ -257,10 +302,15 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
         func encoded(_ name: String) throws -> String {
             let encoder = JSONEncoder()
             encoder.keyEncodingStrategy = .convertToSnakeCase
-            return try JSONParser.parse(String(decoding: try encoder.encode(Field(name: name)), as: UTF8.self)).root.object!.keys[0]
+            return try JSONParser.parse(String(decoding: try encoder.encode(Field(name: name)), as: UTF8.self)).root
+                .object!.keys[0]
         }
-        let names = Array(Schema.shared.swiftNames.values)
-            + ["myURLValue", "URLValue", "ABc", "fooBAR", "nr5G", "aBc1D", "latencyMedianNr5g", "x", "", "already_snake", "ÉtéÀ"]
+        let names =
+            Array(Schema.shared.swiftNames.values)
+            + [
+                "myURLValue", "URLValue", "ABc", "fooBAR", "nr5G", "aBc1D", "latencyMedianNr5g", "x", "",
+                "already_snake", "ÉtéÀ",
+            ]
         #expect(names.count > 200)
         for name in names { #expect(Schema.snakeCase(name) == (try encoded(name)), "\(name)") }
         #expect(Schema.snakeCase("latencyMedianNr5g") == "latency_median_nr5g")
@@ -280,31 +330,39 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
             { root in
                 func set(_ o: JSONObject, _ keys: ArraySlice<String>) -> JSONObject {
                     var o = o
-                    o[keys.first!] = keys.count == 1 ? value : .object(set(o[keys.first!]?.object ?? JSONObject(), keys.dropFirst()))
+                    o[keys.first!] =
+                        keys.count == 1 ? value : .object(set(o[keys.first!]?.object ?? JSONObject(), keys.dropFirst()))
                     return o
                 }
                 root = set(root, keys[...])
             }
         }
-        #expect(try decodeError(setting(["population", "model"], .string("zzz")))
+        #expect(
+            try decodeError(setting(["population", "model"], .string("zzz")))
                 == "error: s.json: population.model: expected one of: archetypes, routine")
-        #expect(try decodeError(setting(["population", "archetypes", "Night_Owl"], .object(["weight": .string("x")])))
+        #expect(
+            try decodeError(setting(["population", "archetypes", "Night_Owl"], .object(["weight": .string("x")])))
                 == "error: s.json: population.archetypes.Night_Owl.weight: expected a number")
-        #expect(try decodeError(setting(["population", "routine", "opens"], .array([.object(["at": .bool(true)])])))
-                == #"error: s.json: population.routine.opens[0].at: expected a duration such as 90, "90s", "15m", "2h" or "1d""#)
+        #expect(
+            try decodeError(setting(["population", "routine", "opens"], .array([.object(["at": .bool(true)])])))
+                == #"error: s.json: population.routine.opens[0].at: expected a duration such as 90, "90s", "15m", "2h" or "1d""#
+        )
     }
 
     @Test func suggestions() {
         #expect(Suggestion.editDistance("kitten", "sitting") == 3)
         #expect(Suggestion.editDistance("", "abc") == 3)
-        #expect(Resolver.suggestion(for: "budget_scal", among: ["budget_cap", "budget_scale"]) == " (did you mean 'budget_scale'?)")
+        #expect(
+            Resolver.suggestion(for: "budget_scal", among: ["budget_cap", "budget_scale"])
+                == " (did you mean 'budget_scale'?)")
         #expect(Resolver.suggestion(for: "zzz", among: ["budget_cap"]) == "")
     }
 }
 
 @Suite struct JSONParserTests {
     @Test func parsesValuesAndPositions() throws {
-        let doc = try JSONParser.parse("{\n  \"é\": [1, -0.5e+2, true, null],\n  \"s\": \"a\\\"\\u00e9\\ud83d\\ude00\\n\"\n}")
+        let doc = try JSONParser.parse(
+            "{\n  \"é\": [1, -0.5e+2, true, null],\n  \"s\": \"a\\\"\\u00e9\\ud83d\\ude00\\n\"\n}")
         let root = try #require(doc.root.object)
         #expect(root.keys == ["é", "s"])
         #expect(root["é"] == .array([.number(1, text: "1"), .number(-50, text: "-0.5e+2"), .bool(true), .null]))
@@ -328,12 +386,17 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
 
     @Test(arguments: [
         ("-", "1:1: invalid number"), ("1.", "1:1: invalid number"), (".5", "1:1: expected a value, found '.'"),
-        ("1e", "1:1: invalid number"), ("+1", "1:1: expected a value, found '+'"), ("01", "1:2: unexpected text after the JSON value"),
-        ("\"\\ud800\"", "1:2: unpaired surrogate in \\u escape"), ("\"\\udc00\"", "1:2: unpaired surrogate in \\u escape"),
-        ("\"\\u12g4\"", "1:2: invalid \\u escape (expected 4 hex digits)"), ("\"a\tb\"", "1:3: control character U+0009 in a string (escape it)"),
-        ("\"abc", "1:5: unexpected end of file"), ("[1,]", "1:4: expected a value, found ']'"), ("[1 2]", "1:4: expected ',' or ']', found '2'"),
+        ("1e", "1:1: invalid number"), ("+1", "1:1: expected a value, found '+'"),
+        ("01", "1:2: unexpected text after the JSON value"),
+        ("\"\\ud800\"", "1:2: unpaired surrogate in \\u escape"),
+        ("\"\\udc00\"", "1:2: unpaired surrogate in \\u escape"),
+        ("\"\\u12g4\"", "1:2: invalid \\u escape (expected 4 hex digits)"),
+        ("\"a\tb\"", "1:3: control character U+0009 in a string (escape it)"),
+        ("\"abc", "1:5: unexpected end of file"), ("[1,]", "1:4: expected a value, found ']'"),
+        ("[1 2]", "1:4: expected ',' or ']', found '2'"),
         ("tru", "1:1: expected a value, found 't'"), ("", "1:1: unexpected end of file"),
-        ("{\"a\" 1}", "1:6: expected ':' after the key, found '1'"), (String(repeating: "[", count: 600), "1:513: nested deeper than 512 levels"),
+        ("{\"a\" 1}", "1:6: expected ':' after the key, found '1'"),
+        (String(repeating: "[", count: 600), "1:513: nested deeper than 512 levels"),
     ])
     func syntaxErrors(text: String, expected: String) {
         do {
@@ -349,8 +412,10 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
         (String(repeating: "a", count: 1000), "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"),
     ])
     func standardVectors(message: String, digest: String) {

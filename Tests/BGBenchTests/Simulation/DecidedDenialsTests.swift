@@ -21,9 +21,16 @@ import Testing
     /// scenario (battery, charging and screen events interleave with the denials).
     @Test(arguments: ["r1", "capped-default"])
     func fixedGivesTheSameResultsEitherWay(_ name: String) throws {
-        let scenario = name == "r1" ? try TestSupport.loadScenario("r1").scenario
-            : try ScenarioLoader.load(json: "{}", overrides: ["platform.name=unrestricted",
-                                                             "platform.unrestricted.daily_cap=3"]).scenario
+        let scenario =
+            name == "r1"
+            ? try TestSupport.loadScenario("r1").scenario
+            : try ScenarioLoader.load(
+                json: "{}",
+                overrides: [
+                    "platform.name=unrestricted",
+                    "platform.unrestricted.daily_cap=3",
+                ]
+            ).scenario
         let fixed = PolicyRegistry.named("fixed")!
         let fast = try Self.simulate(scenario, fixed, tracing: false)
         let oracle = try Self.simulate(scenario, fixed, tracing: true)

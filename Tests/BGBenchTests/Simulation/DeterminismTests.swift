@@ -6,9 +6,10 @@ import Testing
 /// thread count and however the fleet is split; a different seed gives different numbers.
 @Suite struct DeterminismTests {
     static func report(seed: UInt64 = 5, threads: Int, devices: Int = 300, days: Int = 10) throws -> RunReport {
-        let request = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: PolicyRegistry.builtIn.map { $0.name },
-                                 options: RunOptions(devices: devices, days: days, seed: seed, threads: threads),
-                                 commandLine: ["bgbench", "--threads", String(threads)])
+        let request = RunRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: PolicyRegistry.builtIn.map { $0.name },
+            options: RunOptions(devices: devices, days: days, seed: seed, threads: threads),
+            commandLine: ["bgbench", "--threads", String(threads)])
         return try Runner.run(request)
     }
 
@@ -43,15 +44,19 @@ import Testing
     /// The staleness histograms, not only the printed quantiles, are identical.
     /// `--threads` is resolved once (0: every core) and run.json records the workers the
     /// fleet runs started: one per block of 64 devices at most.
-    @Test(arguments: [(threads: 8, devices: 100, workers: 2), (threads: 3, devices: 1000, workers: 3),
-                      (threads: 1, devices: 64, workers: 1), (threads: 0, devices: 65, workers: min(2, System.coreCount))])
+    @Test(arguments: [
+        (threads: 8, devices: 100, workers: 2), (threads: 3, devices: 1000, workers: 3),
+        (threads: 1, devices: 64, workers: 1), (threads: 0, devices: 65, workers: min(2, System.coreCount)),
+    ])
     func runRecordsTheWorkersStarted(_ c: (threads: Int, devices: Int, workers: Int)) throws {
-        let request = RunRequest(scenario: ScenarioLoader.builtInDefault(), policies: ["none", "fixed"],
-                                 options: RunOptions(devices: c.devices, days: 1, threads: c.threads), replications: 2)
+        let request = RunRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: ["none", "fixed"],
+            options: RunOptions(devices: c.devices, days: 1, threads: c.threads), replications: 2)
         let report = try Runner.run(request)
         #expect(report.threads == c.workers)
         #expect(report.results.count == 4 && report.results.allSatisfy { $0.workers == c.workers })
-        let json = try #require(JSONSerialization.jsonObject(with: Data(ReportWriter.runJSON(report).utf8)) as? [String: Any])
+        let json = try #require(
+            JSONSerialization.jsonObject(with: Data(ReportWriter.runJSON(report).utf8)) as? [String: Any])
         let execution = try #require(json["execution"] as? [String: Any])
         #expect(execution["threads"] as? Int == c.workers)
         #expect(Fleet.workers(threads: 200, blocks: 3) == 3, "no more workers than blocks")
@@ -93,9 +98,10 @@ import Testing
             var devices: [DeviceTally] = []
             // In reverse order, each with a fresh queue: order and queue reuse must not matter.
             for i in (0..<options.devices).reversed() {
-                let tally = TestSupport.simulate(P.self, IOSBGTask.self, scenario: scenario, feed: feed,
-                                                 days: options.days, seed: options.seed, index: i,
-                                                 histogram: &total.staleness)
+                let tally = TestSupport.simulate(
+                    P.self, IOSBGTask.self, scenario: scenario, feed: feed,
+                    days: options.days, seed: options.seed, index: i,
+                    histogram: &total.staleness)
                 devices.append(tally)
                 total.add(tally)
             }
@@ -104,8 +110,11 @@ import Testing
         let (summed, devices) = oneByOne(policy)
         #expect(summed.devices == fleet.devices)
         #expect(summed.staleness == fleet.staleness)
-        let integers: [Quantity] = [.opens, .freshOpens, .foregroundFetches, .foregroundFailures, .requested, .replaced,
-                                    .pending, .runs, .denied, .throttleEvents, .events]
+        let integers: [Quantity] =
+            [
+                .opens, .freshOpens, .foregroundFetches, .foregroundFailures, .requested, .replaced,
+                .pending, .runs, .denied, .throttleEvents, .events,
+            ]
             + DenialReason.allCases.map { .denied($0) } + RunStatus.allCases.map { .outcome($0) }
         for q in integers { #expect(summed[q] == fleet[q], "\(q)") }
         // Integer ticks summed over devices, then as seconds: exact.

@@ -9,14 +9,17 @@ import Testing
     typealias T = TestSupport
 
     /// One day (or `days`) of the clean scenario with these opens, items and wakes.
-    static func day(opens: [SimTime], items: [SimTime], wakes: [SimTime] = [], runSeconds: Double = 0.001,
-                    days: Int = 1, tweak: (inout Scenario) -> Void = { _ in }) -> (DeviceTally, LogHistogram) {
+    static func day(
+        opens: [SimTime], items: [SimTime], wakes: [SimTime] = [], runSeconds: Double = 0.001,
+        days: Int = 1, tweak: (inout Scenario) -> Void = { _ in }
+    ) -> (DeviceTally, LogHistogram) {
         var s = T.cleanScenario(opens: opens, runSeconds: runSeconds)
         tweak(&s)
         var histogram = LogHistogram()
         let tally = ScheduledWakes.$times.withValue(wakes) {
-            T.simulate(ScheduledWakes.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: items),
-                       days: days, histogram: &histogram)
+            T.simulate(
+                ScheduledWakes.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: items),
+                days: days, histogram: &histogram)
         }
         return (tally, histogram)
     }
@@ -26,9 +29,10 @@ import Testing
     /// Without background runs: the first open misses the item at 01:00 (staleness 2 h, age
     /// 3 h) and fetches in the foreground, so c = 03:00; the second misses 05:00 only.
     @Test func foregroundFetchResetsTheCache() {
-        let (tally, histogram) = Self.day(opens: [3 * Self.h, 6 * Self.h, 7 * Self.h], items: [1 * Self.h, 2 * Self.h, 5 * Self.h])
+        let (tally, histogram) = Self.day(
+            opens: [3 * Self.h, 6 * Self.h, 7 * Self.h], items: [1 * Self.h, 2 * Self.h, 5 * Self.h])
         #expect(tally[.opens] == 3)
-        #expect(tally[.freshOpens] == 1)           // 07:00: nothing since the fetch at 06:00
+        #expect(tally[.freshOpens] == 1)  // 07:00: nothing since the fetch at 06:00
         #expect(tally[ticks: .staleness] == 2 * Self.h + 1 * Self.h + 0)
         #expect(tally[ticks: .age] == 3 * Self.h + 3 * Self.h + 1 * Self.h)
         #expect(tally[.foregroundFetches] == 2)
@@ -73,8 +77,9 @@ import Testing
     /// A run that starts before an item and ends after it does not hold it (c := start):
     /// the run starts 10:00:00, the item is published 10:00:10, the run ends 10:00:20.
     @Test func runHoldsOnlyItemsUpToItsStart() {
-        let (tally, _) = Self.day(opens: [11 * Self.h], items: [10 * Self.h + 10 * Self.s],
-                                  wakes: [10 * Self.h], runSeconds: 20)
+        let (tally, _) = Self.day(
+            opens: [11 * Self.h], items: [10 * Self.h + 10 * Self.s],
+            wakes: [10 * Self.h], runSeconds: 20)
         #expect(tally[.runs] == 1)
         #expect(tally.outcome(.noData) == 1, "nothing was missing at the start")
         #expect(tally[.freshOpens] == 0)
@@ -101,20 +106,23 @@ import Testing
     /// (c := 10:00:10). When the run ends its start (10:00:00) is older than c, so c stays.
     @Test func runInFlightDoesNotUpdateYet() {
         let open1 = 10 * Self.h + 10 * Self.s
-        let (tally, _) = Self.day(opens: [open1, 12 * Self.h], items: [9 * Self.h],
-                                  wakes: [10 * Self.h], runSeconds: 20)
+        let (tally, _) = Self.day(
+            opens: [open1, 12 * Self.h], items: [9 * Self.h],
+            wakes: [10 * Self.h], runSeconds: 20)
         #expect(tally[.runs] == 1)
         #expect(tally[.opens] == 2)
         #expect(tally[.freshOpens] == 1)
         #expect(tally[ticks: .staleness] == open1 - 9 * Self.h)
-        #expect(tally[ticks: .age] == open1 + (12 * Self.h - open1), "c = max(c, start) keeps the later foreground fetch")
+        #expect(
+            tally[ticks: .age] == open1 + (12 * Self.h - open1), "c = max(c, start) keeps the later foreground fetch")
         #expect(tally[.foregroundFetches] == 1)
     }
 
     /// A run that ends exactly at the open updates the cache first (run end before open).
     @Test func runEndingAtTheOpenCounts() {
-        let (tally, _) = Self.day(opens: [10 * Self.h + 20 * Self.s], items: [9 * Self.h],
-                                  wakes: [10 * Self.h], runSeconds: 20)
+        let (tally, _) = Self.day(
+            opens: [10 * Self.h + 20 * Self.s], items: [9 * Self.h],
+            wakes: [10 * Self.h], runSeconds: 20)
         #expect(tally[.freshOpens] == 1)
         #expect(tally[ticks: .age] == 20 * Self.s)
         #expect(tally[.foregroundFetches] == 0)
@@ -151,8 +159,9 @@ import Testing
         let m = Clock.minute
         let items = [30 * m, 7 * Self.h + 10 * m, 7 * Self.h + 50 * m, 12 * Self.h, Clock.day + 1 * Self.h]
         let wakes = [7 * Self.h, 7 * Self.h + 45 * m, Clock.day + 6 * Self.h]
-        let (tally, histogram) = Self.day(opens: [7 * Self.h + 30 * m, 8 * Self.h, 13 * Self.h], items: items,
-                                          wakes: wakes, days: 2)
+        let (tally, histogram) = Self.day(
+            opens: [7 * Self.h + 30 * m, 8 * Self.h, 13 * Self.h], items: items,
+            wakes: wakes, days: 2)
         #expect(tally[.opens] == 6)
         #expect(tally[.freshOpens] == 3)
         #expect(tally[.runs] == 3)
@@ -173,8 +182,9 @@ import Testing
         let s = T.cleanScenario(opens: [8 * Self.h])
         let items = [2 * Self.h, Clock.day + 1 * Self.h]
         let tally = ScheduledWakes.$times.withValue([20 * Self.h]) {
-            T.simulate(ScheduledWakes.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: items),
-                       days: 2, warmupDays: 1)
+            T.simulate(
+                ScheduledWakes.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: items),
+                days: 2, warmupDays: 1)
         }
         #expect(tally[.opens] == 1)
         #expect(tally[.runs] == 0)

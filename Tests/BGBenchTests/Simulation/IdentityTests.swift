@@ -25,8 +25,12 @@ import Testing
             case .alwaysNewData: try ScenarioLoader.load(json: "{}", overrides: ["app.status=always_new_data"])
             case .hangs: try ScenarioLoader.load(json: "{}", overrides: ["app.hang_probability=0.3"])
             case .unrestrictedCapped:
-                try ScenarioLoader.load(json: "{}", overrides: ["platform.name=unrestricted",
-                                                                "platform.unrestricted.daily_cap=5"])
+                try ScenarioLoader.load(
+                    json: "{}",
+                    overrides: [
+                        "platform.name=unrestricted",
+                        "platform.unrestricted.daily_cap=5",
+                    ])
             }
         }
 
@@ -42,12 +46,15 @@ import Testing
         let scenario = try c.load().scenario
         let options = c.options
         let feed = NewsFeed(content: scenario.content, days: options.days, seed: options.seed)
-        let tally = try Fleet.run(scenario: scenario, policy: PolicyRegistry.named(policy)!, options: options, feed: feed)
+        let tally = try Fleet.run(
+            scenario: scenario, policy: PolicyRegistry.named(policy)!, options: options, feed: feed)
         let q = { (x: Quantity) in tally[x] }
 
         #expect(tally.devices == 64)
-        #expect(q(.requested) == q(.runs) - q(.pushRuns) + q(.denied) + q(.replaced) + q(.pending),
-                "requested \(q(.requested)), runs \(q(.runs)), push runs \(q(.pushRuns)), denied \(q(.denied)), replaced \(q(.replaced)), pending \(q(.pending))")
+        #expect(
+            q(.requested) == q(.runs) - q(.pushRuns) + q(.denied) + q(.replaced) + q(.pending),
+            "requested \(q(.requested)), runs \(q(.runs)), push runs \(q(.pushRuns)), denied \(q(.denied)), replaced \(q(.replaced)), pending \(q(.pending))"
+        )
         #expect(q(.pushSent) == q(.pushRuns) + q(.pushLost) + q(.pushGated) + q(.pushThrottled))
         if !PolicyRegistry.named(policy)!.type.observesPublications { #expect(q(.pushSent) == 0) }
         let outcomes = RunStatus.allCases.reduce(0.0) { $0 + q(.outcome($1)) }

@@ -94,12 +94,14 @@ import Testing
     @Test func opensPerDeviceDay() {
         let mean = Self.medianOpens * exp(Self.rateSigma * Self.rateSigma / 2)
         #expect(abs(mean - 11.017) < 0.001)
-        let varianceRate = Self.medianOpens * Self.medianOpens
+        let varianceRate =
+            Self.medianOpens * Self.medianOpens
             * (exp(2 * Self.rateSigma * Self.rateSigma) - exp(Self.rateSigma * Self.rateSigma))
         let se = ((varianceRate + mean / Double(Self.days)) / Double(Self.devices)).squareRoot()
         let opensTolerance = Self.standardErrors * se
         let observed = Self.perDeviceDay(.opens)
-        #expect(abs(observed - mean) < opensTolerance, "opens/device-day \(observed), expected \(mean) ± \(opensTolerance)")
+        #expect(
+            abs(observed - mean) < opensTolerance, "opens/device-day \(observed), expected \(mean) ± \(opensTolerance)")
         // The summary's estimate is the same mean.
         #expect(abs(Self.result.estimates.perDeviceDay(.opens).value - observed) < 1e-12)
     }
@@ -111,8 +113,9 @@ import Testing
         #expect(abs(Self.cap * p - 0.00174) < 0.00001)
         let expectedKills = Self.cap * Self.deviceDays * p
         let killTolerance = Self.standardErrors * expectedKills.squareRoot()
-        #expect(abs(Self.tally[.outcome(.killed)] - expectedKills) < killTolerance,
-                "kills \(Self.tally[.outcome(.killed)]), expected \(expectedKills) ± \(killTolerance)")
+        #expect(
+            abs(Self.tally[.outcome(.killed)] - expectedKills) < killTolerance,
+            "kills \(Self.tally[.outcome(.killed)]), expected \(expectedKills) ± \(killTolerance)")
     }
 
     /// Failures per device-day ≈ 12·0.02·(1 − P(kill)) = 0.240 (a killed run cannot fail).
@@ -124,7 +127,8 @@ import Testing
         let failureTolerance = Self.standardErrors * (runs * pFail * (1 - pFail)).squareRoot()
         #expect(abs(Self.tally[.outcome(.failed)] - runs * pFail) < failureTolerance)
         // Every run is one of newData, noData, failed, killed.
-        #expect(Self.tally[.outcome(.newData)] + Self.tally[.outcome(.noData)] + Self.tally[.outcome(.failed)]
+        #expect(
+            Self.tally[.outcome(.newData)] + Self.tally[.outcome(.noData)] + Self.tally[.outcome(.failed)]
                 + Self.tally[.outcome(.killed)] == runs)
     }
 
@@ -138,7 +142,8 @@ import Testing
         // at c: E[min(d,c)] = m·e^(σ²/2)·Φ(ln(c/m)/σ − σ) + c·(1 − Φ(ln(c/m)/σ)).
         let phi = { (x: Double) in 0.5 * erfc(-x / 2.0.squareRoot()) }
         let k = log(Self.limit / Self.runMedian) / Self.runSigma
-        let closed = Self.runMedian * exp(Self.runSigma * Self.runSigma / 2) * phi(k - Self.runSigma)
+        let closed =
+            Self.runMedian * exp(Self.runSigma * Self.runSigma / 2) * phi(k - Self.runSigma)
             + Self.limit * (1 - phi(k))
         #expect(abs(meanD - closed) < 1e-9)
 
@@ -148,7 +153,9 @@ import Testing
         let perRunVariance = 0.16 * (meanD2 - meanD * meanD)
         let energyTolerance = Self.standardErrors * Self.cap * (perRunVariance / runs).squareRoot()
         let observed = Self.perDeviceDay(.backgroundEnergy)
-        #expect(abs(observed - expected) < energyTolerance, "J/device-day \(observed), expected \(expected) ± \(energyTolerance)")
+        #expect(
+            abs(observed - expected) < energyTolerance,
+            "J/device-day \(observed), expected \(expected) ± \(energyTolerance)")
         // Runs on LTE would cost at least 12.8 J each, 154 J/device-day: far from here.
         #expect(observed < Self.cap * Self.lteJoules(0) / 10)
     }
@@ -165,8 +172,9 @@ import Testing
         for device in 0..<50 {
             var tally = DeviceTally()
             let log = SimulationLog.record {
-                tally = TestSupport.simulate(Recorded<FixedPolicy>.self, Unrestricted.self, scenario: scenario, feed: feed,
-                                             days: days, seed: Self.seed, index: device)
+                tally = TestSupport.simulate(
+                    Recorded<FixedPolicy>.self, Unrestricted.self, scenario: scenario, feed: feed,
+                    days: days, seed: Self.seed, index: device)
             }
             #expect(log.runStarts.count == 12 * days)
             #expect(log.runStarts.allSatisfy { Clock.hourOfDay($0) < 6 }, "device \(device)")

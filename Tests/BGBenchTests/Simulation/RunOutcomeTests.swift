@@ -12,8 +12,10 @@ import Testing
     /// The clean scenario with rule 6's request-based task (failure and hang as given) on
     /// `platform`, with an ios-bgtask budget far too large to bind (B ≈ 6,900 a day, so even
     /// at the floor m = 0.05 the capacity is about 170 tokens).
-    static func requestsScenario(opens: [SimTime] = [23 * Clock.hour], failure: Double = 0, hang: Double = 0,
-                                 platform: String = Unrestricted.name) -> Scenario {
+    static func requestsScenario(
+        opens: [SimTime] = [23 * Clock.hour], failure: Double = 0, hang: Double = 0,
+        platform: String = Unrestricted.name
+    ) -> Scenario {
         var s = T.cleanScenario(opens: opens)
         s.app.task = .requests
         s.app.failureProbability = failure
@@ -29,8 +31,10 @@ import Testing
         (0..<days).flatMap { d in (first...last).map { SimTime(d) * Clock.day + SimTime($0) * Clock.hour } }
     }
 
-    static func run<P: PlatformRules>(_ scenario: Scenario, _: P.Type, wakes: [SimTime], items: [SimTime] = [],
-                                      days: Int = 1) -> (DeviceTally, SimulationLog) {
+    static func run<P: PlatformRules>(
+        _ scenario: Scenario, _: P.Type, wakes: [SimTime], items: [SimTime] = [],
+        days: Int = 1
+    ) -> (DeviceTally, SimulationLog) {
         var tally = DeviceTally()
         let log = SimulationLog.record {
             tally = ScheduledWakes.$times.withValue(wakes) {
@@ -76,7 +80,8 @@ import Testing
         let expected: RunStatus = handlesExpiration ? .expired : .killed
         for platform in [Unrestricted.name, IOSBGTask.name] {
             s.platform.name = platform
-            let (tally, log) = platform == Unrestricted.name
+            let (tally, log) =
+                platform == Unrestricted.name
                 ? Self.run(s, Unrestricted.self, wakes: Self.hourly())
                 : Self.run(s, LoggedIOSBGTask.self, wakes: Self.hourly())
             #expect(tally[.runs] == log.runStarts.count)
@@ -110,7 +115,8 @@ import Testing
         var s = Self.requestsScenario(opens: [12 * Self.h])
         s.network.offlineSpellsPerDay = 1000
         s.network.offlineMean = .days(30)
-        let (tally, log) = Self.run(s, Unrestricted.self, wakes: Self.hourly(), items: [30 * Clock.minute, 11 * Self.h])
+        let (tally, log) = Self.run(
+            s, Unrestricted.self, wakes: Self.hourly(), items: [30 * Clock.minute, 11 * Self.h])
         #expect(tally[.runs] == 6)
         #expect(tally.outcome(.failed) == 6)
         let durations = zip(log.runStarts, log.runEnds).map { $1.0 - $0 }
@@ -168,8 +174,9 @@ import Testing
                 expected.append(m)
             }
         }
-        #expect(zip(claimsLog.multipliers, expected).allSatisfy { abs($0 - $1) < 1e-12 },
-                "\(claimsLog.multipliers) vs \(expected)")
+        #expect(
+            zip(claimsLog.multipliers, expected).allSatisfy { abs($0 - $1) < 1e-12 },
+            "\(claimsLog.multipliers) vs \(expected)")
         #expect(claims[.throttleEvents] == 9)
     }
 
@@ -245,7 +252,10 @@ import Testing
         #expect(quit.denials(.foreground) == 2)
         #expect(quit.denials(.forceQuit) == 3)
         #expect(quit[.runs] == 0)
-        #expect(quitLog.denials.filter { $0.1 == .forceQuit }.map(\.0) == [8 * Self.h + 30 * m, 9 * Self.h, 12 * Self.h + 11 * m])
+        #expect(
+            quitLog.denials.filter { $0.1 == .forceQuit }.map(\.0) == [
+                8 * Self.h + 30 * m, 9 * Self.h, 12 * Self.h + 11 * m,
+            ])
     }
 
     /// A wake while a run is still in flight is denied `busy` (one run of a task at a time).
@@ -274,8 +284,9 @@ import Testing
     /// lands; nothing at or after the horizon happens.
     @Test func runInFlightAtHorizon() {
         let s = T.cleanScenario(opens: [12 * Self.h], runSeconds: 20)
-        let (tally, log) = Self.run(s, Unrestricted.self, wakes: [Clock.day - 10 * Self.s, Clock.day + Self.h],
-                                    items: [13 * Self.h])
+        let (tally, log) = Self.run(
+            s, Unrestricted.self, wakes: [Clock.day - 10 * Self.s, Clock.day + Self.h],
+            items: [13 * Self.h])
         #expect(tally[.runs] == 1)
         #expect(tally.outcome(.newData) == 1)
         #expect(log.runEnds.isEmpty)
@@ -293,8 +304,9 @@ import Testing
         var tally = DeviceTally()
         _ = SimulationLog.record {
             tally = ScheduledWakes.$times.withValue(wakes) {
-                T.simulate(ScheduledWakes.self, LoggedIOSBGTask.self, scenario: s, feed: NewsFeed(times: []),
-                           days: 2, warmupDays: 1)
+                T.simulate(
+                    ScheduledWakes.self, LoggedIOSBGTask.self, scenario: s, feed: NewsFeed(times: []),
+                    days: 2, warmupDays: 1)
             }
         }
         #expect(tally[.runs] == 6)
@@ -313,9 +325,11 @@ import Testing
         s.device.topUpProbability = 0
         let full = T.simulate(NoWakePolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: []), days: 2)
         #expect(full[ticks: .zeroBattery] > Clock.day && full[ticks: .zeroBattery] < 2 * Clock.day)
-        let counted = T.simulate(NoWakePolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: []),
-                                 days: 2, warmupDays: 1)
-        #expect(abs(counted[ticks: .zeroBattery] - Clock.day) < Clock.millisecond,
-                "zero-battery time \(Clock.seconds(counted[ticks: .zeroBattery])) s, expected one day")
+        let counted = T.simulate(
+            NoWakePolicy.self, Unrestricted.self, scenario: s, feed: NewsFeed(times: []),
+            days: 2, warmupDays: 1)
+        #expect(
+            abs(counted[ticks: .zeroBattery] - Clock.day) < Clock.millisecond,
+            "zero-battery time \(Clock.seconds(counted[ticks: .zeroBattery])) s, expected one day")
     }
 }

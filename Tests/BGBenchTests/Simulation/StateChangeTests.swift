@@ -35,7 +35,8 @@ import Testing
         mutating func runStarted(_ view: DeviceView) -> WakeDecision { .keep }
         mutating func runEnded(_ status: RunStatus, _ view: DeviceView) -> WakeDecision { .keep }
         mutating func stateChanged(_ view: DeviceView) -> WakeDecision {
-            calls?.append(Call(time: view.now, lowPower: view.lowPower, charging: view.charging, level: view.batteryLevel))
+            calls?.append(
+                Call(time: view.now, lowPower: view.lowPower, charging: view.charging, level: view.batteryLevel))
             return .keep
         }
         mutating func midnight(_ view: DeviceView) -> WakeDecision { .keep }
@@ -60,8 +61,9 @@ import Testing
     static func calls(_ s: Scenario, days: Int) -> [Call] {
         let calls = Calls()
         Calls.$current.withValue(calls) {
-            _ = TestSupport.simulate(CountingPolicy.self, Unrestricted.self, scenario: s,
-                                     feed: NewsFeed(times: []), days: days)
+            _ = TestSupport.simulate(
+                CountingPolicy.self, Unrestricted.self, scenario: s,
+                feed: NewsFeed(times: []), days: days)
         }
         return calls.all
     }

@@ -29,10 +29,13 @@ struct AlignedParameters: ParameterSet {
 
     init() {}
 
-    static var fields: [ParameterField<Self>] {[
-        .duration(\.period, "period", in: .minutes(5)...(.days(1)),
-                  "spacing of the attempts, on the clock from midnight; example"),
-    ]}
+    static var fields: [ParameterField<Self>] {
+        [
+            .duration(
+                \.period, "period", in: .minutes(5)...(.days(1)),
+                "spacing of the attempts, on the clock from midnight; example")
+        ]
+    }
 
     static var knob: AggressivenessKnob? {
         AggressivenessKnob("period", moreAggressive: .lower, sweep: ["30m", "1h", "4h"])
