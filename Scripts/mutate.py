@@ -104,10 +104,31 @@ def problems(m, seen):
     return out
 
 
+def descendants(pid):
+    """Every process below `pid` (Linux /proc): swift test starts the test bundle in a
+    session of its own, which killing the command's group does not reach."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
 def run(command, timeout, log):
     """Runs a command in its own process group, its output appended to `log`; returns its
-    exit code, or None on a timeout. The group is killed on a timeout and on any
-    interruption."""
+    exit code, or None on a timeout. The group and every process below the command are
+    killed on a timeout and on any interruption (a hung test bundle once ran on for an
+    hour after its mutant's timeout)."""
     log.write(("$ " + " ".join(command) + "\n").encode())
     log.flush()
     process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -117,7 +138,13 @@ def run(command, timeout, log):
         return None
     finally:
         if process.poll() is None:
+            below = descendants(process.pid)
             os.killpg(process.pid, signal.SIGKILL)
+            for pid in below:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
             process.wait()
 
 
