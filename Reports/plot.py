@@ -399,17 +399,20 @@ def headline(folder, summary, out, baseline, policies):
 
 
 def frontier_curves(table, out):
-    """frontier.csv: per policy, its arms' fresh-open difference from the baseline (points)
-    against their J/day, joined in order of energy; the bars are the paired intervals
-    (across seeds when the folder is replicated). Policies without a knob are single points.
-    Left: every arm; right: up to twice the baseline's J/day, where most knobs lie."""
+    """frontier.csv: per policy, its arms' quality difference from the baseline (the
+    frontier's quality axis, `quality_metric`: the fresh-open rate unless the preset or
+    `--quality` names another; in points) against their J/day, joined in order of energy;
+    the bars are the paired intervals (across seeds when the folder is replicated).
+    Policies without a knob are single points. Left: every arm; right: up to twice the
+    baseline's J/day, where most knobs lie."""
     interval = "seeds" if (table["interval"] == "seeds").any() else "devices"
     rows = table[table["interval"] == interval]
     if interval == "devices":
         rows = rows[rows["seed"] == rows["seed"].iloc[0]]
     baseline = rows["baseline"].iloc[0]
     base = rows[rows["arm"] == baseline].iloc[0]
-    f, e = "fresh_open_rate", "background_energy_j_per_day"
+    f, e = "quality", "background_energy_j_per_day"
+    metric = rows["quality_metric"].iloc[0]
     styles = palette(list(dict.fromkeys(rows["policy"])))
     # The zoom's height: the knob arms within its energies (a far single point is left out).
     near = rows[(rows[e] <= 2 * max(base[e], 1e-9)) & rows["knob"].notna()]
@@ -436,7 +439,7 @@ def frontier_curves(table, out):
         ax.axvline(base[e], color="grey", lw=0.6, ls=":")
         ax.plot([base[e]], [0], "k*", ms=12, label=f"{baseline} (baseline point)")
         ax.set_xlabel("background energy (J per device-day)")
-        ax.set_ylabel(f"fresh-open rate minus {baseline}'s (points)")
+        ax.set_ylabel(f"{metric} minus {baseline}'s (points)")
         ax.set_title(f"up to twice {baseline}'s J/day" if zoom else "every arm", fontsize=10)
         if zoom and low == low and high == high:
             margin = 0.1 * max(high - low, 0.1)

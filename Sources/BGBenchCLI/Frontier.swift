@@ -4,7 +4,7 @@ import Foundation
 
 /// `bgbench frontier`: every policy at every value of its aggressiveness knob, and the
 /// baseline at its own point, side by side on the same users and feed (one fleet pass per
-/// seed); frontier.csv, frontier-matched.csv and a table of each policy's fresh-open
+/// seed); frontier.csv, frontier-matched.csv and a table of each policy's quality
 /// difference at the baseline's energy (docs/policies.md, "The frontier").
 struct FrontierCommand: CommandDefinition {
     struct Values {
@@ -12,6 +12,7 @@ struct FrontierCommand: CommandDefinition {
         var knobs: [(policy: String, values: [String], text: String)] = []
         var levels = FrontierRequest.defaultEnergyLevels
         var range: ClosedRange<Double>?
+        var quality: FrontierAxis?
     }
 
     static let name = "frontier"
@@ -19,7 +20,8 @@ struct FrontierCommand: CommandDefinition {
         bgbench frontier [--knob POLICY=V1,V2,... ...] [run options]
                                      every policy at every value of its knob and the
                                      baseline at its own point, on the same users:
-                                     fresh opens at matched energy (frontier.csv)
+                                     quality (fresh opens, or the preset's headline
+                                     rate) at matched energy (frontier.csv)
         """
     static let reference: String? = "docs/policies.md, \"The frontier\""
     static let defaults: Values = {
@@ -56,6 +58,15 @@ struct FrontierCommand: CommandDefinition {
                 }
                 values.range = pair[0]...pair[1]
             },
+            .value(
+                "quality", "METRIC", expected: "a summary.csv rate where higher is better",
+                help: "the curves' vertical axis, a summary.csv metric",
+                defaultText: "the scenario's first headline metric if it can be one, else fresh_open_rate"
+            ) { values, text, _ in
+                do { values.quality = try FrontierAxis.quality(named: text) } catch let error as FrontierError {
+                    throw CLIError.usage(error.description)
+                }
+            },
             RunArguments.options.option("policy").lifted(\Values.run),
             RunArguments.options.option("baseline-policy").lifted(\Values.run)
                 .withHelp("the policy whose point at the scenario's own parameters every arm is compared with"),
@@ -74,7 +85,7 @@ struct FrontierCommand: CommandDefinition {
 
     static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
         var common = values.run
-        let knobs = values.knobs, levels = values.levels, range = values.range
+        let knobs = values.knobs, levels = values.levels, range = values.range, quality = values.quality
         try common.finish()
         let policies = common.policies, replications = common.replications, baseline = common.baseline
         var knobValues: [String: [String]] = [:]
@@ -91,7 +102,7 @@ struct FrontierCommand: CommandDefinition {
         let loaded = try Command.loadScenario(common.scenarioFile, overrides: common.overrides)
         let request = FrontierRequest(
             scenario: loaded, policies: policies, baselinePolicy: baseline, knobValues: knobValues,
-            energyLevels: levels, energyRange: range, options: common.options,
+            energyLevels: levels, energyRange: range, quality: quality, options: common.options,
             replications: replications, commandLine: ["bgbench"] + invocation.arguments)
         // Every arm's scenario is loaded (a bad knob value found) before the folder is opened.
         let arms: [FrontierArm]
@@ -155,33 +166,44 @@ extension Command {
     }
 
     /// The terminal table: the baseline's point, then per policy its arms' energy range and
-    /// its fresh-open difference at the baseline's J/day (across seeds when replicated).
+    /// its quality difference at the baseline's J/day (across seeds when replicated: then
+    /// every figure is the mean over the seeds, as frontier.csv's `seeds` rows).
     static func frontierTable(_ report: FrontierReport) -> String {
         let replicated = report.seeds.count > 1
         let rows = replicated ? report.matchedAcrossSeeds() : report.matched(seed: 0)
         let run = report.run
-        let base = run.results[0]
         let battery = run.request.scenario.scenario.device.batteryWh * 3600
-        let estimates = FleetEstimates(tally: base.tally, days: run.countedDays)
-        let fresh = MetricTable.freshOpenRate.kind.estimate(estimates, batteryJoules: battery).value
-        let energy = MetricTable.backgroundEnergy.kind.estimate(estimates, batteryJoules: battery).value
+        let quality = report.quality.metric
+        let ratio = quality.support == 0...1
+        let scale = ratio ? 100.0 : 1.0
+        let unit = ratio ? "pts" : quality.unit
+        /// A metric of an arm, its mean over the seeds.
+        func mean(_ metric: Metric, _ label: String) -> Double {
+            let values = run.results.filter { $0.policy == label }.map {
+                metric.kind.estimate(FleetEstimates(tally: $0.tally, days: run.countedDays), batteryJoules: battery)
+                    .value
+            }
+            return values.reduce(0, +) / Double(max(1, values.count))
+        }
+        let baseline = report.arms[0].label
         var out =
             "frontier: \(report.arms.count) arms × \(run.request.options.devices) devices × \(run.request.options.days) days, "
             + (replicated
-                ? "\(report.seeds.count) seeds (intervals across seeds)"
+                ? "\(report.seeds.count) seeds (means and intervals across seeds)"
                 : "seed \(report.seeds[0]) (device-clustered paired intervals)")
             + "; \(SummaryTable.fixed(run.wallSeconds, 1)) s\n"
+        let level = mean(quality, baseline)
         out +=
-            "baseline \(report.arms[0].label) at its own point: \(SummaryTable.fixed(fresh * 100, 1)) % fresh, \(SummaryTable.fixed(energy, 1)) J/day\n"
+            "baseline \(baseline) at its own point: \(quality.name) \(SummaryTable.fixed(level * scale, ratio ? 1 : 3))"
+            + (ratio ? " %" : " \(quality.unit)")
+            + ", \(SummaryTable.fixed(mean(FrontierAxis.energy.metric, baseline), 1)) J/day\n"
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
         out +=
             "policy".padding(toLength: 12, withPad: " ", startingAt: 0) + pad("arms", 5) + pad("J/day range", 16)
-            + pad("Δ fresh pts at baseline J/day", 32) + pad("Δ area (pts × J/day)", 26) + "\n"
+            + pad("Δ \(unit) at baseline J/day", 32) + pad("Δ area (\(unit) × J/day)", 26) + "\n"
         for policy in report.request.policies {
             let arms = report.arms.filter { $0.policy == policy && $0.knob != nil }
-            let energies = run.results.filter { r in arms.contains { $0.label == r.policy } }.map {
-                $0.tally.sum(.backgroundEnergy) / Double(max(1, $0.tally.devices)) / Double(max(1, run.countedDays))
-            }
+            let energies = arms.map { mean(FrontierAxis.energy.metric, $0.label) }
             let span =
                 energies.isEmpty
                 ? "point" : "\(SummaryTable.fixed(energies.min()!, 1))–\(SummaryTable.fixed(energies.max()!, 1))"
@@ -199,7 +221,7 @@ extension Command {
             out +=
                 policy.padding(toLength: 12, withPad: " ", startingAt: 0) + pad(String(max(1, arms.count)), 5)
                 + pad(span, 16)
-                + pad(cell(at, 100, 2), 32) + pad(cell(area, 100, 1), 26) + "\n"
+                + pad(cell(at, scale, 2), 32) + pad(cell(area, scale, 1), 26) + "\n"
         }
         return out + "* the interval excludes zero; frontier-matched.csv has the fixed energy levels and the ranges\n"
     }

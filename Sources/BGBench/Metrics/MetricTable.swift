@@ -183,9 +183,11 @@ public enum MetricTable {
     // The metrics other code names: the only place a metric's name is written outside the
     // table above (a test greps Sources for others).
 
-    /// Quality: the frontier's, the sweep's Pareto column's and the plots' vertical axis.
+    /// Quality: the sweep's Pareto column's and the plots' vertical axis, and a frontier's
+    /// unless its scenario or `--quality` names another (BGHarness's `FrontierAxis`).
     public static let freshOpenRate = named("fresh_open_rate")!
-    /// Cost: the frontier's, the Pareto column's and the plots' horizontal axis.
+    /// Cost: the frontier's (`FrontierAxis.energy`), the Pareto column's and the plots'
+    /// horizontal axis.
     public static let backgroundEnergy = named("background_energy_j_per_day")!
     /// The default scenario's question, most important first: fresh opens, staleness and
     /// what they cost. A scenario's `report.headline` starts from it; frontier.csv reports

@@ -109,10 +109,14 @@ extension ReportFile {
     )
     public static let frontier = ReportFile(
         name: "frontier.csv",
-        // Each default headline metric (`FrontierFiles.metrics`) with its paired difference.
+        // The quality axis (named in `quality_metric`), then each default headline metric
+        // (`FrontierFiles.metrics`), each with its paired difference.
         format: .csv(
-            header: ["scenario", "policy", "arm", "knob", "knob_value", "baseline", "seed", "interval", "devices"]
-                + MetricTable.defaultHeadline.flatMap {
+            header: [
+                "scenario", "policy", "arm", "knob", "knob_value", "baseline", "seed", "interval", "devices",
+                "quality_metric",
+            ]
+                + (["quality"] + MetricTable.defaultHeadline).flatMap {
                     [$0, $0 + "_difference", $0 + "_difference_ci_low", $0 + "_difference_ci_high"]
                 }),
         folders: [.frontier],
@@ -122,14 +126,17 @@ extension ReportFile {
     public static let frontierMatched = ReportFile(
         name: "frontier-matched.csv",
         format: .csv(header: [
-            "scenario", "policy", "baseline", "seed", "interval", "measure", "energy_j_per_day", "energy_low_j_per_day",
+            "scenario", "policy", "baseline", "seed", "interval", "quality", "measure", "energy_j_per_day",
+            "energy_low_j_per_day",
             "energy_high_j_per_day", "value", "value_ci_low", "value_ci_high", "reference", "difference",
             "difference_ci_low",
             "difference_ci_high", "excludes_zero", "status",
         ]),
         folders: [.frontier],
         when: "`bgbench frontier`", writer: "FrontierFiles.matchedCSV", readBack: .compared,
-        what: "each policy's fresh-open rate at matched energy and the area under its curve")
+        what:
+            "each policy's quality (the fresh-open rate, or `--quality`) at matched energy and the area under its curve"
+    )
     public static let long = ReportFile(
         name: "long.csv", format: .csv(header: SweepReport.longHeader), folders: [.sweep], when: "`bgbench sweep`",
         writer: "SweepReport.longCSV", readBack: .compared,

@@ -231,10 +231,15 @@ package struct RunManifest: Encodable {
     package struct Frontier: Encodable {
         var baseline: String
         var arms: [FrontierArm]
+        /// The curves' quality axis, a summary.csv metric.
+        var quality: String
         var energyLevels: [Double]
         var energyRange: [Double]?
-        package init(baseline: String, arms: [FrontierArm], energyLevels: [Double], energyRange: [Double]?) {
-            self.baseline = baseline; self.arms = arms; self.energyLevels = energyLevels; self.energyRange = energyRange
+        package init(
+            baseline: String, arms: [FrontierArm], quality: String, energyLevels: [Double], energyRange: [Double]?
+        ) {
+            self.baseline = baseline; self.arms = arms; self.quality = quality
+            self.energyLevels = energyLevels; self.energyRange = energyRange
         }
     }
     package struct FrontierArm: Encodable {

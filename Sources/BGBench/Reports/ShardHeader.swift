@@ -37,14 +37,16 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         public var policies: [String]
         public var baselinePolicy: String?
         public var knobValues: [String: [String]]
+        /// The quality axis (a summary.csv metric): it decides which sums the shard keeps.
+        public var quality: String
         public var energyLevels: [Double]
         public var energyRange: [Double]?
         package init(
-            policies: [String], baselinePolicy: String?, knobValues: [String: [String]], energyLevels: [Double],
-            energyRange: [Double]?
+            policies: [String], baselinePolicy: String?, knobValues: [String: [String]], quality: String,
+            energyLevels: [Double], energyRange: [Double]?
         ) {
             self.policies = policies; self.baselinePolicy = baselinePolicy; self.knobValues = knobValues
-            self.energyLevels = energyLevels; self.energyRange = energyRange
+            self.quality = quality; self.energyLevels = energyLevels; self.energyRange = energyRange
         }
     }
 
@@ -142,11 +144,27 @@ public struct ShardHeader: Codable, Sendable, Equatable {
                 ))
         }
         if kind == .frontier {
-            fields.append(
+            func list(_ f: Frontier?, _ part: (Frontier) -> String) -> String { f.map(part) ?? "none" }
+            fields += [
                 (
-                    "frontier", frontier == other.frontier ? "" : "knobs or energies differ",
-                    frontier == other.frontier ? "" : "those of the first"
-                ))
+                    "frontier's policies", list(frontier) { $0.policies.joined(separator: ",") },
+                    list(other.frontier) { $0.policies.joined(separator: ",") }
+                ),
+                ("frontier's baseline policy", text(frontier?.baselinePolicy), text(other.frontier?.baselinePolicy)),
+                (
+                    "frontier's knob values", list(frontier) { "\($0.knobValues.sorted { $0.key < $1.key })" },
+                    list(other.frontier) { "\($0.knobValues.sorted { $0.key < $1.key })" }
+                ),
+                ("frontier's quality axis", list(frontier) { $0.quality }, list(other.frontier) { $0.quality }),
+                (
+                    "frontier's energy levels", list(frontier) { "\($0.energyLevels)" },
+                    list(other.frontier) { "\($0.energyLevels)" }
+                ),
+                (
+                    "frontier's energy range", list(frontier) { "\($0.energyRange ?? [])" },
+                    list(other.frontier) { "\($0.energyRange ?? [])" }
+                ),
+            ]
         }
         for (a, b) in zip(runs, other.runs) {
             fields += [

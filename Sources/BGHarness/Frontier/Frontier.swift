@@ -29,6 +29,8 @@ public struct FrontierRequest: Sendable {
     /// The energy range of the areas under the curves (J/day); nil: the baseline policy's
     /// own curve range, else the range every curve spans (``FrontierReport/areaRange``).
     public var energyRange: ClosedRange<Double>?
+    /// The curves' vertical axis; nil: the scenario's (``FrontierAxis/quality(for:)``).
+    public var quality: FrontierAxis?
     public var options: RunOptions
     public var replications: Int
     public var commandLine: [String]
@@ -40,28 +42,38 @@ public struct FrontierRequest: Sendable {
     public init(
         scenario: LoadedScenario, policies: [String], baselinePolicy: String? = nil,
         knobValues: [String: [String]] = [:], energyLevels: [Double] = FrontierRequest.defaultEnergyLevels,
-        energyRange: ClosedRange<Double>? = nil, options: RunOptions, replications: Int = 1,
-        commandLine: [String] = []
+        energyRange: ClosedRange<Double>? = nil, quality: FrontierAxis? = nil, options: RunOptions,
+        replications: Int = 1, commandLine: [String] = []
     ) {
         self.scenario = scenario; self.policies = policies; self.baselinePolicy = baselinePolicy
         self.knobValues = knobValues; self.energyLevels = energyLevels; self.energyRange = energyRange
+        self.quality = quality
         self.options = options; self.replications = replications; self.commandLine = commandLine
     }
 
     public var resolvedBaseline: String {
         baselinePolicy ?? (policies.contains(FixedPolicy.name) ? FixedPolicy.name : policies[0])
     }
+
+    public var resolvedQuality: FrontierAxis { quality ?? FrontierAxis.quality(for: scenario.scenario) }
+
+    /// The quantities whose cross moments the matched figures need, per arm.
+    public var jointQuantities: [Quantity] { FrontierAxis.jointQuantities(quality: resolvedQuality) }
 }
 
 /// A frontier that cannot be run.
 public enum FrontierError: Error, Equatable, CustomStringConvertible {
     case noPolicies
     case badKnobValue(policy: String, value: String, reason: String)
+    case badQuality(String, reason: String)
     public var description: String {
         switch self {
         case .noPolicies: "a frontier needs at least one policy"
         case .badKnobValue(let policy, let value, let reason):
             "invalid value '\(value)' for '--knob \(policy)': \(reason)"
+        case .badQuality(let name, let reason):
+            "invalid value '\(name)' for '--quality': \(reason); expected one of "
+                + FrontierAxis.qualityNames.joined(separator: ", ")
         }
     }
 }
@@ -73,9 +85,6 @@ public enum FrontierError: Error, Equatable, CustomStringConvertible {
 /// (`JointMoments`) kept for the intervals of matched-energy figures. Memory stays flat in
 /// the fleet; the cost is the arms' count × a run of one policy.
 public enum Frontier {
-    /// The quantities whose cross moments the matched-energy figures need.
-    public static let jointQuantities: [Quantity] = [.opens, .freshOpens, .backgroundEnergy]
-
     /// The label of a policy at one knob value.
     public static func label(policy: String, knob: String, value: String) -> String { "\(policy)[\(knob)=\(value)]" }
 
@@ -148,7 +157,7 @@ public enum Frontier {
                 ? NewsFeed(content: scenario.content, days: options.days, seed: seed)
                 : NewsFeed(times: [])
             let run = try Fleet.simulate(
-                arms: entries, baseline: 0, joint: jointQuantities, options: options, feed: feed,
+                arms: entries, baseline: 0, joint: request.jointQuantities, options: options, feed: feed,
                 progress: progress)
             for (i, arm) in arms.enumerated() {
                 results.append(
@@ -156,7 +165,7 @@ public enum Frontier {
                         policy: arm.label, seed: seed, result: run.results[i], wallSeconds: run.busySeconds[i],
                         workers: run.workers, paired: run.paired?[i] ?? nil))
             }
-            joint.append(run.joint ?? JointSums(arms: arms.count, quantities: jointQuantities))
+            joint.append(run.joint ?? JointSums(arms: arms.count, quantities: request.jointQuantities))
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let report = RunReport(

@@ -1,10 +1,10 @@
 import BGBench
 
-/// A policy's freshness–energy curve: its arms' (J/day, fresh-open rate) points in order of
+/// A policy's quality–energy curve: its arms' (J/day, quality) points in order of
 /// energy, joined by straight lines (docs/policies.md, "The frontier"). Nothing is
 /// extrapolated: outside the energies the arms span the curve is undefined.
 public struct FrontierCurve: Sendable, Equatable {
-    /// (energy, fresh-open rate), in order of energy (ties in the order given).
+    /// (energy, quality), in order of energy (ties in the order given).
     public var points: [(x: Double, y: Double)]
 
     public init(points: [(x: Double, y: Double)]) { self.points = points }

@@ -5,8 +5,8 @@ import BGNumerics
 /// paired.csv and (replicated) replications.csv as a run writes them with one row per arm,
 /// frontier.csv, frontier-matched.csv, scenario.json and run.json (with the arms).
 public enum FrontierFiles {
-    /// The metrics frontier.csv shows for each arm, each with its paired difference (the
-    /// columns of `ReportFile.frontier`'s header).
+    /// The metrics frontier.csv shows for each arm after its quality axis, each with its
+    /// paired difference (the columns of `ReportFile.frontier`'s header).
     public static let metrics = MetricTable.defaultHeadline
 
     /// Every file, in writing order, run.json last with the manifest of the others.
@@ -31,7 +31,8 @@ public enum FrontierFiles {
             RunManifest.FrontierArm(label: $0.label, policy: $0.policy, knob: $0.knob, value: $0.value)
         }
         let frontier = RunManifest.Frontier(
-            baseline: report.arms[0].label, arms: arms, energyLevels: report.request.energyLevels,
+            baseline: report.arms[0].label, arms: arms, quality: report.quality.metric.name,
+            energyLevels: report.request.energyLevels,
             energyRange: report.request.energyRange.map { [$0.lowerBound, $0.upperBound] })
         files.append(
             (
@@ -56,7 +57,8 @@ public enum FrontierFiles {
         let name = run.request.scenario.scenario.name
         let baseline = report.arms[0].label
         let battery = run.request.scenario.scenario.device.batteryWh * 3600
-        let metricRows = metrics.map { metric in
+        let quality = report.quality.metric
+        let metricRows = ([quality.name] + metrics).map { metric in
             (MetricTable.named(metric)!, MetricTable.pairedMetrics.firstIndex { $0.metric.name == metric }!)
         }
         var csv = CSVWriter("")
@@ -68,7 +70,7 @@ public enum FrontierFiles {
             let arm = report.arms.first { $0.label == r.policy }!
             let estimates = FleetEstimates(tally: r.tally, days: run.countedDays)
             let paired = r.policy == baseline ? nil : SeriesReports.pairedEstimates(run, r)
-            var row = identity(arm) + [String(r.seed), "devices", String(r.tally.devices)]
+            var row = identity(arm) + [String(r.seed), "devices", String(r.tally.devices), quality.name]
             for (metric, k) in metricRows {
                 let d = paired?[k].difference
                 row += [
@@ -82,7 +84,7 @@ public enum FrontierFiles {
         for arm in report.arms {
             let runs = run.results.filter { $0.policy == arm.label }
             let paired = arm.label == baseline ? nil : SeriesReports.pairedAcrossSeeds(run, policy: arm.label)
-            var row = identity(arm) + ["", "seeds", String(runs.first?.tally.devices ?? 0)]
+            var row = identity(arm) + ["", "seeds", String(runs.first?.tally.devices ?? 0), quality.name]
             for (metric, k) in metricRows {
                 let values = runs.map {
                     metric.kind.estimate(FleetEstimates(tally: $0.tally, days: run.countedDays), batteryJoules: battery)
@@ -100,8 +102,9 @@ public enum FrontierFiles {
     }
 
     /// frontier-matched.csv: per seed (`devices`) and, replicated, across seeds (`seeds`),
-    /// each policy's fresh-open rate at the baseline's J/day and at the fixed levels, and the
-    /// area under its curve over the common energy range, with their differences.
+    /// each policy's quality (the request's axis, named in the `quality` column) at the
+    /// baseline's J/day and at the fixed levels, and the area under its curve over the
+    /// common energy range, with their differences.
     public static func matchedCSV(_ report: FrontierReport) -> String {
         let name = report.run.request.scenario.scenario.name
         let baseline = report.request.resolvedBaseline
@@ -113,7 +116,8 @@ public enum FrontierFiles {
             for m in rows {
                 let excludes = m.difference.flatMap { d in d.low.map { $0 > 0 || d.high! < 0 } }
                 csv.row([
-                    name, m.policy, baseline, seed, interval, m.measure.rawValue, CSVNumber.format(m.energy),
+                    name, m.policy, baseline, seed, interval, report.quality.metric.name, m.measure.rawValue,
+                    CSVNumber.format(m.energy),
                     CSVNumber.format(m.range?.lowerBound), CSVNumber.format(m.range?.upperBound),
                     CSVNumber.format(m.value?.value), CSVNumber.format(m.value?.low), CSVNumber.format(m.value?.high),
                     m.reference, CSVNumber.format(m.difference?.value), CSVNumber.format(m.difference?.low),
@@ -134,7 +138,7 @@ extension ShardState {
         let r = report.request
         state.frontier = ShardHeader.Frontier(
             policies: r.policies, baselinePolicy: r.baselinePolicy, knobValues: r.knobValues,
-            energyLevels: r.energyLevels,
+            quality: report.quality.metric.name, energyLevels: r.energyLevels,
             energyRange: r.energyRange.map { [$0.lowerBound, $0.upperBound] })
         return state.text(commandLine: r.commandLine)
     }

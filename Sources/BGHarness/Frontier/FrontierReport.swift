@@ -23,9 +23,9 @@ public struct FrontierReport: Sendable {
     /// One figure read off the curves (a row of frontier-matched.csv).
     public struct Matched: Sendable {
         public enum Measure: String, Sendable, CaseIterable {
-            /// The fresh-open rate at the baseline's own J/day, minus the baseline's.
+            /// The quality at the baseline's own J/day, minus the baseline's.
             case atBaselineEnergy = "at_baseline_energy"
-            /// The fresh-open rate at a fixed J/day, minus the baseline policy's curve there.
+            /// The quality at a fixed J/day, minus the baseline policy's curve there.
             case atFixedEnergy = "at_fixed_energy"
             /// The area under the curve over the common energy range, minus the baseline policy's.
             case area
@@ -46,13 +46,15 @@ public struct FrontierReport: Sendable {
 
     // MARK: reading the means
 
+    /// The request's quality axis: what every matched figure is a value of.
+    public var quality: FrontierAxis { request.resolvedQuality }
+
     func energy(_ mu: [Double], _ m: JointMoments, arm: Int) -> Double {
-        mu[m.index(arm: arm, .backgroundEnergy)] / Double(max(1, run.countedDays))
+        FrontierAxis.energy.value(mu, m, arm: arm, days: run.countedDays)
     }
 
-    func fresh(_ mu: [Double], _ m: JointMoments, arm: Int) -> Double {
-        let opens = mu[m.index(arm: arm, .opens)]
-        return opens > 0 ? mu[m.index(arm: arm, .freshOpens)] / opens : .nan
+    func quality(_ mu: [Double], _ m: JointMoments, arm: Int) -> Double {
+        quality.value(mu, m, arm: arm, days: run.countedDays)
     }
 
     /// The arms on a policy's curve (its knob values), in order of energy at the seed's means.
@@ -66,7 +68,7 @@ public struct FrontierReport: Sendable {
     }
 
     func curve(_ mu: [Double], _ m: JointMoments, arms: [Int]) -> FrontierCurve {
-        FrontierCurve(points: arms.map { (energy(mu, m, arm: $0), fresh(mu, m, arm: $0)) })
+        FrontierCurve(points: arms.map { (energy(mu, m, arm: $0), quality(mu, m, arm: $0)) })
     }
 
     /// The policies with a curve (two or more knob values).
@@ -99,7 +101,7 @@ public struct FrontierReport: Sendable {
         return m.estimate { mu in
             let e = energy ?? self.energy(mu, m, arm: 0)
             guard let fa = curve(mu, m, arms: armsA).value(at: e) else { return .nan }
-            if point { return fa - fresh(mu, m, arm: 0) }
+            if point { return fa - quality(mu, m, arm: 0) }
             return curve(mu, m, arms: armsB).value(at: e).map { fa - $0 } ?? .nan
         }
     }

@@ -95,9 +95,17 @@ public enum ShardMerge {
         let header = parts[0].header
         let requests = try header.runs.indices.map(header.request)
         let seeds = requests.first?.seeds.count ?? 0
+        // A frontier's sums: which quantities its quality axis keeps.
+        let quality: FrontierAxis?
+        do { quality = try header.frontier.map { try FrontierAxis.quality(named: $0.quality) } } catch {
+            throw MergeError.refused("'\(parts[0].folder)/\(ShardState.fileName)': \(error)")
+        }
         let joint =
             header.kind == .frontier
-            ? (arms: requests[0].policies.count, seeds: seeds, quantities: Frontier.jointQuantities) : nil
+            ? (
+                arms: requests[0].policies.count, seeds: seeds,
+                quantities: FrontierAxis.jointQuantities(quality: quality ?? .defaultQuality)
+            ) : nil
         var runs: [[PolicyResult]]?, sums: [JointSums] = []
         let batch = max(1, threads)
         for first in stride(from: 0, to: parts.count, by: batch) {
@@ -146,7 +154,7 @@ public enum ShardMerge {
             let request = FrontierRequest(
                 scenario: requests[0].scenario, policies: f.policies, baselinePolicy: f.baselinePolicy,
                 knobValues: f.knobValues, energyLevels: f.energyLevels,
-                energyRange: f.energyRange.map { $0[0]...$0[1] }, options: options,
+                energyRange: f.energyRange.map { $0[0]...$0[1] }, quality: quality, options: options,
                 replications: requests[0].replications, commandLine: header.commandLine)
             return (
                 .frontier(

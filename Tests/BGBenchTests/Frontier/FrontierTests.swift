@@ -11,6 +11,11 @@ import BGBenchTestSupport
         FileManager.default.temporaryDirectory.appendingPathComponent("bgbench-\(name)-\(UUID().uuidString)").path
     }
 
+    /// A CSV header's column numbers by name.
+    static func columns(_ header: [String]) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: header.enumerated().map { ($1, $0) })
+    }
+
     func rows(_ path: String) throws -> [[String]] {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
             .map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
@@ -101,9 +106,15 @@ import BGBenchTestSupport
         // At the baseline's own J/day fixed's curve passes through the baseline's point.
         let matched = try rows(one + "/frontier-matched.csv")
         #expect(matched[0] == ReportFile.frontierMatched.header)
-        let at = try #require(matched.first { $0[1] == "fixed" && $0[5] == "at_baseline_energy" })
-        #expect(at[13] == "0" && at[17] == "ok")
-        #expect(matched.filter { $0[1] == "none" }.allSatisfy { $0.last == "single_point" && $0[9].isEmpty })
+        let m = Self.columns(matched[0])
+        let at = try #require(
+            matched.first { $0[m["policy"]!] == "fixed" && $0[m["measure"]!] == "at_baseline_energy" })
+        #expect(at[m["difference"]!] == "0" && at[m["status"]!] == "ok")
+        #expect(matched.dropFirst().allSatisfy { $0[m["quality"]!] == "fresh_open_rate" })
+        #expect(
+            matched.filter { $0[m["policy"]!] == "none" }.allSatisfy {
+                $0[m["status"]!] == "single_point" && $0[m["value"]!].isEmpty
+            })
 
         // The arm at 1 h is byte for byte the plain run of fixed at 1 h.
         let run = bgbench([
@@ -135,7 +146,7 @@ import BGBenchTestSupport
             "--replications", "2", "--quiet", "--out", out,
         ])
         #expect(result.code == 0, "\(result.errors)")
-        #expect(result.output.contains("2 seeds (intervals across seeds)"))
+        #expect(result.output.contains("2 seeds (means and intervals across seeds)"))
         #expect(FileManager.default.fileExists(atPath: out + "/replications.csv"))
         let frontier = try rows(out + "/frontier.csv")
         #expect(
@@ -149,8 +160,10 @@ import BGBenchTestSupport
         let k = frontier[0].firstIndex(of: "fresh_open_rate_difference")!
         #expect(Array(frontier[8][k...(k + 2)]) == ["0", "0", "0"])
         let matched = try rows(out + "/frontier-matched.csv")
-        let across = try #require(matched.first { $0[4] == "seeds" && $0[5] == "at_baseline_energy" })
-        #expect(across[3] == "" && across[13] == "0" && across[17] == "ok")
+        let m = Self.columns(matched[0])
+        let across = try #require(
+            matched.first { $0[m["interval"]!] == "seeds" && $0[m["measure"]!] == "at_baseline_energy" })
+        #expect(across[m["seed"]!] == "" && across[m["difference"]!] == "0" && across[m["status"]!] == "ok")
     }
 
     /// Arms may differ only under `policies`: a frontier never joins two environments.
