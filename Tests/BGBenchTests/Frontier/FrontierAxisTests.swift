@@ -62,11 +62,12 @@ import BGBenchTestSupport
 
     /// Each reading on two hand-built devices over 7 days, the answers worked out by hand.
     @Test func axesAreReadFromTheMeansByHand() throws {
-        // Device rows: (server jobs, on time, background J), one arm.
+        // Device rows: (server jobs, on time, background J), one arm. A share of the jobs, not
+        // of the days: (3 + 1) / (4 + 6), where on-time jobs per day would give 2 / 7.
         let sync = JointMoments(
-            arms: 1, quantities: [.serverJobs, .serverOnTime, .backgroundEnergy], rows: [[7, 5, 70], [7, 2, 140]])
+            arms: 1, quantities: [.serverJobs, .serverOnTime, .backgroundEnergy], rows: [[4, 3, 70], [6, 1, 140]])
         let server = try FrontierAxis.quality(named: "server_on_time_rate")
-        #expect(server.value(sync.mean, sync, arm: 0, days: 7) == 0.5)  // (5 + 2) / (7 + 7)
+        #expect(server.value(sync.mean, sync, arm: 0, days: 7) == 0.4)
         #expect(FrontierAxis.energy.value(sync.mean, sync, arm: 0, days: 7) == 15)  // (70 + 140) / 2 / 7
         // (on time, missed): 3 + 2 on time, 1 + 0 missed: 5 / 6.
         let tasks = JointMoments(
