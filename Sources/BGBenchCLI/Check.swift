@@ -66,8 +66,9 @@ struct CheckCommand: CommandDefinition {
             .flag(
                 "ab", \.ab,
                 help:
-                    "A/B: --baseline A and --current B, two configurations on the same seed and fleet, compared device "
-                    + "by device with 95 % intervals and no verdict (needs --per-device)"),
+                    "A/B: --baseline A and --current B, two configurations on the same seeds and fleet, with 95 % "
+                    + "intervals and no verdict: device by device with one seed (needs --per-device), across the "
+                    + "seeds when replicated"),
         ]
     }
     static let endsCleanlyOnSignals = true
@@ -145,18 +146,17 @@ struct CheckCommand: CommandDefinition {
         var comparisons: [MetricComparison] = []
         var suites: [(name: String, range: Range<Int>)] = []
         for (b, c) in pairs {
-            let found = try Command.readingReportFolders {
-                try RunComparison.compare(baseline: b, current: c, tolerances: tolerances)
+            let (found, design) = try Command.readingReportFolders {
+                (
+                    try RunComparison.compare(baseline: b, current: c, tolerances: tolerances),
+                    try RunComparison.design(b, c)
+                )
             }
             let scenario = found.first?.scenario ?? ""
             output.write(
                 "baseline '\(b.path)', current '\(c.path)': scenario \(scenario), policies \(b.policies.joined(separator: ",")), "
-                    + "\(b.devices) devices × \(b.days) days\(b.warmupDays > 0 ? " (\(b.warmupDays) warm-up)" : ""), ")
-            if RunComparison.pairs(b, c) {
-                output.write("seed \(b.seed) in both: paired t-tests, device by device\n")
-            } else {
-                output.write("seeds \(b.seed) and \(c.seed): independent replications, Welch t-tests\n")
-            }
+                    + "\(b.devices) devices × \(b.days) days\(b.warmupDays > 0 ? " (\(b.warmupDays) warm-up)" : ""), "
+                    + "\(design)\(design.acrossSeeds ? "; values are means over the seeds" : "")\n")
             suites.append((scenario, comparisons.count..<comparisons.count + found.count))
             comparisons += found
         }

@@ -20,11 +20,20 @@ extension Command {
             throw CLIError(message: problems.joined(separator: "\nerror: "), code: 65, hint: false)
         }
         for (b, c) in pairs {
-            let differences = try readingReportFolders { try RunComparison.abDifferences(baseline: b, current: c) }
+            let (differences, design) = try readingReportFolders {
+                (try RunComparison.abDifferences(baseline: b, current: c), try RunComparison.design(b, c))
+            }
             let parameters = RunComparison.configurationDifferences(b, c)
+            let how =
+                if case .pairedSeeds(let seeds) = design {
+                    "seeds \(ComparisonDesign.list(seeds)) in both: A and B are means over the \(seeds.count) seeds, "
+                        + "intervals paired across seeds (each seed's B − A, Student-t with \(seeds.count - 1) degrees of freedom)"
+                } else {
+                    "seed \(b.seed) in both: paired, device by device"
+                }
             output.write(
                 "A/B: A '\(b.path)', B '\(c.path)': \(b.policies.joined(separator: ",")), \(b.devices) devices × \(b.days) days, "
-                    + "seed \(b.seed) in both: paired, device by device; no verdict\n")
+                    + "\(how); no verdict\n")
             output.write(
                 parameters.isEmpty
                     ? "configurations: the same parameters\n"

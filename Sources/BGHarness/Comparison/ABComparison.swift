@@ -16,7 +16,8 @@ public struct ABDifference: Sendable {
         guard let b = baseline, let c = current else { return nil }
         return c - b
     }
-    /// The paired 95 % interval of the difference; nil for a quantile or too few devices.
+    /// The paired 95 % interval of the difference (device by device with one seed, across
+    /// the seeds when replicated); nil for a quantile with one seed or too few devices.
     public var interval: (low: Double, high: Double)?
     /// Two-sided paired t-test p-value of "no difference" (no correction: A/B has no verdict).
     public var pValue: Double?
@@ -37,9 +38,23 @@ extension RunComparison {
     /// the devices.csv estimate (1 per open, 1/counted days per device-day). An archetype row
     /// takes each run's devices of that archetype (the same users when the configurations
     /// do not change the population). Quantiles get no interval.
+    ///
+    /// Replicated folders (the same R ≥ 2 seeds, ``ComparisonDesign/pairedSeeds(_:)``): A
+    /// and B are the means over the seeds, and the interval is that of each seed's
+    /// difference, d̄ ± t(0.975, R − 1)·s_d/√R, for every metric (quantiles included: each
+    /// seed's value is one replication); no devices.csv is needed.
     public static func abDifferences(baseline: ReportFolder, current: ReportFolder) throws(ReportFolderError)
         -> [ABDifference]
     {
+        let bs = try SummaryRows(baseline), cs = try SummaryRows(current)
+        switch ComparisonDesign(baseline: bs.seeds, current: cs.seeds) {
+        case .pairedDevices: break
+        case .pairedSeeds: return try abAcrossSeeds(bs, cs)
+        default:
+            throw .invalid(
+                "A '\(baseline.path)' has \(ComparisonDesign.named(bs.seeds)) and B '\(current.path)' "
+                    + "\(ComparisonDesign.named(cs.seeds)): --ab needs the same seeds in both (the same users)")
+        }
         for (folder, name) in [(baseline, "baseline"), (current, "current")] where !folder.has("devices.csv") {
             throw .missing(
                 "\(name) '\(folder.path)' has no devices.csv: --ab compares device by device; make both with --per-device"
@@ -47,9 +62,9 @@ extension RunComparison {
         }
         let db = try DeviceTable(try baseline.table("devices.csv")!, path: baseline.file("devices.csv"))
         let dc = try DeviceTable(try current.table("devices.csv")!, path: current.file("devices.csv"))
-        let bs = try SummaryRows(baseline), cs = try SummaryRows(current)
         var out: [ABDifference] = []
-        for (key, bRow, cRow) in try bs.matched(with: cs) {
+        for (key, bRows, cRows) in try bs.matched(with: cs) {
+            let bRow = bRows[0], cRow = cRows[0]
             for name in bs.metricColumns {
                 var d = ABDifference(
                     scenario: bRow.scenario, policy: key.policy, archetype: key.archetype, metric: name,
@@ -70,6 +85,27 @@ extension RunComparison {
                     let half = Distribution.studentTQuantile(0.975, degreesOfFreedom: t.dof) * t.se * abs(scale)
                     d.interval = (difference - half, difference + half)
                     d.pValue = pValue(t.current - t.baseline, se: t.se, dof: t.dof)
+                }
+                out.append(d)
+            }
+        }
+        return out
+    }
+
+    /// `abDifferences` for replicated folders with the same seeds.
+    static func abAcrossSeeds(_ bs: SummaryRows, _ cs: SummaryRows) throws(ReportFolderError) -> [ABDifference] {
+        var out: [ABDifference] = []
+        for (key, bRows, cRows) in try bs.matched(with: cs) {
+            for name in bs.metricColumns {
+                let b = try bs.values(bRows, name), c = try cs.values(cRows, name)
+                var d = ABDifference(
+                    scenario: bRows[0].scenario, policy: key.policy, archetype: key.archetype, metric: name,
+                    baseline: b.map(SeedStatistics.mean), current: c.map(SeedStatistics.mean))
+                if CheckMetrics.named(name) != nil, let b, let c {
+                    let t = SeedStatistics.paired(b, c)
+                    let half = Distribution.studentTQuantile(0.975, degreesOfFreedom: t.dof) * t.se
+                    d.interval = (t.mean - half, t.mean + half)
+                    d.pValue = pValue(t.mean, se: t.se, dof: t.dof)
                 }
                 out.append(d)
             }

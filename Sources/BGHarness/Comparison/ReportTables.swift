@@ -2,14 +2,18 @@ import BGBench
 import BGNumerics
 import Foundation
 
-/// summary.csv's rows by (policy, archetype), with the metric columns in file order.
+/// summary.csv's rows by (policy, archetype), one per seed (a replicated run has a row for
+/// each of its seeds), with the metric columns in file order.
 struct SummaryRows {
     struct Key: Hashable { var policy: String; var archetype: String }
-    struct Row { var scenario: String; var devices: Int; var fields: [String] }
+    struct Row { var scenario: String; var seed: String; var devices: Int; var fields: [String] }
     let path: String
     let header: [String: Int]
     var keys: [Key] = []
-    var rows: [Key: Row] = [:]
+    /// Each key's rows in seed order (the file's).
+    var rows: [Key: [Row]] = [:]
+    /// The seeds, in file order.
+    var seeds: [String] = []
     /// Metric columns: not identity columns, not interval bounds.
     let metricColumns: [String]
 
@@ -19,7 +23,7 @@ struct SummaryRows {
         var header: [String: Int] = [:]
         for (i, name) in t.header.enumerated() { header[name] = i }
         self.header = header
-        for column in ["scenario", "policy", "archetype", "devices"] where header[column] == nil {
+        for column in ["scenario", "policy", "archetype", "seed", "devices"] where header[column] == nil {
             throw .invalid("'\(path)' has no column \(column)")
         }
         metricColumns = t.header.filter {
@@ -28,29 +32,51 @@ struct SummaryRows {
         }
         for (row, line) in zip(t.rows, t.lines) {
             let key = Key(policy: row[header["policy"]!], archetype: row[header["archetype"]!])
+            let seed = row[header["seed"]!]
             guard let devices = Int(row[header["devices"]!]) else {
                 throw .invalid("'\(path)' line \(line): devices is not an integer")
             }
-            guard rows[key] == nil else {
+            if rows[key]?.contains(where: { $0.seed == seed }) == true {
                 throw .invalid(
-                    "'\(path)' line \(line): a second row for policy \(key.policy), archetype \(key.archetype)")
+                    "'\(path)' line \(line): a second row for policy \(key.policy), archetype \(key.archetype), seed \(seed)"
+                )
             }
-            keys.append(key)
-            rows[key] = Row(scenario: row[header["scenario"]!], devices: devices, fields: row)
+            if rows[key] == nil { keys.append(key) }
+            if !seeds.contains(seed) { seeds.append(seed) }
+            rows[key, default: []].append(
+                Row(scenario: row[header["scenario"]!], seed: seed, devices: devices, fields: row))
+        }
+        for key in keys where rows[key]!.map(\.seed) != seeds {
+            throw .invalid(
+                "'\(path)': policy \(key.policy), archetype \(key.archetype) has rows for seeds "
+                    + "\(rows[key]!.map(\.seed).joined(separator: ",")), expected one for each of \(seeds.joined(separator: ","))"
+            )
         }
     }
 
-    /// Each of these rows with `current`'s row of the same policy and archetype, in this
-    /// table's order (check's and --ab's comparison); a row `current` lacks is an error.
-    func matched(with current: SummaryRows) throws(ReportFolderError) -> [(key: Key, baseline: Row, current: Row)] {
-        var out: [(key: Key, baseline: Row, current: Row)] = []
+    /// Each of these rows (all seeds) with `current`'s rows of the same policy and archetype,
+    /// in this table's order (check's and --ab's comparison); a row `current` lacks is an error.
+    func matched(with current: SummaryRows) throws(ReportFolderError) -> [(
+        key: Key, baseline: [Row], current: [Row]
+    )] {
+        var out: [(key: Key, baseline: [Row], current: [Row])] = []
         for key in keys {
-            guard let row = current.rows[key] else {
+            guard let rows = current.rows[key] else {
                 throw .invalid(
                     "'\(current.path)' has no row for policy \(key.policy), archetype \(key.archetype), which the baseline has"
                 )
             }
-            out.append((key, rows[key]!, row))
+            out.append((key, self.rows[key]!, rows))
+        }
+        return out
+    }
+
+    /// A metric's values over the seeds' rows; nil when any seed lacks it.
+    func values(_ rows: [Row], _ column: String) throws(ReportFolderError) -> [Double]? {
+        var out: [Double] = []
+        for row in rows {
+            guard let v = try number(row, column) else { return nil }
+            out.append(v)
         }
         return out
     }
