@@ -13,6 +13,7 @@ struct FrontierCommand: CommandDefinition {
         var levels = FrontierRequest.defaultEnergyLevels
         var range: ClosedRange<Double>?
         var quality: FrontierAxis?
+        var comparisons: [(policy: String, reference: String, text: String)] = []
     }
 
     static let name = "frontier"
@@ -67,6 +68,22 @@ struct FrontierCommand: CommandDefinition {
                     throw CLIError.usage(error.description)
                 }
             },
+            .value(
+                "compare", "A,B", expected: "A,B: two policies of --policy with a knob",
+                help: "also A's curve minus B's at matched energy, with intervals (frontier-matched.csv)",
+                repeatable: true
+            ) { values, text, _ in
+                let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                    throw CLIError.usage(
+                        "invalid value '\(text)' for '--compare': expected A,B, two policies with a knob")
+                }
+                guard parts[0] != parts[1] else {
+                    throw CLIError.usage(
+                        "invalid value '\(text)' for '--compare': expected two different policies")
+                }
+                values.comparisons.append((parts[0], parts[1], text))
+            },
             RunArguments.options.option("policy").lifted(\Values.run),
             RunArguments.options.option("baseline-policy").lifted(\Values.run)
                 .withHelp("the policy whose point at the scenario's own parameters every arm is compared with"),
@@ -99,10 +116,31 @@ struct FrontierCommand: CommandDefinition {
                 throw CLIError.usage("'--knob' given twice for policy '\(knob.policy)'")
             }
         }
+        var comparisons: [FrontierRequest.Comparison] = []
+        for c in values.comparisons {
+            for name in [c.policy, c.reference] {
+                guard policies.contains(name) else {
+                    throw CLIError.usage(
+                        "invalid value '\(c.text)' for '--compare': policy '\(name)' is not among the policies run (\(policies.joined(separator: ", ")))"
+                    )
+                }
+                guard PolicyRegistry.named(name)?.parameters?.knob != nil else {
+                    throw CLIError.usage(
+                        "invalid value '\(c.text)' for '--compare': policy '\(name)' has no aggressiveness knob, so no curve"
+                    )
+                }
+            }
+            guard !comparisons.contains(where: { Set([$0.policy, $0.reference]) == Set([c.policy, c.reference]) })
+            else {
+                throw CLIError.usage("'--compare' given twice for policies \(c.policy) and \(c.reference)")
+            }
+            comparisons.append(.init(c.policy, minus: c.reference))
+        }
         let loaded = try Command.loadScenario(common.scenarioFile, overrides: common.overrides)
         let request = FrontierRequest(
             scenario: loaded, policies: policies, baselinePolicy: baseline, knobValues: knobValues,
-            energyLevels: levels, energyRange: range, quality: quality, options: common.options,
+            energyLevels: levels, energyRange: range, quality: quality, comparisons: comparisons,
+            options: common.options,
             replications: replications, commandLine: ["bgbench"] + invocation.arguments)
         // Every arm's scenario is loaded (a bad knob value found) before the folder is opened.
         let arms: [FrontierArm]
@@ -201,27 +239,43 @@ extension Command {
         out +=
             "policy".padding(toLength: 12, withPad: " ", startingAt: 0) + pad("arms", 5) + pad("J/day range", 16)
             + pad("Δ \(unit) at baseline J/day", 32) + pad("Δ area (\(unit) × J/day)", 26) + "\n"
+        func cell(_ m: FrontierReport.Matched?, _ scale: Double, _ decimals: Int) -> String {
+            guard let m else { return "" }
+            guard let d = m.difference else { return m.status.replacingOccurrences(of: "_", with: " ") }
+            let text = (d.value >= 0 ? "+" : "") + SummaryTable.fixed(d.value * scale, decimals)
+            guard let low = d.low, let high = d.high else { return text }
+            return text
+                + " [\(SummaryTable.fixed(low * scale, decimals)), \(SummaryTable.fixed(high * scale, decimals))]"
+                + (low > 0 || high < 0 ? "*" : " ")
+        }
+        let baselineRows = rows.filter {
+            $0.reference == baseline || $0.reference == "\(report.request.resolvedBaseline)[curve]"
+        }
         for policy in report.request.policies {
             let arms = report.arms.filter { $0.policy == policy && $0.knob != nil }
             let energies = arms.map { mean(FrontierAxis.energy.metric, $0.label) }
             let span =
                 energies.isEmpty
                 ? "point" : "\(SummaryTable.fixed(energies.min()!, 1))–\(SummaryTable.fixed(energies.max()!, 1))"
-            func cell(_ m: FrontierReport.Matched?, _ scale: Double, _ decimals: Int) -> String {
-                guard let m else { return "" }
-                guard let d = m.difference else { return m.status.replacingOccurrences(of: "_", with: " ") }
-                let text = (d.value >= 0 ? "+" : "") + SummaryTable.fixed(d.value * scale, decimals)
-                guard let low = d.low, let high = d.high else { return text }
-                return text
-                    + " [\(SummaryTable.fixed(low * scale, decimals)), \(SummaryTable.fixed(high * scale, decimals))]"
-                    + (low > 0 || high < 0 ? "*" : " ")
-            }
-            let at = rows.first { $0.policy == policy && $0.measure == .atBaselineEnergy }
-            let area = rows.first { $0.policy == policy && $0.measure == .area }
+            let at = baselineRows.first { $0.policy == policy && $0.measure == .atBaselineEnergy }
+            let area = baselineRows.first { $0.policy == policy && $0.measure == .area }
             out +=
                 policy.padding(toLength: 12, withPad: " ", startingAt: 0) + pad(String(max(1, arms.count)), 5)
                 + pad(span, 16)
                 + pad(cell(at, scale, 2), 32) + pad(cell(area, scale, 1), 26) + "\n"
+        }
+        // `--compare A,B`: A's curve minus B's, the rows after the baseline's.
+        for c in report.request.comparisons {
+            let mine = rows.filter { $0.policy == c.policy && $0.reference == "\(c.reference)[curve]" }
+            let at = mine.first { $0.measure == .atBaselineEnergy }
+            let area = mine.first { $0.measure == .area }
+            let range = area?.range.map {
+                " over \(SummaryTable.fixed($0.lowerBound, 1))–\(SummaryTable.fixed($0.upperBound, 1)) J/day"
+            }
+            out +=
+                "\(c.policy) − \(c.reference), curve against curve: Δ \(unit) at baseline J/day "
+                + cell(at, scale, 2).trimmingCharacters(in: .whitespaces) + "; Δ area "
+                + cell(area, scale, 1).trimmingCharacters(in: .whitespaces) + (range ?? "") + "\n"
         }
         return out + "* the interval excludes zero; frontier-matched.csv has the fixed energy levels and the ranges\n"
     }

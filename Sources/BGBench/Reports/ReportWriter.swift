@@ -233,12 +233,15 @@ package struct RunManifest: Encodable {
         var arms: [FrontierArm]
         /// The curves' quality axis, a summary.csv metric.
         var quality: String
+        /// `--compare A,B` pairs, each [A, B] (absent without one).
+        var comparisons: [[String]]?
         var energyLevels: [Double]
         var energyRange: [Double]?
         package init(
-            baseline: String, arms: [FrontierArm], quality: String, energyLevels: [Double], energyRange: [Double]?
+            baseline: String, arms: [FrontierArm], quality: String, comparisons: [[String]]?, energyLevels: [Double],
+            energyRange: [Double]?
         ) {
-            self.baseline = baseline; self.arms = arms; self.quality = quality
+            self.baseline = baseline; self.arms = arms; self.quality = quality; self.comparisons = comparisons
             self.energyLevels = energyLevels; self.energyRange = energyRange
         }
     }

@@ -39,14 +39,17 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         public var knobValues: [String: [String]]
         /// The quality axis (a summary.csv metric): it decides which sums the shard keeps.
         public var quality: String
+        /// `--compare A,B` pairs, each [A, B].
+        public var comparisons: [[String]]
         public var energyLevels: [Double]
         public var energyRange: [Double]?
         package init(
             policies: [String], baselinePolicy: String?, knobValues: [String: [String]], quality: String,
-            energyLevels: [Double], energyRange: [Double]?
+            comparisons: [[String]], energyLevels: [Double], energyRange: [Double]?
         ) {
             self.policies = policies; self.baselinePolicy = baselinePolicy; self.knobValues = knobValues
-            self.quality = quality; self.energyLevels = energyLevels; self.energyRange = energyRange
+            self.quality = quality; self.comparisons = comparisons
+            self.energyLevels = energyLevels; self.energyRange = energyRange
         }
     }
 
@@ -156,6 +159,10 @@ public struct ShardHeader: Codable, Sendable, Equatable {
                     list(other.frontier) { "\($0.knobValues.sorted { $0.key < $1.key })" }
                 ),
                 ("frontier's quality axis", list(frontier) { $0.quality }, list(other.frontier) { $0.quality }),
+                (
+                    "frontier's comparisons", list(frontier) { "\($0.comparisons)" },
+                    list(other.frontier) { "\($0.comparisons)" }
+                ),
                 (
                     "frontier's energy levels", list(frontier) { "\($0.energyLevels)" },
                     list(other.frontier) { "\($0.energyLevels)" }

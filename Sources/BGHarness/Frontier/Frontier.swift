@@ -31,6 +31,9 @@ public struct FrontierRequest: Sendable {
     public var energyRange: ClosedRange<Double>?
     /// The curves' vertical axis; nil: the scenario's (``FrontierAxis/quality(for:)``).
     public var quality: FrontierAxis?
+    /// Pairs of policies whose curves are compared with each other at matched energy
+    /// (`--compare A,B`: A's curve minus B's), beside each policy against the baseline.
+    public var comparisons: [Comparison]
     public var options: RunOptions
     public var replications: Int
     public var commandLine: [String]
@@ -42,17 +45,24 @@ public struct FrontierRequest: Sendable {
     public init(
         scenario: LoadedScenario, policies: [String], baselinePolicy: String? = nil,
         knobValues: [String: [String]] = [:], energyLevels: [Double] = FrontierRequest.defaultEnergyLevels,
-        energyRange: ClosedRange<Double>? = nil, quality: FrontierAxis? = nil, options: RunOptions,
-        replications: Int = 1, commandLine: [String] = []
+        energyRange: ClosedRange<Double>? = nil, quality: FrontierAxis? = nil, comparisons: [Comparison] = [],
+        options: RunOptions, replications: Int = 1, commandLine: [String] = []
     ) {
         self.scenario = scenario; self.policies = policies; self.baselinePolicy = baselinePolicy
         self.knobValues = knobValues; self.energyLevels = energyLevels; self.energyRange = energyRange
-        self.quality = quality
+        self.quality = quality; self.comparisons = comparisons
         self.options = options; self.replications = replications; self.commandLine = commandLine
     }
 
     public var resolvedBaseline: String {
         baselinePolicy ?? (policies.contains(FixedPolicy.name) ? FixedPolicy.name : policies[0])
+    }
+
+    /// Two policies' curves compared at matched energy: `policy`'s minus `reference`'s.
+    public struct Comparison: Sendable, Equatable, Hashable {
+        public var policy: String
+        public var reference: String
+        public init(_ policy: String, minus reference: String) { self.policy = policy; self.reference = reference }
     }
 
     public var resolvedQuality: FrontierAxis { quality ?? FrontierAxis.quality(for: scenario.scenario) }

@@ -32,6 +32,8 @@ public enum FrontierFiles {
         }
         let frontier = RunManifest.Frontier(
             baseline: report.arms[0].label, arms: arms, quality: report.quality.metric.name,
+            comparisons: report.request.comparisons.isEmpty
+                ? nil : report.request.comparisons.map { [$0.policy, $0.reference] },
             energyLevels: report.request.energyLevels,
             energyRange: report.request.energyRange.map { [$0.lowerBound, $0.upperBound] })
         files.append(
@@ -138,7 +140,8 @@ extension ShardState {
         let r = report.request
         state.frontier = ShardHeader.Frontier(
             policies: r.policies, baselinePolicy: r.baselinePolicy, knobValues: r.knobValues,
-            quality: report.quality.metric.name, energyLevels: r.energyLevels,
+            quality: report.quality.metric.name, comparisons: r.comparisons.map { [$0.policy, $0.reference] },
+            energyLevels: r.energyLevels,
             energyRange: r.energyRange.map { [$0.lowerBound, $0.upperBound] })
         return state.text(commandLine: r.commandLine)
     }

@@ -194,6 +194,72 @@ public struct FrontierReport: Sendable {
                     value: p == .inside ? m.estimate { mu in area(mu, arms) } : nil,
                     reference: refLabel, difference: diff, status: status))
         }
+        for comparison in request.comparisons { rows += compared(comparison, seed: s) }
+        return rows
+    }
+
+    /// One policy's curve minus another's in seed `s` (`--compare A,B`): at the baseline's
+    /// J/day, at each fixed level, and the areas over the request's energy range or else
+    /// the range both curves span; `reference` is `B[curve]`.
+    func compared(_ c: FrontierRequest.Comparison, seed s: Int) -> [Matched] {
+        let m = joint[s], mean = m.mean
+        let armsA = curveArms(c.policy, seed: s), armsB = curveArms(c.reference, seed: s)
+        let label = "\(c.reference)[curve]"
+        let levels: [Double?] = [nil] + request.energyLevels.map { $0 }
+        func row(_ measure: Matched.Measure, _ energy: Double?, _ range: ClosedRange<Double>?, _ status: String)
+            -> Matched
+        {
+            Matched(
+                policy: c.policy, measure: measure, energy: energy, range: range, value: nil, reference: label,
+                difference: nil, status: status)
+        }
+        guard armsA.count >= 2, armsB.count >= 2 else {
+            let status = armsA.count < 2 ? "single_point" : "no_reference_curve"
+            return levels.map { row($0 == nil ? .atBaselineEnergy : .atFixedEnergy, $0, nil, status) }
+                + [row(.area, nil, nil, status)]
+        }
+        let a = curve(mean, m, arms: armsA), b = curve(mean, m, arms: armsB)
+        var rows: [Matched] = []
+        for level in levels {
+            let e = level ?? energy(mean, m, arm: 0)
+            let pa = a.position(of: e), pb = b.position(of: e)
+            var out = row(level == nil ? .atBaselineEnergy : .atFixedEnergy, e, nil, pa.rawValue)
+            if pa == .inside {
+                out.value = m.estimate { mu in
+                    self.curve(mu, m, arms: armsA).value(at: level ?? self.energy(mu, m, arm: 0)) ?? .nan
+                }
+                if pb == .inside {
+                    out.difference = difference(c.policy, minus: c.reference, atEnergy: level, seed: s)
+                } else {
+                    out.status = "reference_" + pb.rawValue
+                }
+            }
+            rows.append(out)
+        }
+        // The areas: over the request's range, else where both curves reach (at each mean).
+        let range = { (mu: [Double]) -> ClosedRange<Double>? in
+            self.request.energyRange
+                ?? FrontierCurve.commonRange([self.curve(mu, m, arms: armsA), self.curve(mu, m, arms: armsB)])
+        }
+        guard let r = range(mean) else {
+            rows.append(row(.area, nil, nil, "no_common_range"))
+            return rows
+        }
+        let area = { (mu: [Double], arms: [Int]) -> Double in
+            guard let r = range(mu) else { return .nan }
+            return self.curve(mu, m, arms: arms).area(from: r.lowerBound, to: r.upperBound) ?? .nan
+        }
+        let p = a.position(of: r.lowerBound) == .below ? FrontierCurve.Position.below : a.position(of: r.upperBound)
+        var out = row(.area, nil, r, p.rawValue)
+        if p == .inside {
+            out.value = m.estimate { mu in area(mu, armsA) }
+            if b.area(from: r.lowerBound, to: r.upperBound) == nil {
+                out.status = "reference_out_of_range"
+            } else {
+                out.difference = m.estimate { mu in area(mu, armsA) - area(mu, armsB) }
+            }
+        }
+        rows.append(out)
         return rows
     }
 

@@ -154,7 +154,9 @@ public enum ShardMerge {
             let request = FrontierRequest(
                 scenario: requests[0].scenario, policies: f.policies, baselinePolicy: f.baselinePolicy,
                 knobValues: f.knobValues, energyLevels: f.energyLevels,
-                energyRange: f.energyRange.map { $0[0]...$0[1] }, quality: quality, options: options,
+                energyRange: f.energyRange.map { $0[0]...$0[1] }, quality: quality,
+                comparisons: f.comparisons.compactMap { $0.count == 2 ? .init($0[0], minus: $0[1]) : nil },
+                options: options,
                 replications: requests[0].replications, commandLine: header.commandLine)
             return (
                 .frontier(
