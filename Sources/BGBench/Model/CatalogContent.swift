@@ -8,18 +8,11 @@
 public struct CatalogParameters: ParameterSet {
     public init() {}
 
-    /// Image bytes per new item (assumption: a product's images after app-side resizing).
     public var imageKilobytesPerItem = 250.0
-    /// Images only on Wi-Fi: on cellular a run or a stale open fetches the metadata alone
-    /// and the cache stays stale (a user's "download images on Wi-Fi only" setting).
     public var wifiOnly = false
-    /// Hand the images to a background transfer instead of downloading them in the run.
     public var backgroundTransfer = false
-    /// The transfer completes this long after the run ends: lognormal, median 30 min,
-    /// sigma 1 (assumption: discretionary transfers wait minutes to hours for good conditions).
     public var transferDelayMedian = TimeSpan.minutes(30)
     public var transferDelaySigma = 1.0
-    /// A Wi-Fi-only transfer due while off Wi-Fi is retried this much later (assumption).
     public var transferRetry = TimeSpan.minutes(15)
 }
 extension CatalogParameters {
@@ -27,11 +20,11 @@ extension CatalogParameters {
         [
             .number(
                 \.imageKilobytesPerItem, "image_kilobytes_per_item", "kB", in: 0...1_000_000,
-                "`catalog`: image bytes each new item brings (a full refresh: `app.full_set_items` items' worth); assumption"
+                "`catalog`: image bytes each new item brings (a full refresh: `app.full_set_items` items' worth); assumption: a product's images after app-side resizing"
             ),
             .flag(
                 \.wifiOnly, "wifi_only",
-                "`catalog`: images only on Wi-Fi; on cellular a run or a stale open fetches the metadata alone and the cache stays stale"
+                "`catalog`: images only on Wi-Fi (a user's \"download images on Wi-Fi only\" setting); on cellular a run or a stale open fetches the metadata alone and the cache stays stale"
             ),
             .flag(
                 \.backgroundTransfer, "background_transfer",
@@ -39,7 +32,7 @@ extension CatalogParameters {
             ),
             .duration(
                 \.transferDelayMedian, "transfer_delay_median", in: .seconds(0)...(.days(7)),
-                "`catalog`: a transfer completes this long after the run ends: lognormal median; assumption (discretionary transfers wait minutes to hours)"
+                "`catalog`: a transfer completes this long after the run ends: lognormal median; assumption (discretionary transfers wait minutes to hours for good conditions)"
             ),
             .number(
                 \.transferDelaySigma, "transfer_delay_sigma", "log sd", in: 0...5, "sigma of that lognormal; assumption"

@@ -7,11 +7,7 @@
 public struct MessagesParameters: ParameterSet {
     public init() {}
 
-    /// Messages per conversation, mean of a geometric count (at least 1). Assumption:
-    /// chats come in short exchanges; no public figure for an average app.
     public var burstMean = 3.0
-    /// Mean gap between messages of a conversation (exponential). Assumption: replies
-    /// within about a minute.
     public var burstGapMean = TimeSpan.minutes(1)
 }
 extension MessagesParameters {
@@ -19,7 +15,7 @@ extension MessagesParameters {
         [
             .number(
                 \.burstMean, "burst_mean", "messages", in: 1...1000,
-                "`messages`: mean messages per conversation (geometric count); assumption: chats come in short exchanges"
+                "`messages`: mean messages per conversation (geometric count, at least 1); assumption: chats come in short exchanges, no public figure for an average app"
             ),
             .duration(
                 \.burstGapMean, "burst_gap_mean", in: .seconds(0)...(.days(1)),

@@ -9,17 +9,11 @@ public struct ProcessingTaskParameters: ParameterSet {
     public init() {}
 
     public var enabled = false
-    /// Due this long after the last completion; the first is due at a uniform time in the
-    /// first interval (assumption: weekly database maintenance).
     public var interval = TimeSpan.days(7)
-    /// Work to do, in device time (assumption: a few minutes of database maintenance).
     public var work = TimeSpan.minutes(5)
-    /// BGProcessingTaskRequest.requiresExternalPower and requiresNetworkConnectivity.
     public var requiresPower = true
     public var requiresNetwork = false
-    /// Reported on time if it completes within this after it became due (assumption).
     public var deadline = TimeSpan.days(1)
-    /// CPU power while it runs (assumption: about one busy core).
     public var powerW = 1.0
 }
 extension ProcessingTaskParameters {
@@ -34,14 +28,16 @@ extension ProcessingTaskParameters {
             ),
             .duration(
                 \.work, "work", in: .seconds(1)...(.days(1)),
-                "running time needed; interrupted work is kept (the app checkpoints); assumption: minutes long (MODEL.md §6)"
+                "running time needed, in device time; interrupted work is kept (the app checkpoints); assumption: a few minutes of database maintenance (MODEL.md §6: minutes long)"
             ),
             .flag(
                 \.requiresPower, "requires_power",
-                "runs only while charging (`requiresExternalPower`) and is interrupted by unplugging"),
+                "runs only while charging (`BGProcessingTaskRequest.requiresExternalPower`) and is interrupted by unplugging"
+            ),
             .flag(
                 \.requiresNetwork, "requires_network",
-                "runs only when not offline (`requiresNetworkConnectivity`), checked when it starts"),
+                "runs only when not offline (`BGProcessingTaskRequest.requiresNetworkConnectivity`), checked when it starts"
+            ),
             .duration(
                 \.deadline, "deadline", in: .minutes(1)...(.days(365)),
                 "an instance is on time if it completes within this after it became due; assumption"),

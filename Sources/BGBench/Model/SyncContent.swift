@@ -7,11 +7,7 @@
 public struct SyncContentParameters: ParameterSet {
     public init() {}
 
-    /// When the daily server job reads the uploads, as a UTC time of day (device-local time
-    /// = UTC + the device's offset). Assumption: nightly batch jobs run in the small hours.
     public var serverJobAt = TimeSpan.hours(4)
-    /// The job is on time if every item older than this was uploaded (assumption: the
-    /// fitness preset's ~4 h sync interval).
     public var targetAge = TimeSpan.hours(4)
 }
 extension SyncContentParameters {

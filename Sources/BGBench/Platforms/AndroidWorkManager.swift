@@ -186,31 +186,15 @@ public struct AndroidWorkManager: PlatformRules {
 public struct AndroidWorkManagerParameters: ParameterSet {
     public init() {}
 
-    /// PeriodicWorkRequest.MIN_PERIODIC_INTERVAL_MILLIS (15 min) and
-    /// MIN_PERIODIC_FLEX_MILLIS (5 min): a period's run may come as early as the start of
-    /// its flex window, so run starts are at least `min_interval − min_flex` (10 min) apart.
     public var minInterval = TimeSpan.minutes(15)
     public var minFlex = TimeSpan.minutes(5)
-    /// JobScheduler's execution cap for a job, which WorkManager's work runs as (10 min).
     public var runtimeLimit = TimeSpan.minutes(10)
-    /// AppStandbyController DEFAULT_SCREEN_TIME_THRESHOLDS and
-    /// DEFAULT_ELAPSED_TIME_THRESHOLDS (Android 12–14): the app is in the last bucket i
-    /// whose screen-on time and elapsed time since the app's last use both reach entry i.
     public var screenTimeThresholds: [TimeSpan] = [.hours(0), .hours(0), .hours(1), .hours(2), .hours(6)]
     public var elapsedTimeThresholds: [TimeSpan] = [.hours(0), .hours(12), .hours(24), .hours(48), .days(8)]
-    /// QuotaController (QcConstants, Android 12–14): 10 min of job time per window
-    /// (DEFAULT_ALLOWED_TIME_PER_PERIOD_MS), windows DEFAULT_WINDOW_SIZE_*_MS 10 min / 2 h /
-    /// 8 h / 24 h / 24 h, sessions per window DEFAULT_MAX_SESSION_COUNT_* 75 / 10 / 8 / 3 / 1.
     public var allowedTime = TimeSpan.minutes(10)
     public var quotaWindows: [TimeSpan] = [.minutes(10), .hours(2), .hours(8), .hours(24), .hours(24)]
     public var maxSessions: [Int] = [75, 10, 8, 3, 1]
-    /// DEFAULT_IN_QUOTA_BUFFER_MS: a job starts only with at least this much quota left.
     public var inQuotaBuffer = TimeSpan.seconds(30)
-    /// Doze (DeviceIdleController constants): deep idle after INACTIVE_TIMEOUT (30 min) +
-    /// IDLE_AFTER_INACTIVE_TIMEOUT (30 min) of screen off, unplugged and still; idle periods
-    /// IDLE_TIMEOUT 1 h × IDLE_FACTOR 2 up to MAX_IDLE_TIMEOUT 6 h, each followed by a
-    /// maintenance window IDLE_PENDING_TIMEOUT 5 min × IDLE_PENDING_FACTOR 2 up to
-    /// MAX_IDLE_PENDING_TIMEOUT 10 min.
     public var dozeAfter = TimeSpan.hours(1)
     public var idleFirst = TimeSpan.hours(1)
     public var idleFactor = 2.0
@@ -240,30 +224,32 @@ extension AndroidWorkManagerParameters {
         [
             .duration(
                 \.minInterval, "min_interval", in: .minutes(1)...(.days(7)),
-                "periodic work's interval; WorkManager MIN_PERIODIC_INTERVAL_MILLIS (15 min)"),
+                "periodic work's interval; WorkManager PeriodicWorkRequest.MIN_PERIODIC_INTERVAL_MILLIS (15 min)"),
             .duration(
                 \.minFlex, "min_flex", in: { .seconds(0)...$0.minInterval }, shown: "0s to `min_interval`",
-                "flex window, run starts at least `min_interval − min_flex` apart; WorkManager MIN_PERIODIC_FLEX_MILLIS (5 min)"
+                "flex window: a period's run may come as early as its start, so run starts are at least `min_interval − min_flex` (10 min) apart; WorkManager MIN_PERIODIC_FLEX_MILLIS (5 min)"
             ),
             .duration(
-                \.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(24)), "JobScheduler's execution cap (10 min)"
-            ),
+                \.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(24)),
+                "JobScheduler's execution cap for a job, which WorkManager's work runs as (10 min)"),
             byBucket(
                 \.screenTimeThresholds, "screen_time_thresholds", each: .seconds(0)...(.days(365)),
-                "screen-on time since the last use to reach each bucket (active … restricted); AOSP AppStandbyController"
+                "screen-on time since the last use to reach each bucket (active … restricted): the app is in the last bucket i whose screen-on time and elapsed time since its last use both reach entry i; AOSP AppStandbyController DEFAULT_SCREEN_TIME_THRESHOLDS (Android 12–14)"
             ),
             byBucket(
                 \.elapsedTimeThresholds, "elapsed_time_thresholds", each: .seconds(0)...(.days(365)),
-                "elapsed time since the last use to reach each bucket; AOSP AppStandbyController"),
+                "elapsed time since the last use to reach each bucket; AOSP AppStandbyController DEFAULT_ELAPSED_TIME_THRESHOLDS (Android 12–14)"
+            ),
             .duration(
                 \.allowedTime, "allowed_time", in: .seconds(1)...(.hours(24)),
-                "job time per quota window; QuotaController DEFAULT_ALLOWED_TIME_PER_PERIOD_MS (10 min)"),
+                "job time per quota window; QuotaController (QcConstants, Android 12–14) DEFAULT_ALLOWED_TIME_PER_PERIOD_MS (10 min)"
+            ),
             byBucket(
                 \.quotaWindows, "quota_windows", each: .seconds(1)...(.days(365)),
-                "quota window by bucket; QuotaController DEFAULT_WINDOW_SIZE_*_MS"),
+                "quota window by bucket; QuotaController DEFAULT_WINDOW_SIZE_*_MS (Android 12–14)"),
             ParameterField(
                 name: "max_sessions", unit: "5 integers", range: "1 to 1000 each",
-                doc: "job sessions per window by bucket; QuotaController DEFAULT_MAX_SESSION_COUNT_*"
+                doc: "job sessions per window by bucket; QuotaController DEFAULT_MAX_SESSION_COUNT_* (Android 12–14)"
             ) { p, c, path in
                 if p.maxSessions.count != 5 {
                     c.fail(path, "expected 5 integers \(buckets), got \(p.maxSessions.count)")
@@ -275,7 +261,7 @@ extension AndroidWorkManagerParameters {
                 "quota a job needs left to start; QuotaController DEFAULT_IN_QUOTA_BUFFER_MS (30 s)"),
             .duration(
                 \.dozeAfter, "doze_after", in: .minutes(1)...(.days(7)),
-                "screen off and unplugged this long before Doze; DeviceIdleController (30 min inactive + 30 min idle-pending)"
+                "screen off, unplugged and still this long before Doze's deep idle; DeviceIdleController INACTIVE_TIMEOUT (30 min inactive) + IDLE_AFTER_INACTIVE_TIMEOUT (30 min idle-pending)"
             ),
             .duration(
                 \.idleFirst, "idle_first", in: .minutes(1)...(.days(7)),
@@ -287,7 +273,7 @@ extension AndroidWorkManagerParameters {
                 \.idleMax, "idle_max", in: .minutes(1)...(.days(7)), "longest idle period; MAX_IDLE_TIMEOUT (6 h)"),
             .duration(
                 \.maintenanceFirst, "maintenance_first", in: .minutes(1)...(.days(7)),
-                "first maintenance window; IDLE_PENDING_TIMEOUT (5 min)"),
+                "first maintenance window (one follows each idle period); IDLE_PENDING_TIMEOUT (5 min)"),
             .number(
                 \.maintenanceFactor, "maintenance_factor", "factor", in: 1...10,
                 "each window is this times the last; IDLE_PENDING_FACTOR (2)"),

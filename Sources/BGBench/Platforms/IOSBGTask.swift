@@ -37,16 +37,11 @@ public struct IOSBGTask: EngagementPlatform {
 public struct IOSBGTaskParameters: ParameterSet {
     public init() {}
 
-    /// B = budget_scale · ln(1 + u) runs a day, at most `budget_cap` (MODEL.md §6.3).
     public var budgetScale = 2.5
     public var budgetCap = 12.0
-    /// Half-life of the exponentially weighted opens per day u (MODEL.md §6.4 rule 4).
     public var usageHalfLife = TimeSpan.days(7)
-    /// Minimum spacing between run starts (MODEL.md §6.3: 15 min).
     public var minSpacing = TimeSpan.minutes(15)
-    /// The refresh runtime limit, counted from the run's start (MODEL.md §6.2: 30 s).
     public var runtimeLimit = TimeSpan.seconds(30)
-    /// Penalty multipliers on m (MODEL.md §6.4 rule 5).
     public var penaltyKilled = 0.5
     public var penaltyExpired = 0.8
     public var penaltyFailed = 0.9
@@ -63,7 +58,8 @@ extension IOSBGTaskParameters {
             .number(\.budgetCap, "budget_cap", "runs/day", in: 0...1000, "largest B; MODEL.md §6.3 (12)"),
             .duration(
                 \.usageHalfLife, "usage_half_life", in: .hours(1)...(.days(365)),
-                "half-life of the usage average u; MODEL.md §6.4 rule 4 (7 d)"),
+                "half-life of the usage average u, the exponentially weighted opens per day; MODEL.md §6.4 rule 4 (7 d)"
+            ),
             .duration(
                 \.minSpacing, "min_spacing", in: .hours(0)...(.hours(24)),
                 "minimum time between run starts; MODEL.md §6.3 (15 min)"),

@@ -122,19 +122,10 @@ public struct IOSFetch: EngagementPlatform {
 public struct IOSFetchParameters: ParameterSet {
     public init() {}
 
-    /// The app's `setMinimumBackgroundFetchInterval` (advisory): `"never"` (UIKit's default,
-    /// UIApplicationBackgroundFetchIntervalNever: no fetches at all) or a duration. An app
-    /// that wants background fetch sets it; the system then wakes it no sooner than this
-    /// after the last fetch, and no sooner than `ios_bgtask.min_spacing`.
     public var minimumInterval = FetchInterval.never
-    /// The system's usage predictor (MODEL.md §6.2): wakes concentrate in windows before
-    /// the user's habitual hours, learned from the opens seen.
     public var usagePredictor = true
-    /// A window opens this long before a habitual hour and lasts to that hour's end.
     public var windowLead = TimeSpan.minutes(30)
-    /// An hour is habitual at this many opens a day in it (weighted average).
     public var habitThreshold = 0.25
-    /// Half-life of the hourly averages the predictor learns.
     public var habitHalfLife = TimeSpan.days(7)
 }
 
@@ -172,7 +163,7 @@ extension IOSFetchParameters {
             ParameterField(
                 name: "minimum_interval", unit: "`\"never\"` or duration", range: "0s to 7d",
                 doc:
-                    "the app's `setMinimumBackgroundFetchInterval`: `never` (UIKit's default) means no fetches at all; users of `ios-fetch` set it (the system also keeps `ios_bgtask.min_spacing`)"
+                    "the app's `setMinimumBackgroundFetchInterval` (advisory): `never` (UIKit's default, UIApplicationBackgroundFetchIntervalNever) means no fetches at all; an app that wants background fetch sets it, and the system then wakes it no sooner than this after the last fetch (and no sooner than `ios_bgtask.min_spacing`)"
             ) { p, c, path in
                 if case .every(let interval) = p.minimumInterval,
                     !(TimeSpan.seconds(0)...TimeSpan.days(7)).contains(interval)

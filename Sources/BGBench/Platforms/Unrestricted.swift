@@ -43,7 +43,6 @@ public struct Unrestricted: PlatformRules {
 public struct UnrestrictedParameters: ParameterSet {
     public init() {}
 
-    /// Runs that may start per day (0: no cap; R1: 12) (MODEL.md §6.4 rule 10).
     public var dailyCap = 0
     public var runtimeLimit = TimeSpan.seconds(30)
 }

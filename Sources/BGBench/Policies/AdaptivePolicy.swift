@@ -118,19 +118,13 @@ public struct AdaptivePolicy: WakePolicy {
 public struct AdaptiveParameters: ParameterSet {
     public init() {}
 
-    /// AIMD on the interval: + `increase` after noData, × `decrease` after newData.
     public var initialInterval = TimeSpan.hours(1)
     public var minInterval = TimeSpan.minutes(15)
     public var maxInterval = TimeSpan.hours(8)
     public var increase = TimeSpan.minutes(30)
     public var decrease = 0.5
-    /// Back-off factors on the interval after a failed and after an expired or killed run.
     public var failureBackoff = 2.0
     public var killBackoff = 4.0
-    /// Habit: quarter-hour-of-day open counts, halved every `habit_half_life`; a slot
-    /// whose share of opens is at least `habit_lift` times the average slot's (1/96) is
-    /// habitual, and a wake is pulled to `lead` before it when it starts within the
-    /// current interval (bgbench's heuristic; no published default).
     public var habitHalfLife = TimeSpan.days(14)
     public var habitLift = 2.0
     public var lead = TimeSpan.minutes(5)
@@ -165,10 +159,12 @@ extension AdaptiveParameters {
                 "half-life of the quarter-hour open counts; bgbench's heuristic, no published default"),
             .number(
                 \.habitLift, "habit_lift", "number", in: 0...96,
-                "a quarter-hour is habitual at this multiple of the average one's share of opens; bgbench's heuristic"),
+                "a quarter-hour is habitual at this multiple of the average one's share of opens (1/96); bgbench's heuristic, no published default"
+            ),
             .duration(
                 \.lead, "lead", in: .minutes(0)...(.days(1)),
-                "wake this long before a habitual quarter-hour; bgbench's heuristic"),
+                "wake this long before a habitual quarter-hour (at least the interval after the last run started, looking up to `max_interval` ahead); bgbench's heuristic, no published default"
+            ),
         ]
     }
 

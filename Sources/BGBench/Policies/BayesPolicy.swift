@@ -116,26 +116,11 @@ public struct BayesPolicy: GuardedPolicy {
 public struct BayesParameters: ParameterSet {
     public init() {}
 
-    /// Half-life of the hour-of-week counts and exposures (the posterior's data).
     public var halfLife = TimeSpan.days(28)
-    /// Gamma prior on each bin's rate (opens per hour): shape `prior_shape`, rate
-    /// `prior_weeks` (pseudo-weeks of exposure). Prior mean 0.04 opens an hour; the small
-    /// shape keeps Thompson sampling from waking often at hours never seen busy: after 3
-    /// weeks without an open an hour passes a 0.3 threshold in 0.3 % of draws (assumption).
     public var priorShape = 0.02
     public var priorWeeks = 0.5
-    /// The hierarchical part of the prior (empirical Bayes; Gelman et al., *Bayesian Data
-    /// Analysis*, ch. 5): each hour-of-week bin's prior also holds `pool_weeks` pseudo-weeks
-    /// at the rate of its hour of day pooled over all weekdays, so an hour the user has
-    /// taken up is learned from every day's opens, while differences between weekdays
-    /// show once a bin's own weeks outweigh it (0 turns the pooling off). 2 (assumption,
-    /// checked on issue 3's 4 h shift: a week after it, an hour taken up on every day has
-    /// a prior mean near its daily rate; the default scenario's steady state keeps about
-    /// 6 weeks of each bin's own data, which outweigh it 3 to 1).
     public var poolWeeks = 2.0
-    /// Wake before an hour whose sampled P(an open in it) reaches this (as `histogram`).
     public var threshold = 0.3
-    /// How far ahead a plan samples; beyond it, midnight plans again.
     public var lookAhead = TimeSpan.hours(24)
     public var lead = TimeSpan.minutes(5)
     public var minGap = TimeSpan.hours(2)
@@ -146,24 +131,28 @@ public struct BayesParameters: ParameterSet {
 extension BayesParameters {
     public static var fields: [ParameterField<Self>] {
         LearningRules.fields(
-            halfLife: \.halfLife, halfLifeDoc: "half-life of what `bayes` learns (the posterior's data); assumption",
+            halfLife: \.halfLife,
+            halfLifeDoc:
+                "half-life of what `bayes` learns (the hour-of-week counts and exposures, the posterior's data); assumption",
             lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
                 LearningRules.routineChange(\.routineChange),
                 .number(
                     \.priorShape, "prior_shape", "number", in: 0.001...100,
-                    "shape of the Gamma prior on an hour's rate of opens; assumption (prior mean 0.04 opens an hour)"),
+                    "shape of the Gamma prior on an hour's rate of opens; assumption (prior mean 0.04 opens an hour; the small shape keeps Thompson sampling from waking often at hours never seen busy: after 3 weeks without an open an hour passes a 0.3 threshold in 0.3 % of draws)"
+                ),
                 .number(
                     \.priorWeeks, "prior_weeks", "weeks", in: 0.001...1000,
                     "rate of that prior: pseudo-weeks of exposure; assumption"),
                 .number(
                     \.poolWeeks, "pool_weeks", "weeks", in: 0...1000,
-                    "hierarchical prior: pseudo-weeks at the hour of day's rate pooled over all weekdays (0: off); Gelman et al., BDA ch. 5; 2 is an assumption"
+                    "hierarchical prior (empirical Bayes): pseudo-weeks at the hour of day's rate pooled over all weekdays, so an hour taken up is learned from every day's opens and weekday differences show once a bin's own weeks outweigh it (0: off); Gelman et al., BDA ch. 5; 2 is an assumption, checked on issue 3's 4 h shift (a week after it, an hour taken up on every day has a prior mean near its daily rate; the default scenario's steady state keeps about 6 weeks of a bin's own data, which outweigh it 3 to 1)"
                 ),
                 .number(
                     \.threshold, "threshold", "probability", in: 0.001...0.999,
                     "wake before an hour whose sampled P(an open) reaches this (as `histogram`); assumption"),
                 .duration(
-                    \.lookAhead, "look_ahead", in: .hours(1)...(.days(7)), "how far ahead a plan samples; assumption"),
+                    \.lookAhead, "look_ahead", in: .hours(1)...(.days(7)),
+                    "how far ahead a plan samples (beyond it, midnight plans again); assumption"),
             ]
     }
 

@@ -39,7 +39,6 @@ public struct FixedPolicy: WakePolicy {
 public struct FixedParameters: ParameterSet {
     public init() {}
 
-    /// Ask every `interval` (MODEL.md §7: 15 min), from a uniform random phase.
     public var interval = TimeSpan.minutes(15)
 }
 extension FixedParameters {

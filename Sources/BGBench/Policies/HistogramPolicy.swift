@@ -77,13 +77,8 @@ public struct HistogramPolicy: GuardedPolicy {
 public struct HistogramParameters: ParameterSet {
     public init() {}
 
-    /// Half-life of the 168 hour-of-week open counts: each bin sees one sample a week, so
-    /// four weeks keep about six samples per bin (assumption).
     public var halfLife = TimeSpan.days(28)
-    /// P(an open in the `window` from the start of an hour) is 1 − exp(−expected opens in
-    /// it); whole hours (assumption: one bin).
     public var window = TimeSpan.hours(1)
-    /// Wake before an hour where that probability reaches `threshold` (assumption).
     public var threshold = 0.3
     public var lead = TimeSpan.minutes(5)
     public var minGap = TimeSpan.hours(2)
@@ -95,12 +90,14 @@ extension HistogramParameters {
     public static var fields: [ParameterField<Self>] {
         LearningRules.fields(
             halfLife: \.halfLife,
-            halfLifeDoc: "half-life of what `histogram` learns; assumption: about six samples per hour-of-week bin",
+            halfLifeDoc:
+                "half-life of what `histogram` learns (168 hour-of-week open counts); assumption: a bin sees one sample a week, so four weeks keep about six samples per bin",
             lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
                 LearningRules.routineChange(\.routineChange),
                 .duration(
                     \.window, "window", in: .hours(1)...(.hours(24)),
-                    "P(an open in this long from an hour's start), whole hours; assumption: one bin"),
+                    "P(an open in this long from an hour's start) = 1 − exp(−expected opens in it), whole hours; assumption: one bin"
+                ),
                 .number(
                     \.threshold, "threshold", "probability", in: 0.001...0.999,
                     "wake before an hour where that P reaches this; assumption"),

@@ -171,15 +171,9 @@ public struct KDEPolicy: GuardedPolicy {
 public struct KDEParameters: ParameterSet {
     public init() {}
 
-    /// Half-life of the kernel density's weights (assumption, as `histogram`).
     public var halfLife = TimeSpan.days(28)
-    /// Circular standard deviation of the von Mises kernel, κ = 1/σ² in radians
-    /// (assumption: wider than the 15 min grid, narrower than a routine's spacing).
     public var bandwidth = TimeSpan.minutes(20)
-    /// Mean time between content items, 1/μ (MODEL.md §5: 48 a day).
     public var itemInterval = TimeSpan.minutes(30)
-    /// Wake where the chance that the next open finds this wake's fetch still fresh
-    /// reaches `min_fresh` (assumption).
     public var minFresh = 0.1
     public var lead = TimeSpan.minutes(1)
     public var minGap = TimeSpan.hours(2)
@@ -195,10 +189,11 @@ extension KDEParameters {
                 LearningRules.routineChange(\.routineChange),
                 .duration(
                     \.bandwidth, "bandwidth", in: .minutes(10)...(.hours(1)),
-                    "circular standard deviation of the von Mises kernel; assumption: wider than the 15 min grid"),
+                    "circular standard deviation σ of the von Mises kernel, κ = 1/σ² in radians; assumption: wider than the 15 min grid, narrower than a routine's spacing"
+                ),
                 .duration(
                     \.itemInterval, "item_interval", in: .minutes(1)...(.days(7)),
-                    "mean time between content items; MODEL.md §5: 48 a day"),
+                    "mean time between content items, 1/μ; MODEL.md §5: 48 a day"),
                 .number(
                     \.minFresh, "min_fresh", "probability", in: 0...1,
                     "wake where the next open would find the fetch fresh with at least this chance; assumption"),

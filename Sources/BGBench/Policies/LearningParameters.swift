@@ -20,24 +20,11 @@ public struct RoutineChangeParameters: ParameterSet {
     /// The defaults but `keep`.
     public init(keep: Double) { self.keep = keep }
 
-    /// What stays of the statistics (and of the judge's own profile) when a change is
-    /// seen: 2 % (weeks of the old routine shrink to well under a day's weight).
     public var keep = 0.02
-    /// An hour of the day is rare when it holds less than this share of the profile of
-    /// opens (a uniform day gives each hour 1/24 ≈ 4.2 %).
     public var rareHourShare = 0.01
-    /// A day is a changed routine when at least this share of its opens fall in rare
-    /// hours (two thirds: a routine moved into the night loses opens to the sleep window)...
     public var surprisingShare = 2.0 / 3
-    /// ... and it had at least this many opens...
     public var minOpens = 2
-    /// ... and the profile holds at least this many (decayed) opens: about three days of
-    /// a routine user's...
     public var minHistory = 10.0
-    /// ... on this many days in a row: a new routine persists, a user's odd day does not
-    /// (with 1, users who open the app once or twice a day at random hours set it off
-    /// often, and each time the policy forgets what it knew and refits: `nhpp` cost 3.9×
-    /// `fixed` on the default scenario; with 2, 2×).
     public var minDays = 2
 }
 extension RoutineChangeParameters {
@@ -45,14 +32,16 @@ extension RoutineChangeParameters {
         [
             .number(
                 \.keep, "keep", "share", in: 0...1,
-                "what stays of the statistics when a changed routine is seen (policies.md, \"A changed routine\"); assumption: 2 %"
+                "what stays of the statistics (and of the judge's own profile) when a changed routine is seen (policies.md, \"A changed routine\"); assumption: 2 % (weeks of the old routine shrink to well under a day's weight)"
             ),
             .number(
                 \.rareHourShare, "rare_hour_share", "share", in: 0...1,
-                "an hour of the day is rare below this share of the profile of opens; assumption (uniform: 1/24)"),
+                "an hour of the day is rare below this share of the profile of opens; assumption (uniform: 1/24 ≈ 4.2 %)"
+            ),
             .number(
                 \.surprisingShare, "surprising_share", "share", in: 0...1,
-                "a changed routine: at least this share of a day's opens in rare hours; assumption: two thirds"),
+                "a changed routine: at least this share of a day's opens in rare hours; assumption: two thirds (a routine moved into the night loses opens to the sleep window)"
+            ),
             .integer(
                 \.minOpens, "min_opens", "integer", in: 1...1000,
                 "... of a day with at least this many opens; assumption"),
@@ -62,7 +51,7 @@ extension RoutineChangeParameters {
             ),
             .integer(
                 \.minDays, "min_days", "days", in: 1...30,
-                "... on this many days in a row (a new routine persists; an odd day does not); assumption, checked on `nhpp`'s cost"
+                "... on this many days in a row (a new routine persists; an odd day does not); assumption, checked on `nhpp`'s cost: with 1, users who open the app once or twice a day at random hours set it off often, and each time the policy forgets and refits (`nhpp` cost 3.9× `fixed` on the default scenario; with 2, 2×)"
             ),
         ]
     }

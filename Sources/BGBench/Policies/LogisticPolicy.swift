@@ -348,25 +348,12 @@ public struct LogisticPolicy: GuardedPolicy {
 public struct LogisticParameters: ParameterSet {
     public init() {}
 
-    /// Half-life of the reservoir's class totals (the weights of its rows).
     public var halfLife = TimeSpan.days(28)
-    /// Fourier pairs of the time of day (as `nhpp`; on the routine user 4 put only 58 % of
-    /// runs in the hour before an open, 5 put 83 %).
     public var harmonics = 5
-    /// The label: an open within the next `window`: 30 min, 1, 1.5, 2, 3, 4 or 6 h (the
-    /// windows tile the day and are centred on quarter-hours).
     public var window = TimeSpan.minutes(30)
-    /// Rows kept (half with an open, half without in 16 strata), each reweighted by its
-    /// stratum's total; the fit's cost grows with it (assumption: 64 keeps a weekly refit
-    /// within the cost budget; 32 costs about a fifth less and learns the routine a little
-    /// worse, 81 % of runs before an open against 83 %).
     public var reservoir = 64
-    /// Prior precision of every coefficient but the intercept (as `nhpp`).
     public var ridge = 1.0
-    /// Refit every this many days, one warm-started IRLS step (as `nhpp`).
     public var refitDays = 7
-    /// Wake where P(an open within the window) reaches this (assumption: a daily user's
-    /// busiest half-hour is about 0.2; 0.1 lets such users wake in their busy hours).
     public var threshold = 0.1
     public var lead = TimeSpan.minutes(5)
     public var minGap = TimeSpan.hours(2)
@@ -380,15 +367,18 @@ extension LogisticParameters {
 
     public static var fields: [ParameterField<Self>] {
         LearningRules.fields(
-            halfLife: \.halfLife, halfLifeDoc: "half-life of the reservoir's class totals; assumption",
+            halfLife: \.halfLife,
+            halfLifeDoc: "half-life of the reservoir's class totals (the weights of its rows); assumption",
             lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
                 LearningRules.routineChange(\.routineChange),
                 .integer(
                     \.harmonics, "harmonics", "integer", in: 1...6,
-                    "Fourier pairs of the time of day (as `nhpp`); assumption, checked on the routine user"),
+                    "Fourier pairs of the time of day (as `nhpp`); assumption, checked on the routine user: 4 put only 58 % of runs in the hour before an open, 5 put 83 %"
+                ),
                 ParameterField(
                     name: "window", unit: "duration", range: "30m, 1h, 90m, 2h, 3h, 4h or 6h",
-                    doc: "the label: an open within this long; the windows tile the day"
+                    doc:
+                        "the label: an open within this long; the windows tile the day and are centred on quarter-hours"
                 ) { p, c, path in
                     if !windowHours.contains(where: { TimeSpan.hours($0) == p.window }) {
                         c.fail(
@@ -400,7 +390,7 @@ extension LogisticParameters {
                 ParameterField(
                     name: "reservoir", unit: "rows", range: "32, 64, 96 or 128",
                     doc:
-                        "observations kept (half with an open, half without in 16 strata); assumption: 64 keeps a weekly refit within the cost budget"
+                        "observations kept (half with an open, half without in 16 strata), each reweighted by its stratum's total; the fit's cost grows with it; assumption: 64 keeps a weekly refit within the cost budget (32 costs about a fifth less and learns the routine a little worse: 81 % of runs before an open against 83 %)"
                 ) { p, c, path in
                     if ![32, 64, 96, 128].contains(p.reservoir) {
                         c.fail(
@@ -413,10 +403,10 @@ extension LogisticParameters {
                     "prior precision of every coefficient but the intercept (as `nhpp`); assumption"),
                 .integer(
                     \.refitDays, "refit_days", "integer", in: 1...28,
-                    "days between refits (one IRLS step each, as `nhpp`)"),
+                    "days between refits (one warm-started IRLS step each, as `nhpp`)"),
                 .number(
                     \.threshold, "threshold", "probability", in: 0.001...0.999,
-                    "wake where P(an open within the window) reaches this; assumption (a daily user's busiest half-hour is about 0.2)"
+                    "wake where P(an open within the window) reaches this; assumption (a daily user's busiest half-hour is about 0.2; 0.1 lets such users wake in their busy hours)"
                 ),
             ]
     }

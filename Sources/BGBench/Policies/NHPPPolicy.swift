@@ -313,63 +313,49 @@ public struct NHPPPolicy: GuardedPolicy {
 public struct NHPPParameters: ParameterSet {
     public init() {}
 
-    /// Half-life of the hour-of-week counts and exposures the fit reads (as `histogram`).
     public var halfLife = TimeSpan.days(28)
-    /// Fourier pairs of the time of day in log λ (assumption, checked on issue 3's routine
-    /// user: with 5, 79 % of runs start in the hour before an open; with 4, 60 %; with 3, 52 %).
     public var harmonics = 5
-    /// Prior precision of every coefficient but the intercept (ridge pseudo-observations):
-    /// keeps the fit finite when most hours have no opens (assumption). 0.1, not 1 as
-    /// before: a week after a changed routine the fit has a week of data, and 1 flattened
-    /// the new routine's peaks (issue 3's 4 h shift, 16 devices × 48 seeds: 85 % of the old
-    /// rate regained with 1, 97 % with 0.3, 105 % with 0.1, with `routine_change.keep` 0;
-    /// the default scenario's fresh-open rate moved by less than 0.1 point).
     public var ridge = 0.1
-    /// Refit every this many days (one warm-started IRLS step; the first fit iterates to
-    /// convergence). Weekly keeps the cost within 3× `fixed` (docs/policies.md).
     public var refitDays = 7
-    /// Mean time between content items, 1/μ, for the chance that a wake's fetch is still
-    /// fresh at the next open: MODEL.md §5's 48 items a day.
     public var itemInterval = TimeSpan.minutes(30)
-    /// A wake must save at least this much expected staleness per joule it costs, in
-    /// seconds per joule (assumption: one minute per joule; an LTE wake of about 13.6 J
-    /// must save about 14 min).
     public var minSavingPerJoule = 60.0
     public var lead = TimeSpan.minutes(1)
     public var minGap = TimeSpan.hours(2)
     public var failureBackoff = TimeSpan.minutes(30)
     public var killBackoff = TimeSpan.hours(2)
-    /// `keep` 0, not 0.02: a wake must save staleness per joule, and on Wi-Fi (0.7 J) a
-    /// wake that saves 42 s passes, so 2 % of the old routine still drew cheap wakes to
-    /// its hours, which took the budget the new hours needed (issue 3's 4 h shift at
-    /// `ridge` 0.3: 73 % of the old rate regained with 0.02, 97 % with 0).
     public var routineChange = RoutineChangeParameters(keep: 0)
 }
 extension NHPPParameters {
     public static var fields: [ParameterField<Self>] {
         LearningRules.fields(
-            halfLife: \.halfLife, halfLifeDoc: "half-life of what `nhpp` learns (as `histogram`); assumption",
+            halfLife: \.halfLife,
+            halfLifeDoc:
+                "half-life of what `nhpp` learns, the hour-of-week counts and exposures the fit reads (as `histogram`); assumption",
             lead: \.lead, minGap: \.minGap, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
                 LearningRules.routineChange(
                     \.routineChange,
-                    "when the policy judges that the user's routine changed; `keep` 0 for `nhpp` (policies.md, \"A changed routine\")"
+                    "when the policy judges that the user's routine changed; `keep` 0 for `nhpp` (policies.md, \"A changed routine\"), not 0.02: a wake must save staleness per joule, and on Wi-Fi (0.7 J) a wake that saves 42 s passes, so 2 % of the old routine still drew cheap wakes to its hours, which took the budget the new hours needed (issue 3's 4 h shift at `ridge` 0.3: 73 % of the old rate regained with 0.02, 97 % with 0)"
                 ),
                 .integer(
                     \.harmonics, "harmonics", "integer", in: 1...6,
-                    "Fourier pairs of the time of day in log λ; assumption, checked on issue 3's routine user"),
+                    "Fourier pairs of the time of day in log λ; assumption, checked on issue 3's routine user: with 5, 79 % of runs start in the hour before an open; with 4, 60 %; with 3, 52 %"
+                ),
                 .number(
                     \.ridge, "ridge", "number", in: 0.000_001...1_000_000,
-                    "prior precision of every coefficient but the intercept; assumption, checked on issue 3's 4 h shift"
+                    "prior precision of every coefficient but the intercept (ridge pseudo-observations: keeps the fit finite when most hours have no opens); assumption, checked on issue 3's 4 h shift: a week after a changed routine the fit has a week of data, and 1 flattened the new routine's peaks (16 devices × 48 seeds, `routine_change.keep` 0: 85 % of the old rate regained with 1, 97 % with 0.3, 105 % with 0.1; the default scenario's fresh-open rate moved by less than 0.1 point)"
                 ),
                 .integer(
                     \.refitDays, "refit_days", "integer", in: 1...28,
-                    "days between refits (one IRLS step each); weekly keeps the cost within 3× `fixed`"),
+                    "days between refits (one warm-started IRLS step each; the first fit iterates to convergence); weekly keeps the cost within 3× `fixed` (policies.md)"
+                ),
                 .duration(
                     \.itemInterval, "item_interval", in: .minutes(1)...(.days(7)),
-                    "mean time between content items; MODEL.md §5: 48 a day"),
+                    "mean time between content items, 1/μ, for the chance that a wake's fetch is still fresh at the next open; MODEL.md §5: 48 a day"
+                ),
                 .number(
                     \.minSavingPerJoule, "min_saving_per_joule", "s/J", in: 0...1_000_000,
-                    "least expected staleness saved per joule for a wake; assumption: one minute per joule"),
+                    "least expected staleness saved per joule for a wake; assumption: one minute per joule (an LTE wake of about 13.6 J must save about 14 min)"
+                ),
             ]
     }
 

@@ -59,7 +59,6 @@ public struct OraclePolicy: WakePolicy {
 public struct OracleParameters: ParameterSet {
     public init() {}
 
-    /// How long before an open the clairvoyant policy asks for its wake.
     public var lead = TimeSpan.seconds(60)
 }
 extension OracleParameters {

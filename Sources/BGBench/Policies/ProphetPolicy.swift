@@ -325,13 +325,9 @@ enum ProphetPlanner {
 public struct ProphetParameters: ParameterSet {
     public init() {}
 
-    /// At most this many runs a day (the aggressiveness knob).
     public var runsPerDay = 12
-    /// A planned run must add at least this many expected fresh opens.
     public var minGain = 0.01
-    /// Planned runs at least this far apart.
     public var minGap = TimeSpan.minutes(15)
-    /// After an open, skip the next planned run when an item comes in between with less than this chance.
     public var skipBelow = 0.2
 }
 extension ProphetParameters {

@@ -80,11 +80,7 @@ public struct PushPolicy: WakePolicy {
 public struct PushParameters: ParameterSet {
     public init() {}
 
-    /// The server sends at most this many pushes per rolling hour to a device, coalescing
-    /// the changes in between (default: the platform's delivery budget, `push.per_hour`).
     public var perHour = 2
-    /// The refresh fallback: a background refresh is asked for this long after the last
-    /// run or open, so a lost push is recovered (assumption; "0s" turns it off).
     public var fallbackInterval = TimeSpan.hours(4)
 }
 extension PushParameters {
@@ -92,11 +88,12 @@ extension PushParameters {
         [
             .integer(
                 \.perHour, "per_hour", "integer", in: 1...PushChannel.maxPerHour,
-                "the server's own limit of pushes per rolling hour to a device; default: the platform's delivery budget, `push.per_hour`"
+                "the server's own limit of pushes per rolling hour to a device, coalescing the changes in between; default: the platform's delivery budget, `push.per_hour`"
             ),
             .duration(
                 \.fallbackInterval, "fallback_interval", in: .seconds(0)...(.days(30)),
-                "ask for a background refresh this long after the last run or open (\"0s\": no fallback); assumption"),
+                "ask for a background refresh this long after the last run or open, so a lost push is recovered (\"0s\": no fallback); assumption"
+            ),
         ]
     }
 

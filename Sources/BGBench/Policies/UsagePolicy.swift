@@ -118,19 +118,10 @@ public struct UsagePolicy: GuardedPolicy {
 public struct UsageParameters: ParameterSet {
     public init() {}
 
-    /// Half-life of the hour-of-day open counts and of the opens-per-day average: the
-    /// platform's own usage half-life (MODEL.md §6.4 rule 4: 7 d), as iOS's predictor
-    /// would weigh recent use.
     public var halfLife = TimeSpan.days(7)
-    /// Wakes a day K = round(`wakes_scale` · ln(1 + u)), at most `wakes_cap`, u = opens a
-    /// day: the budget formula of MODEL.md §6.3 (2.5, cap 12), so more opens bring more
-    /// wakes and the policy asks for about what ios-bgtask grants.
     public var wakesScale = 2.5
     public var wakesCap = 12
-    /// An hour is a candidate only if P(an open in it) is at least this (assumption).
     public var minProbability = 0.2
-    /// How long before a chosen hour to wake (assumption: a few minutes, as iOS launches
-    /// an app shortly before its predicted use).
     public var lead = TimeSpan.minutes(10)
     public var failureBackoff = TimeSpan.minutes(30)
     public var killBackoff = TimeSpan.hours(2)
@@ -139,14 +130,16 @@ extension UsageParameters {
     public static var fields: [ParameterField<Self>] {
         LearningRules.fields(
             halfLife: \.halfLife,
-            halfLifeDoc: "half-life of what `usage` learns; the platform's usage half-life (MODEL.md §6.4 rule 4: 7 d)",
+            halfLifeDoc:
+                "half-life of what `usage` learns (the hour-of-day open counts and the opens-per-day average); the platform's usage half-life (MODEL.md §6.4 rule 4: 7 d), as iOS's predictor would weigh recent use",
             lead: \.lead,
             leadDoc:
-                "wake this long before the chosen slot; assumption: iOS launches an app shortly before its predicted use",
+                "wake this long before the chosen slot; assumption: a few minutes, as iOS launches an app shortly before its predicted use",
             minGap: nil, failureBackoff: \.failureBackoff, killBackoff: \.killBackoff) + [
                 .number(
                     \.wakesScale, "wakes_scale", "number", in: 0...100,
-                    "wakes a day = round(`wakes_scale` · ln(1 + opens a day)); MODEL.md §6.3's budget formula (2.5)"),
+                    "wakes a day = round(`wakes_scale` · ln(1 + opens a day)), so more opens bring more wakes; MODEL.md §6.3's budget formula (2.5), so the policy asks for about what ios-bgtask grants"
+                ),
                 .integer(
                     \.wakesCap, "wakes_cap", "integer", in: 0...24, "at most this many wakes a day; MODEL.md §6.3 (12)"),
                 .number(

@@ -1,8 +1,9 @@
 // The declared parameters of the scenario's core sections (`population`, `user`, `device`,
 // `network`, `content`'s shared fields, `app`, `energy`, `push`): for each field its JSON
-// name, unit, range and a one-line doc with the default's source (the sources of the
-// defaults are in the comments of Scenario.swift). The components' own parameters are in
-// their files (each policy, platform, content kind and the processing task).
+// name, unit, range and a one-line doc with the default's source and derivation, the one
+// place each parameter is documented (Scenario.swift holds the stored properties and their
+// defaults). The components' own parameters are in their files (each policy, platform,
+// content kind and the processing task).
 
 extension Archetype {
     public static var fields: [ParameterField<Self>] {
@@ -49,7 +50,7 @@ extension Routine {
         [
             .list(
                 \.opens, "opens", maxCount: 16,
-                "the routine's daily opens (issue 3's learning-test routine: 07:30, 12:30, 21:00)")
+                "the routine's daily opens (issue 3's learning-test routine: 07:30, 12:30, 21:00, ± 10 min)")
         ]
     }
 }
@@ -59,7 +60,7 @@ extension Population {
         [
             .choice(
                 \.model, "model",
-                "`archetypes` draws each user from the archetype mix; `routine` gives every user the routine below (for teaching and tests)"
+                "`archetypes` draws each user from the archetype mix; `routine` gives every user the routine below (for teaching and tests); MODEL.md §3"
             ),
             .map(
                 \.archetypes, "archetypes",
@@ -90,7 +91,7 @@ extension Population {
             ),
             .number(
                 \.lowPowerShare, "low_power_share", "share", in: 0...1,
-                "users who keep Low Power Mode on all the time (gate `low_power` whatever the level; it never turns off at `device.low_power_off_level`); needs `device.battery_enabled`; default 0: no public figure for the share of iPhone users who leave it on, and MODEL.md §6.3 models Low Power Mode only as turned on at 20 % (assumption; set it to study that subgroup)"
+                "users who keep Low Power Mode on all the time (issue 12 point 9; gate `low_power` whatever the level; it never turns off at `device.low_power_off_level`); needs `device.battery_enabled`; default 0: no public figure for the share of iPhone users who leave it on, and MODEL.md §6.3 models Low Power Mode only as turned on at 20 % (assumption; set it to study that subgroup)"
             ),
             .list(
                 \.utcOffsets, "utc_offsets",
@@ -115,7 +116,10 @@ extension Population {
 extension UserBehaviour {
     public static var fields: [ParameterField<Self>] {
         [
-            .flag(\.sleepEnabled, "sleep_enabled", "false: no sleep window and no night checks"),
+            .flag(
+                \.sleepEnabled, "sleep_enabled",
+                "the sleep window: no opens inside it except night checks; false: no sleep window and no night checks; MODEL.md §3"
+            ),
             .duration(
                 \.bedtimeMean, "bedtime_mean", in: .hours(0)...(.hours(48)),
                 "mean bedtime after midnight of the day; MODEL.md §3"),
@@ -130,18 +134,18 @@ extension UserBehaviour {
                 "longest sleep"),
             .number(
                 \.nightChecksPerNight, "night_checks_per_night", "opens/night", in: 0...100,
-                "night checks: a user with daily rate r opens min(n, r/10) times a night inside the sleep window (reopens included), part of r: the waking hours carry the rest; the window's hourly weights are otherwise zero; MODEL.md §3"
+                "night checks: a user with daily rate r opens min(n, r/10) times a night inside the sleep window (reopens included), part of r: the waking hours carry the rest; the window's hourly weights are otherwise zero; MODEL.md §3: 0.1"
             ),
             .number(
                 \.pReopen, "p_reopen", "probability", in: 0...0.95,
-                "chance an open is followed by another (opens cluster); the daily rate, reopens included, is kept; MODEL.md §3"
+                "chance an open is followed by another within minutes (opens cluster); the daily rate, reopens included, is kept; MODEL.md §3: 0.3"
             ),
             .duration(
                 \.reopenGapMean, "reopen_gap_mean", in: .seconds(0)...(.seconds(86_400)),
-                "mean of the exponential gap from the end of the session to the reopen; MODEL.md §3"),
+                "mean of the exponential gap from the end of the session to the reopen; MODEL.md §3: 10 min"),
             .duration(
                 \.sessionBodyMean, "session_body_mean", in: .seconds(0)...(.seconds(86_400)),
-                "mean b of the exponential body of session lengths (default 37 s: with the tail, the median is 30 s: (1 − q)(1 − e^(−30/b)) = 1/2); MODEL.md §3, Böhmer 2011, FALCON 2012"
+                "mean b of the exponential body of session lengths (the tail is Pareto; MODEL.md §3's targets, mean about 70 s, half under 30 s, 90 % under 4 min, fix b, q and α analytically; default 37 s: the median, 30 s, comes from the body alone: (1 − q)(1 − e^(−30/b)) = 1/2); MODEL.md §3, Böhmer 2011, FALCON 2012"
             ),
             .number(
                 \.sessionTailShare, "session_tail_share", "share", in: 0...1,
@@ -153,12 +157,14 @@ extension UserBehaviour {
             ),
             .number(
                 \.sessionTailAlpha, "session_tail_alpha", "shape", in: 0.1...100,
-                "Pareto shape α (default 2.8: sets the mean (1 − q)·b + q·x_m·α/(α − 1) to 70 s); MODEL.md §3, Böhmer 2011, FALCON 2012"
+                "Pareto shape α (default 2.8: sets the mean (1 − q)·b + q·x_m·α/(α − 1) to 70 s; rounded as b 37 s, q 0.098, α 2.8, the defaults give mean 69.9 s, median 29.9 s, 90.06 % under 4 min); MODEL.md §3, Böhmer 2011, FALCON 2012"
             ),
-            .duration(\.sessionMax, "session_max", in: .seconds(0)...(.seconds(86_400)), "cap on a session"),
+            .duration(
+                \.sessionMax, "session_max", in: .seconds(0)...(.seconds(86_400)),
+                "cap on a session (the 2 h default takes 0.01 s off the mean)"),
             .number(
                 \.forceQuitProbability, "force_quit_probability", "probability", in: 0...1,
-                "per session, the user swipes the app away (gate `force_quit` until the next open); MODEL.md §6.3, assumption"
+                "per session, the user swipes the app away (gate `force_quit` until the next open); MODEL.md §6.3: 2 %, assumption"
             ),
         ]
     }
@@ -178,10 +184,10 @@ extension DeviceModel {
             .number(\.idleW, "idle_w", "W", in: 0...100, "drain with the screen off; MODEL.md §6.3, assumption"),
             .number(
                 \.screenOnW, "screen_on_w", "W", in: 0...100,
-                "drain with the screen on, in place of idle; MODEL.md §6.3"),
+                "drain with the screen on, in place of idle; MODEL.md §6.3, assumption"),
             .number(
                 \.chargeW, "charge_w", "W", in: 0...1000,
-                "while charging, the level rises at this power (drain is not subtracted); MODEL.md §6.3"),
+                "while charging, the level rises at this power (drain is not subtracted); MODEL.md §6.3, assumption"),
             .number(
                 \.overnightChargeProbability, "overnight_charge_probability", "probability", in: 0...1,
                 "per night: plugged in near bedtime, unplugged at wake-up; MODEL.md §4, probability an assumption"),
@@ -195,18 +201,18 @@ extension DeviceModel {
                 \.topUpMean, "top_up_mean", in: .hours(0)...(.hours(24)), "mean of its exponential length; assumption"),
             .number(
                 \.lowBatteryLevel, "low_battery_level", "fraction", in: 0...1,
-                "below it and not charging, discretionary work is off (gate `low_battery`); also where Low Power Mode may turn on; WWDC20 10063"
+                "below it and not charging, discretionary work is off (gate `low_battery`); also where Low Power Mode may turn on; WWDC20 10063: 20 %"
             ),
             .number(
                 \.lowPowerProbability, "low_power_probability", "probability", in: 0...1,
-                "Low Power Mode turns on when the level crosses `low_battery_level` downwards while not charging; MODEL.md §6.3"
+                "chance that Low Power Mode turns on when the level crosses `low_battery_level` downwards while not charging; MODEL.md §6.3"
             ),
             .number(
                 \.lowPowerOffLevel, "low_power_off_level", "fraction", in: 0...1,
                 "Low Power Mode turns off when charging reaches it; MODEL.md §6.3, iOS behaviour"),
             .number(
                 \.screenSessionsPerDay, "screen_sessions_per_day", "sessions/day", in: 0...10_000,
-                "phone use beyond the app, with the user's diurnal shape and sleep window; MODEL.md §4 (Falaki 2010, Böhmer 2011, Andrews 2015)"
+                "phone use beyond the app, with the user's diurnal shape and sleep window; MODEL.md §4: about 50 screen sessions and 1–5 h of screen time a day (Falaki 2010, Böhmer 2011, Andrews 2015)"
             ),
             .duration(
                 \.screenSessionMedian, "screen_session_median", in: .seconds(0)...(.seconds(86_400)),
@@ -223,14 +229,15 @@ extension NetworkModel {
         [
             .number(
                 \.homeWifiShare, "home_wifi_share", "share", in: 0...1,
-                "users with Wi-Fi at home in the window below, every day; MODEL.md §6.3, assumption"),
+                "users with Wi-Fi at home in the window below, every day; MODEL.md §6.3: 90 %, assumption; R1 uses the same window, 19:00–08:00"
+            ),
             .duration(\.homeFrom, "home_from", in: .hours(0)...(.hours(24)), "start of the home window (time of day)"),
             .duration(
                 \.homeUntil, "home_until", in: .hours(0)...(.hours(24)),
                 "end of the home window; a window may wrap past midnight"),
             .number(
                 \.workWifiShare, "work_wifi_share", "share", in: 0...1,
-                "users with Wi-Fi at work, weekdays only; MODEL.md §6.3"),
+                "users with Wi-Fi at work, weekdays only; MODEL.md §6.3: 50 %"),
             .duration(\.workFrom, "work_from", in: .hours(0)...(.hours(24)), "start of the work window"),
             .duration(\.workUntil, "work_until", in: .hours(0)...(.hours(24)), "end of the work window"),
             .number(
@@ -238,10 +245,10 @@ extension NetworkModel {
                 "users whose cellular network is 5G rather than LTE; assumption"),
             .number(
                 \.offlineSpellsPerDay, "offline_spells_per_day", "spells/day", in: 0...1000,
-                "Poisson rate of offline spells; MODEL.md §6.3"),
+                "Poisson rate of offline spells; MODEL.md §6.3: 2 a day"),
             .duration(
                 \.offlineMean, "offline_mean", in: .hours(0)...(.hours(24)),
-                "mean of their exponential length; MODEL.md §6.3"),
+                "mean of their exponential length; MODEL.md §6.3: 10 min"),
             .duration(
                 \.latencyMedianWifi, "latency_median_wifi", in: .seconds(0)...(.seconds(60)),
                 "median request latency on Wi-Fi; MODEL.md §6.3, assumption"),
@@ -253,7 +260,7 @@ extension NetworkModel {
                 "downlink bandwidth on Wi-Fi; MODEL.md §6.3"),
             .number(
                 \.bandwidthLteMbps, "bandwidth_lte_mbps", "Mbit/s", in: 0.001...100_000,
-                "on LTE (Huang et al. 2012 median)"),
+                "on LTE (Huang et al. 2012 median: 13)"),
             .number(\.bandwidthNr5gMbps, "bandwidth_nr5g_mbps", "Mbit/s", in: 0.001...100_000, "on 5G"),
         ]
     }
@@ -265,13 +272,16 @@ extension EnergyModel {
             .duration(
                 \.ltePromotion, "lte_promotion", in: .seconds(0)...(.minutes(10)),
                 "LTE promotion time (Huang et al., MobiSys 2012)"),
-            .number(\.ltePromotionW, "lte_promotion_w", "W", in: 0...100, "power during promotion"),
-            .number(\.lteActiveW, "lte_active_w", "W", in: 0...100, "power while connected"),
-            .duration(\.lteTail, "lte_tail", in: .seconds(0)...(.minutes(10)), "tail after the last byte"),
-            .number(\.lteTailW, "lte_tail_w", "W", in: 0...100, "power during the tail"),
-            .number(\.wifiActiveW, "wifi_active_w", "W", in: 0...100, "Wi-Fi power while active (same paper; R1)"),
-            .duration(\.wifiTail, "wifi_tail", in: .seconds(0)...(.minutes(10)), "Wi-Fi tail"),
-            .number(\.wifiTailW, "wifi_tail_w", "W", in: 0...100, "power during the Wi-Fi tail"),
+            .number(\.ltePromotionW, "lte_promotion_w", "W", in: 0...100, "power during promotion (same paper)"),
+            .number(\.lteActiveW, "lte_active_w", "W", in: 0...100, "power while connected (same paper)"),
+            .duration(\.lteTail, "lte_tail", in: .seconds(0)...(.minutes(10)), "tail after the last byte (same paper)"),
+            .number(\.lteTailW, "lte_tail_w", "W", in: 0...100, "power during the tail (same paper)"),
+            .number(
+                \.wifiActiveW, "wifi_active_w", "W", in: 0...100,
+                "Wi-Fi power while active, far lower than LTE's (same paper; R1)"),
+            .duration(
+                \.wifiTail, "wifi_tail", in: .seconds(0)...(.minutes(10)), "Wi-Fi tail, a short one (same paper; R1)"),
+            .number(\.wifiTailW, "wifi_tail_w", "W", in: 0...100, "power during the Wi-Fi tail (same paper; R1)"),
             .number(
                 \.nr5gPowerFactor, "nr5g_power_factor", "factor", in: 0...100,
                 "5G NSA energy as a multiple of LTE's (Xu et al., SIGCOMM 2020: 2–3×)"),
@@ -284,14 +294,15 @@ extension PushModel {
         [
             .integer(
                 \.perHour, "per_hour", "integer", in: 0...PushChannel.maxPerHour,
-                "pushes the platform delivers per rolling hour; more are not delivered (Apple, \"Pushing background updates to your App\": no more than two or three per hour)"
+                "pushes the platform delivers per rolling hour; more are not delivered (Apple developer documentation, \"Pushing background updates to your App\": \"don't try to send more than two or three per hour\")"
             ),
             .number(
                 \.dropProbability, "drop_probability", "probability", in: 0...1,
-                "a push lost on the way (assumption: delivery is not guaranteed, no public figure)"),
+                "a push lost on the way (push service, network); assumption: delivery is not guaranteed, no public figure"
+            ),
             .duration(
                 \.delayMedian, "delay_median", in: .seconds(0.000_001)...(.hours(24)),
-                "median delay from the server's send to the device (lognormal; assumption)"),
+                "median delay from the server's send to the device (lognormal; assumption: seconds)"),
             .number(
                 \.delaySigma, "delay_sigma", "number", in: 0...5,
                 "log-scale standard deviation of the delay (assumption)"),
@@ -316,9 +327,15 @@ extension ContentModel {
                 \.itemSizeMedianKilobytes, "item_size_median_kilobytes", "kB (1000 B)", in: 0...1_000_000,
                 "median of the lognormal item size (mean 5.1 kB; MODEL.md §6.3's 5 kB per item, assumption)"),
             .number(\.itemSizeSigma, "item_size_sigma", "log sd", in: 0...5, "sigma of that lognormal; assumption"),
-            .group(\.sync, "sync", "the `sync` kind's parameters"),
-            .group(\.catalog, "catalog", "the `catalog` kind's parameters"),
-            .group(\.messages, "messages", "the `messages` kind's parameters"),
+            .group(
+                \.sync, "sync",
+                "the `sync` kind's parameters: the server job and its target (the item fields above then describe the data each device produces, not a shared feed)"
+            ),
+            .group(
+                \.catalog, "catalog", "the `catalog` kind's parameters: images, Wi-Fi-only and background transfers"),
+            .group(
+                \.messages, "messages",
+                "the `messages` kind's parameters: how a device's messages cluster into conversations"),
         ]
     }
 }
@@ -328,7 +345,7 @@ extension AppModel {
         [
             .choice(
                 \.task, "task",
-                "`requests`: MODEL.md §6.4 rule 6 (launch, then 1–2 requests); `lognormal`: R1's one lognormal duration (MODEL.md §10 rule 6)"
+                "`requests`: MODEL.md §6.4 rule 6 (launch, then 1–2 requests); `lognormal`: R1's one lognormal duration and one failure probability (MODEL.md §10 rule 6)"
             ),
             .duration(
                 \.launch, "launch", in: .seconds(0)...(.seconds(600)),
@@ -346,16 +363,17 @@ extension AppModel {
                 \.hangProbability, "hang_probability", "probability", in: { 0...(1 - min(1, $0.failureProbability)) },
                 shown: "0 to 1 − `failure_probability`",
                 note: " (failure and hang are exclusive: their sum is at most 1)",
-                "else, it hangs (the run reaches the limit); MODEL.md §6.3: 0.003, assumption"),
+                "else, it hangs (the run reaches the limit); MODEL.md §6.3, §6.4 rule 9: 0.003, assumption"),
             .number(
                 \.payloadFixedKilobytes, "payload_fixed_kilobytes", "kB", in: 0...1_000_000,
                 "fixed part of every request's payload; MODEL.md §6.3: 20 kB, assumption"),
             .choice(
                 \.sync, "sync",
-                "the first request also carries the missed items' bytes (`delta`) or `full_set_items` average items (`full`); MODEL.md §6.3"
+                "the first request also carries the missed items' bytes (`delta`) or `full_set_items` average items (`full`); MODEL.md §6.3, assumption"
             ),
             ParameterField(
-                name: "full_set_items", unit: "items (integer)", range: "≥ 0", doc: "size of a full refresh; assumption"
+                name: "full_set_items", unit: "items (integer)", range: "≥ 0",
+                doc: "size of a full refresh; MODEL.md §6.3, assumption"
             ) { a, c, path in
                 if a.fullSetItems < 0 { c.fail(path, "\(a.fullSetItems) is out of range: expected at least 0") }
             },

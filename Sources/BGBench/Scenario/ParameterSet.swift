@@ -2,8 +2,9 @@ import Foundation
 
 /// A component's parameters (a policy's, a platform's, a content kind's, the processing
 /// task's): a Codable struct with defaults that declares, for every field, its JSON name,
-/// unit, range and a one-line doc with the source of its default. The field list drives
-/// range validation (`check(into:at:)`), the parameter tables of docs/scenario.md and
+/// unit, range and a one-line doc with the source of its default. That doc is the
+/// parameter's only documentation (its stored property carries no `///`). The field list
+/// drives range validation (`check(into:at:)`), the parameter tables of docs/scenario.md and
 /// `bgbench scenario`; JSON coding is the struct's own Codable (snake_case keys).
 ///
 /// A policy declares its parameters in its own file:

@@ -5,15 +5,13 @@
 public struct ReportModel: ParameterSet {
     public init() {}
 
-    /// Metric names of summary.csv (`MetricTable`), most important first; by default the
-    /// default and news presets' question (``MetricTable/defaultHeadline``).
     public var headline = MetricTable.defaultHeadline
 
     public static var fields: [ParameterField<Self>] {
         [
             .metricNames(
                 \.headline, "headline",
-                "the scenario's headline metrics, summary.csv column names, most important first: the terminal table's paired comparison and `bgbench plot`'s headline.png lead with them; bgbench's choice per preset (README, \"Presets\")"
+                "the scenario's headline metrics, summary.csv column names, most important first: the terminal table's paired comparison and `bgbench plot`'s headline.png lead with them; by default the default and news presets' question; bgbench's choice per preset (README, \"Presets\")"
             )
         ]
     }
