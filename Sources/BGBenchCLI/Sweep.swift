@@ -19,7 +19,8 @@ struct SweepCommand: CommandDefinition {
         sweep: a --set with a comma-separated list of values is an axis of the grid.
         Parameters under 'policies.' are design axes, the others environment axes:
         summary.csv's pareto column compares only rows of the same environment values and
-        archetype (Reports/README.md, "Sweeps").
+        archetype (Reports/README.md, "Sweeps"). The terminal shows a line per point and
+        policy: the fleet's headline metrics (means over the seeds) and the Pareto mark.
         """
     static let defaults: RunArguments = {
         var values = RunArguments()
@@ -74,8 +75,10 @@ struct SweepCommand: CommandDefinition {
                 : "seed \(common.options.seed)"
             return .init(
                 files: report.files(extra: shardFiles),
-                text:
-                    "\(points.count) points × \(common.policies.count) policies, \(seeds): \(SummaryTable.fixed(seconds, 2)) s\n",
+                text: SweepTable.render(
+                    report, headline: requests[0].scenario.scenario.report.headline,
+                    replications: common.replications)
+                    + "\(points.count) points × \(common.policies.count) policies, \(seeds): \(SummaryTable.fixed(seconds, 2)) s\n",
                 seconds: seconds, deviceDays: common.workPerScenario * points.count)
         }
     }

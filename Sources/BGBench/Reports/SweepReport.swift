@@ -130,14 +130,17 @@ public struct SweepReport {
 
     // MARK: summary.csv and the Pareto column
 
-    /// summary.csv: the point's values, the run's summary.csv row, then `pareto`.
-    func summaryCSV() -> String {
+    /// One point × policy × archetype of the sweep (its rows of every seed).
+    struct Key: Hashable { var point: Int; var policy: String; var archetype: String }
+
+    /// Whether each point × policy × archetype is on the freshness–energy frontier of its
+    /// world (the values pooled over the seeds), in grid order.
+    func paretoFlags() -> (keys: [Key], front: [Key: Bool]) {
         let header = SummarySchema.header
         let policy = header.firstIndex(of: "policy")!, archetype = header.firstIndex(of: "archetype")!
         let fresh = header.firstIndex(of: MetricTable.freshOpenRate.name)!
         let energy = header.firstIndex(of: MetricTable.backgroundEnergy.name)!
         // Pooled over seeds: one candidate per point × policy × archetype.
-        struct Key: Hashable { var point: Int; var policy: String; var archetype: String }
         var keys: [Key] = [], sums: [Key: (f: Double, nf: Double, e: Double, ne: Double)] = [:]
         for (k, point) in points.enumerated() {
             for row in point.summary {
@@ -154,7 +157,14 @@ public struct SweepReport {
                 world: environment.map { points[key.point].values[$0] } + [key.archetype],
                 fresh: s.nf > 0 ? s.f / s.nf : -.infinity, energy: s.ne > 0 ? s.e / s.ne : .infinity)
         }
-        let front = Dictionary(uniqueKeysWithValues: zip(keys, Self.pareto(candidates)))
+        return (keys, Dictionary(uniqueKeysWithValues: zip(keys, Self.pareto(candidates))))
+    }
+
+    /// summary.csv: the point's values, the run's summary.csv row, then `pareto`.
+    func summaryCSV() -> String {
+        let header = SummarySchema.header
+        let policy = header.firstIndex(of: "policy")!, archetype = header.firstIndex(of: "archetype")!
+        let front = paretoFlags().front
         var csv = CSVWriter("")
         csv.row(axes.map(\.path) + header + ["pareto"])
         for (k, point) in points.enumerated() {
@@ -164,6 +174,36 @@ public struct SweepReport {
             }
         }
         return csv.output
+    }
+
+    /// One row of the terminal's overview: a point and a policy (archetype `all`).
+    public struct OverviewRow: Sendable {
+        /// The point's value of each axis.
+        public var values: [String]
+        public var policy: String
+        /// Each asked metric, the mean of its values over the seeds; nil where a seed has none.
+        public var metrics: [Double?]
+        /// On its world's freshness–energy frontier (summary.csv's `pareto`).
+        public var pareto: Bool
+    }
+
+    /// Per point and policy, the fleet's (`all`) value of each of `metrics` (summary.csv
+    /// names) averaged over the seeds, and its Pareto mark: what `bgbench sweep` prints.
+    public func overview(_ metrics: [String]) -> [OverviewRow] {
+        let header = SummarySchema.header
+        let policy = header.firstIndex(of: "policy")!, archetype = header.firstIndex(of: "archetype")!
+        let columns = metrics.map { header.firstIndex(of: $0)! }
+        let (keys, front) = paretoFlags()
+        return keys.filter { $0.archetype == "all" }.map { key in
+            let rows = points[key.point].summary.filter { $0[policy] == key.policy && $0[archetype] == "all" }
+            let values = columns.map { c -> Double? in
+                let xs = rows.map { Double($0[c]) }
+                guard !xs.isEmpty, xs.allSatisfy({ $0?.isFinite == true }) else { return nil }
+                return xs.reduce(0) { $0 + $1! } / Double(xs.count)
+            }
+            return OverviewRow(
+                values: points[key.point].values, policy: key.policy, metrics: values, pareto: front[key]!)
+        }
     }
 
     /// One design of one world, pooled: `world` names the world (the environment axes'

@@ -67,6 +67,34 @@ import BGBenchTestSupport
             #expect(c.pareto == (dominated ? "false" : "true"))
         }
         #expect(scored.contains { $0.pareto == "true" } && scored.contains { $0.pareto == "false" })
+
+        // The terminal prints a line per point and policy: the fleet's headline metrics as
+        // summary.csv has them (the default headline: fresh %, staleness, J/day, runs/day)
+        // and the Pareto mark.
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(
+            lines[0].split(separator: " ") == [
+                "policies.fixed.interval", "population.bar_off_share", "policy", "fresh", "%", "stale", "s", "J/d",
+                "runs/d", "pareto",
+            ])
+        let stale = rows[0].firstIndex(of: "staleness_mean_s")!
+        for (line, row) in zip(lines.dropFirst(), rows.dropFirst()) {
+            let cells = line.split(separator: " ").map(String.init)
+            let mark = row.last! == "true" ? ["*"] : []
+            let percent = Double(row[fresh]).map { String(format: "%.1f", $0 * 100) } ?? "-"
+            #expect(
+                cells
+                    == [
+                        row[0], row[1], row[3], percent, String(format: "%.0f", Double(row[stale]) ?? .nan),
+                        String(format: "%.1f", Double(row[energy])!), String(format: "%.2f", Double(row[runs])!),
+                    ] + mark,
+                "\(line)")
+        }
+        #expect(
+            lines[9]
+                == "* on the freshness–energy frontier of its world (the environment axes' values; summary.csv's pareto)"
+        )
+        #expect(lines[10].hasPrefix("4 points × 2 policies, seed 1: "))
     }
 
     @Test func badAxisIsAUsageErrorBeforeAnythingRuns() {
