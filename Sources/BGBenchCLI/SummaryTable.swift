@@ -26,6 +26,7 @@ enum SummaryTable {
             )
         }
         lines += kindLines(report, pad: pad)
+        lines += noRunsLines(report)
         lines += pairedLines(report, pad: pad)
         let o = report.request.options
         let rate = Double(report.simulatedDeviceDays) / max(report.wallSeconds, 1e-9)
@@ -39,6 +40,23 @@ enum SummaryTable {
         lines.append(
             "\(o.devices) devices × \(o.days) days × \(report.request.policies.count) policies, \(seeds): " + speed)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A line under the table when policies that wake made no run at all and the scenario
+    /// says why: its platform admits none (naming the setting that would), or every user
+    /// turned Background App Refresh off.
+    static func noRunsLines(_ report: RunReport) -> [String] {
+        let idle = report.results.filter { $0.tally[.runs] == 0 && $0.policy != NoWakePolicy.name }
+        guard !idle.isEmpty else { return [] }
+        let scenario = report.request.scenario.scenario
+        let reason =
+            PlatformRegistry.named(scenario.platform.name)?.admitsNoRuns(scenario)
+            ?? (scenario.population.barOffShare >= 1
+                ? "population.bar_off_share is 1: every user turned Background App Refresh off; lower it" : nil)
+        guard let reason else { return [] }
+        var names: [String] = []
+        for r in idle where !names.contains(r.policy) { names.append(r.policy) }
+        return ["no runs for \(names.joined(separator: ", ")): \(reason)"]
     }
 
     /// A metric's cell: its estimate (× 100 for a percentage), or its fleet total.

@@ -28,6 +28,12 @@ public struct IOSFetch: EngagementPlatform {
         "iOS 7-12 Background Fetch: the system wakes the app after its minimum interval (default never) as its budget allows; ios-bgtask's gates, budget, penalties, 30 s limit"
     public static var initiatesWakes: Bool { true }
 
+    public static func admitsNoRuns(_ scenario: Scenario) -> String? {
+        guard case .never = scenario.platform[Self.self].minimumInterval else { return nil }
+        return "platform.ios_fetch.minimum_interval is \"never\" (UIKit's default): the system never wakes the app; "
+            + "set it, e.g. --set platform.ios_fetch.minimum_interval=15m (docs/platforms.md)"
+    }
+
     public var budget: EngagementBudget
     public let runtimeLimit: SimTime
     /// Time between fetches: the larger of the app's minimum interval and the system's

@@ -101,6 +101,9 @@ public protocol PlatformRules: SendableMetatype {
     func deniesUntil(_ reason: DenialReason, at t: SimTime) -> SimTime
     /// Times the platform cut the app's budget because of how a run ended.
     var throttleEvents: Int { get }
+    /// Why no policy can get a run on this platform in `scenario`, naming the setting that
+    /// would admit runs (the terminal prints it under a run's table); nil: runs can happen.
+    static func admitsNoRuns(_ scenario: Scenario) -> String?
 
     // Optional: the defaults below do nothing, so `ios-bgtask` and `unrestricted` ignore them.
 
@@ -134,6 +137,7 @@ public extension PlatformRules {
     static var sharedParameterKeys: [String] { [] }
     static func runsAsLegacyVariant(scenario: Scenario, seed: UInt64, device: Int) -> Bool { false }
     static var initiatesWakes: Bool { false }
+    static func admitsNoRuns(_ scenario: Scenario) -> String? { nil }
     mutating func systemWake(after t: SimTime) -> SimTime? { nil }
     mutating func runLimit(at t: SimTime) -> SimTime { runtimeLimit }
     func deniesUntil(_ reason: DenialReason, at t: SimTime) -> SimTime { t }
