@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(name: "bgbench", dependencies: ["BGBench", "BGBenchCLI", "BGBuildStamp"]),
         // What the test suites share: the in-process command line (`bgbench(_:)`) and
         // temporary folders.
-        .target(name: "BGBenchTestSupport", dependencies: ["BGBenchCLI"], path: "Tests/BGBenchTestSupport"),
+        .target(name: "BGBenchTestSupport", dependencies: ["BGBench", "BGBenchCLI"], path: "Tests/BGBenchTestSupport"),
         .testTarget(name: "BGBenchTests",
                     dependencies: ["BGBench", "BGHarness", "BGBenchCLI", "BGNumerics", "BGBenchTestSupport", "BGBuildStamp"]),
         // Only the public API (no @testable import): a researcher's own policy, registered

@@ -1,3 +1,4 @@
+import BGBench
 import BGBenchCLI
 import Foundation
 
@@ -22,4 +23,10 @@ public func freshFolder(_ stem: String) -> String {
     let path = freshPath(stem)
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
+}
+
+/// A report CSV's rows by column name (`CSVTable`'s reading of the file).
+public func csvRecords(_ path: String) throws -> [[String: String]] {
+    let table = try CSVTable(parsing: String(contentsOfFile: path, encoding: .utf8))
+    return table.rows.map { Dictionary(uniqueKeysWithValues: zip(table.header, $0)) }
 }

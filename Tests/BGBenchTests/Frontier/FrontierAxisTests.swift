@@ -10,12 +10,6 @@ import BGBenchTestSupport
 /// the terminal and merges all follow it.
 @Suite struct FrontierAxisTests {
 
-    /// A report CSV's rows by column name.
-    static func records(_ path: String) throws -> [[String: String]] {
-        let table = try CSVTable(parsing: String(contentsOfFile: path, encoding: .utf8))
-        return table.rows.map { Dictionary(uniqueKeysWithValues: zip(table.header, $0)) }
-    }
-
     /// The metrics summary.csv has that can be a quality axis: the rates where higher is
     /// better and that are totals of device counts (written out, not derived).
     @Test func qualityAxesAreTheRatesWhereHigherIsBetter() throws {
@@ -95,7 +89,7 @@ import BGBenchTestSupport
             "--days", "7", "--replications", "2", "--out", out,
         ])
         #expect(result.code == 0, "\(result.errors)")
-        let summary = try Self.records(out + "/summary.csv")
+        let summary = try csvRecords(out + "/summary.csv")
         let baseline = summary.filter { $0["policy"] == "fixed" && $0["archetype"] == "all" }
         #expect(baseline.count == 2)
         func mean(_ column: String) -> Double { baseline.map { Double($0[column]!)! }.reduce(0, +) / 2 }
@@ -105,14 +99,14 @@ import BGBenchTestSupport
         #expect(result.output.contains(line), "\(result.output)")
         #expect(result.output.contains("Δ pts at baseline J/day"))
 
-        let frontier = try Self.records(out + "/frontier.csv")
+        let frontier = try csvRecords(out + "/frontier.csv")
         #expect(frontier.allSatisfy { $0["quality_metric"] == "server_on_time_rate" })
         for seed in ["1", "2"] {
             let row = try #require(frontier.first { $0["arm"] == "fixed" && $0["seed"] == seed })
             let written = try #require(baseline.first { $0["seed"] == seed })
             #expect(row["quality"] == written["server_on_time_rate"], "seed \(seed)")
         }
-        let matched = try Self.records(out + "/frontier-matched.csv")
+        let matched = try csvRecords(out + "/frontier-matched.csv")
         #expect(!matched.isEmpty && matched.allSatisfy { $0["quality"] == "server_on_time_rate" })
         let run = try String(contentsOfFile: out + "/run.json", encoding: .utf8)
         #expect(run.contains("\"quality\" : \"server_on_time_rate\""))
@@ -134,7 +128,7 @@ import BGBenchTestSupport
             "fixed=1h,4h", "--devices", "8", "--days", "3", "--quiet", "--out", out,
         ])
         #expect(good.code == 0, "\(good.errors)")
-        let matched = try Self.records(out + "/frontier-matched.csv")
+        let matched = try csvRecords(out + "/frontier-matched.csv")
         #expect(matched.allSatisfy { $0["quality"] == "fresh_open_rate" })
     }
 

@@ -13,11 +13,6 @@ import BGBenchTestSupport
         "--quiet",
     ]
 
-    static func records(_ path: String) throws -> [[String: String]] {
-        let table = try CSVTable(parsing: String(contentsOfFile: path, encoding: .utf8))
-        return table.rows.map { Dictionary(uniqueKeysWithValues: zip(table.header, $0)) }
-    }
-
     /// A − B read off the curves is each one's value there minus the other's (the values
     /// the baseline rows report at the same fixed energies), and B − A is its mirror image;
     /// the comparison survives sharding and merging byte for byte.
@@ -30,8 +25,8 @@ import BGBenchTestSupport
         let ba = bgbench(Self.common + ["--compare", "kde,usage", "--out", folder + "/ba"])
         #expect(ba.code == 0, "\(ba.errors)")
 
-        let rows = try Self.records(folder + "/ab/frontier-matched.csv")
-        let mirror = try Self.records(folder + "/ba/frontier-matched.csv")
+        let rows = try csvRecords(folder + "/ab/frontier-matched.csv")
+        let mirror = try csvRecords(folder + "/ba/frontier-matched.csv")
         // The baseline rows are the run without --compare's.
         #expect(rows.filter { $0["reference"] == "fixed" || $0["reference"] == "fixed[curve]" }.count == 3 * 4)
         var checked = 0
