@@ -133,7 +133,8 @@ enum SummaryTable {
                 [policy]
                     + zip(metrics, differences).map { k, d in
                         let m = MetricTable.pairedMetrics[k].metric
-                        let scale = m.terminal?.percent == true ? 100.0 : 1.0, decimals = m.terminal?.decimals ?? 3
+                        let scale = m.terminal?.percent == true ? 100.0 : 1.0
+                        let decimals = intervalDecimals(d, scale: scale) ?? m.terminal?.decimals ?? 3
                         func f(_ x: Double?) -> String { x.map { fixed($0 * scale, decimals) } ?? "-" }
                         let sign = d.value > 0 ? "+" : ""
                         guard let low = d.low, let high = d.high else { return sign + f(d.value) }
@@ -156,6 +157,17 @@ enum SummaryTable {
         lines.append(zip(headers, widths).map { pad($0, $1) }.joined(separator: " "))
         for row in rows { lines.append(zip(row, widths).map { pad($0, $1) }.joined(separator: " ")) }
         return lines
+    }
+
+    /// The decimals that show an interval's half-width (× `scale`) to two significant
+    /// digits, so a difference and its bounds print as precisely as they are known: ±0.099
+    /// gets 3, ±1.4 gets 1, ±14 and wider get 0 (at most 6). nil without an interval or
+    /// with a zero-width one (the table's own decimals then).
+    static func intervalDecimals(_ e: Estimate, scale: Double) -> Int? {
+        guard let low = e.low, let high = e.high else { return nil }
+        let half = (high - low) / 2 * scale
+        guard half.isFinite, half > 0 else { return nil }
+        return min(6, max(0, 1 - Int(log10(half).rounded(.down))))
     }
 
     /// The share of the baseline → oracle gap a policy closes, in percent, with its interval

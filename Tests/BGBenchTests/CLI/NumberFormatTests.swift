@@ -1,3 +1,4 @@
+import BGBench
 import Testing
 @testable import BGBenchCLI
 
@@ -26,5 +27,22 @@ import Testing
         #expect(SummaryTable.fixed(.infinity, 2) == "inf")
         #expect(SummaryTable.fixed(-.infinity, 0) == "-inf")
         #expect(SummaryTable.fixed(.nan, 2) == "-")
+    }
+
+    /// The paired table prints a difference and its bounds to two significant digits of
+    /// the half-width (issue 24 item 4): the issue's −0.05 [−0.149, 0.049] points printed
+    /// as "0.0 [-0.1, 0.0]" with the column's one decimal.
+    @Test func differencesKeepTheIntervalsPrecision() {
+        func decimals(_ low: Double, _ high: Double, scale: Double = 1) -> Int? {
+            SummaryTable.intervalDecimals(Estimate((low + high) / 2, low: low, high: high), scale: scale)
+        }
+        #expect(decimals(-0.00149, 0.00049, scale: 100) == 3)  // ±0.099 points
+        #expect(SummaryTable.fixed(-0.0005 * 100, 3) == "-0.050")
+        #expect(decimals(0.31, 0.82) == 2)  // ±0.255
+        #expect(decimals(-1.4, 1.4) == 1)  // ±1.4
+        #expect(decimals(101, 200) == 0)  // ±49.5
+        #expect(decimals(-5000, 5000) == 0)
+        #expect(decimals(1e-12, 3e-12) == 6)  // capped
+        #expect(decimals(2, 2) == nil && SummaryTable.intervalDecimals(Estimate(3), scale: 1) == nil)
     }
 }
