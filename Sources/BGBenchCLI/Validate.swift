@@ -29,7 +29,7 @@ struct ValidateCommand: CommandDefinition {
         // Read once: a FIFO or /dev/stdin cannot be read twice.
         let lower = file.lowercased()
         let named = lower.hasSuffix(".json") ? "scenario" : lower.hasSuffix(".csv") ? "trace" : nil
-        let data = try readingInput { try InputFile.read(file, limit: InputFile.Limit.trace, kind: named) }
+        let data = try readingInput { try InputFile.read(file, limit: readLimit(file), kind: named) }
         switch kind(of: file, data: data) {
         case .scenario:
             let s = try readingInput { try ScenarioLoader.load(data: Data(data), file: file) }.scenario
@@ -47,6 +47,13 @@ struct ValidateCommand: CommandDefinition {
                     + "timestamps in \(trace.form == .seconds ? "seconds" : "ISO 8601"), "
                     + "\(trace.sessionsGiven) of \(trace.opens.count) session lengths given\n")
         }
+    }
+
+    /// The most `validate` reads of `file`: a scenario's cap for a .json name, so a 1.5 GB
+    /// .json is refused by its size at once, as `run --scenario` refuses it, not after 3 GB
+    /// of reading (issue 25); else a trace's, the larger (the kind is known after reading).
+    static func readLimit(_ file: String) -> Int {
+        file.lowercased().hasSuffix(".json") ? InputFile.Limit.scenario : InputFile.Limit.trace
     }
 
     /// A scenario if the name ends in .json, a trace if it ends in .csv, else a scenario

@@ -105,6 +105,29 @@ import BGBenchTestSupport
     }
 
     /// Point 13: root reads /dev/null and a FIFO like files; a folder is "is a directory".
+    /// `validate` refuses a scenario over its 1 MiB cap by the file's size, before reading
+    /// it, with `run --scenario`'s message (issue 25: a 1.5 GB .json once took 3 GB and 11 s).
+    /// The file is sparse: it takes no disk.
+    @Test func validateRefusesAHugeScenarioBeforeReadingIt() throws {
+        let folder = freshFolder("huge-scenario")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/huge.json"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("{".utf8)))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 1_500_000_000)
+        try handle.close()
+        let message =
+            "error: \(path): the scenario file is 1500000000 bytes: expected at most 1048576 (1 MiB; docs/limits.md)\n"
+        let validate = bgbench(["validate", path])
+        #expect(validate.code == 65 && validate.errors == message + "see 'bgbench --help'\n", "\(validate.errors)")
+        let run = bgbench(["--scenario", path, "--out", folder + "/out"])
+        #expect(run.code == 65 && run.errors == validate.errors)
+        // The same message would come after reading the whole file; what keeps memory flat
+        // is the cap validate reads with.
+        #expect(ValidateCommand.readLimit("a/huge.JSON") == 1 << 20)
+        #expect(ValidateCommand.readLimit("t.csv") == 1 << 31 && ValidateCommand.readLimit("/dev/stdin") == 1 << 31)
+    }
+
     @Test func specialFilesAreReadNotRefused() throws {
         let dir = try Self.folder([])
         defer { try? FileManager.default.removeItem(atPath: dir) }
