@@ -78,6 +78,14 @@ package struct CSVReader {
     /// line it starts on), and `failure` for one that cannot be read; reading goes on at
     /// the next line.
     func forEachRecord(_ record: (Int, [Field]) -> Void, failure: (Failure) -> Void) {
+        if let encoding = Self.otherEncoding(bytes) {
+            failure(
+                Failure(
+                    line: 1, column: 1,
+                    message: "the file is \(encoding.name), expected UTF-8: convert it first, e.g. "
+                        + "iconv -f \(encoding.iconv) -t UTF-8"))
+            return
+        }
         let count = bytes.count, separator = dialect.separator
         var i = 0, line = 1
         records: while i < count {
@@ -111,7 +119,7 @@ package struct CSVReader {
                             j = next; line += 1; lineStart = j
                             continue
                         }
-                        if let problem = Self.unreadable(c) {
+                        if let problem = Self.unreadable(c) ?? byteOrderMark(at: j) {
                             i = j; fail(j - lineStart + 1, problem, onLine: line); continue records
                         }
                         text.append(c); j += 1
@@ -148,7 +156,7 @@ package struct CSVReader {
                             fail(j - lineStart + 1, "a quote inside an unquoted field", onLine: line)
                             continue records
                         }
-                        if let problem = Self.unreadable(bytes[j]) {
+                        if let problem = Self.unreadable(bytes[j]) ?? byteOrderMark(at: j) {
                             i = j; fail(j - lineStart + 1, problem, onLine: line); continue records
                         }
                         j += 1
@@ -169,6 +177,37 @@ package struct CSVReader {
             if i < count { i = afterLineEnd(i) }
             line += 1
             record(recordLine, fields)
+        }
+    }
+
+    /// A byte order mark (U+FEFF, EF BB BF) at `i`, anywhere but the file's first bytes
+    /// (which `init` drops): two files joined, or a BOM written twice. Refused, or it would
+    /// make `\u{FEFF}u1` another device than `u1`; the message names it, not the invisible
+    /// character. One comparison per byte: only a 0xEF byte looks further.
+    @inline(__always) private func byteOrderMark(at i: Int) -> String? {
+        guard bytes[i] == 0xEF, i + 2 < bytes.count, bytes[i + 1] == 0xBB, bytes[i + 2] == 0xBF else { return nil }
+        return "a byte order mark (U+FEFF) inside the file: expected one at most, at its start (two files joined?)"
+    }
+
+    /// The encoding of a file that is not UTF-8 but UTF-16 or UTF-32, by its byte order
+    /// mark or, without one, by the zero bytes of ASCII text in its first four bytes; nil
+    /// for anything else (UTF-8 is checked field by field).
+    static func otherEncoding(_ b: [UInt8]) -> (name: String, iconv: String)? {
+        func starts(_ p: [UInt8]) -> Bool { b.starts(with: p) }
+        if starts([0x00, 0x00, 0xFE, 0xFF]) { return ("UTF-32 big-endian (byte order mark 00 00 FE FF)", "UTF-32BE") }
+        if starts([0xFF, 0xFE, 0x00, 0x00]) {
+            return ("UTF-32 little-endian (byte order mark FF FE 00 00)", "UTF-32LE")
+        }
+        if starts([0xFE, 0xFF]) { return ("UTF-16 big-endian (byte order mark FE FF)", "UTF-16BE") }
+        if starts([0xFF, 0xFE]) { return ("UTF-16 little-endian (byte order mark FF FE)", "UTF-16LE") }
+        guard b.count >= 4 else { return nil }
+        let zero = b.prefix(4).map { $0 == 0 }
+        switch (zero[0], zero[1], zero[2], zero[3]) {
+        case (false, true, true, true): return ("UTF-32 little-endian (no byte order mark)", "UTF-32LE")
+        case (true, true, true, false): return ("UTF-32 big-endian (no byte order mark)", "UTF-32BE")
+        case (false, true, false, true): return ("UTF-16 little-endian (no byte order mark)", "UTF-16LE")
+        case (true, false, true, false): return ("UTF-16 big-endian (no byte order mark)", "UTF-16BE")
+        default: return nil
         }
     }
 

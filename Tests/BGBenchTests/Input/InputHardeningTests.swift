@@ -104,7 +104,55 @@ import BGBenchTestSupport
         }
     }
 
-    /// Point 13: root reads /dev/null and a FIFO like files; a folder is "is a directory".
+    /// Encodings (issue 25 item 5): a byte order mark inside a trace (two files joined, or
+    /// a BOM written twice) is refused where it is, never a phantom device `\u{FEFF}u1`
+    /// beside `u1`; UTF-16 and UTF-32 files, with or without a mark, get one line naming
+    /// the encoding and the conversion, not a control-character line per NUL.
+    @Test func otherEncodingsAndStrayByteOrderMarksAreNamed() throws {
+        let text = "device,timestamp\nu1,0\n"
+        func utf16(_ bigEndian: Bool) -> [UInt8] {
+            text.utf16.flatMap { u in bigEndian ? [UInt8(u >> 8), UInt8(u & 0xFF)] : [UInt8(u & 0xFF), UInt8(u >> 8)] }
+        }
+        func utf32LE() -> [UInt8] {
+            text.unicodeScalars.flatMap { u in (0..<4).map { UInt8((u.value >> (8 * $0)) & 0xFF) } }
+        }
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let dir = try Self.folder([
+            ("joined.csv", Data(Array(text.utf8) + bom + Array("u1,3600\n".utf8))),
+            ("twice.csv", Data(bom + bom + Array(text.utf8))),
+            ("once.csv", Data(bom + Array(text.utf8))),
+            ("u16le.csv", Data([0xFF, 0xFE] + utf16(false))),
+            ("u16be.csv", Data(utf16(true))),
+            ("u32le.csv", Data([0xFF, 0xFE, 0x00, 0x00] + utf32LE())),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let stray = "a byte order mark (U+FEFF) inside the file: expected one at most, at its start (two files joined?)"
+        let cases: [(String, String)] = [
+            ("joined.csv", "joined.csv:3:1: " + stray),
+            ("twice.csv", "twice.csv:1:1: " + stray),
+            (
+                "u16le.csv",
+                "u16le.csv:1:1: the file is UTF-16 little-endian (byte order mark FF FE), expected UTF-8: convert it first, e.g. iconv -f UTF-16LE -t UTF-8"
+            ),
+            (
+                "u16be.csv",
+                "u16be.csv:1:1: the file is UTF-16 big-endian (no byte order mark), expected UTF-8: convert it first, e.g. iconv -f UTF-16BE -t UTF-8"
+            ),
+            (
+                "u32le.csv",
+                "u32le.csv:1:1: the file is UTF-32 little-endian (byte order mark FF FE 00 00), expected UTF-8: convert it first, e.g. iconv -f UTF-32LE -t UTF-8"
+            ),
+        ]
+        for (name, message) in cases {
+            let r = bgbench(["validate", dir + "/" + name])
+            #expect(r.code == 65, "\(name)")
+            #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n")
+        }
+        // One mark at the start is UTF-8's own and is dropped.
+        let once = bgbench(["validate", dir + "/once.csv"])
+        #expect(once.code == 0 && once.output.hasPrefix("ok: \(dir)/once.csv: trace of 1 devices, 1 opens"), "\(once)")
+    }
+
     /// `validate` refuses a scenario over its 1 MiB cap by the file's size, before reading
     /// it, with `run --scenario`'s message (issue 25: a 1.5 GB .json once took 3 GB and 11 s).
     /// The file is sparse: it takes no disk.
@@ -128,6 +176,7 @@ import BGBenchTestSupport
         #expect(ValidateCommand.readLimit("t.csv") == 1 << 31 && ValidateCommand.readLimit("/dev/stdin") == 1 << 31)
     }
 
+    /// Point 13: root reads /dev/null and a FIFO like files; a folder is "is a directory".
     @Test func specialFilesAreReadNotRefused() throws {
         let dir = try Self.folder([])
         defer { try? FileManager.default.removeItem(atPath: dir) }
