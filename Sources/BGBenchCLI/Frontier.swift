@@ -142,6 +142,12 @@ struct FrontierCommand: CommandDefinition {
             energyLevels: levels, energyRange: range, quality: quality, comparisons: comparisons,
             options: common.options,
             replications: replications, commandLine: ["bgbench"] + invocation.arguments)
+        // Against the baseline policy's curve every policy is read already: the rows would repeat.
+        if let c = values.comparisons.first(where: { $0.reference == request.resolvedBaseline }) {
+            throw CLIError.usage(
+                "invalid value '\(c.text)' for '--compare': \(c.reference) is the baseline policy, whose curve every policy is compared with already (reference \(c.reference)[curve]); give it first"
+            )
+        }
         // Every arm's scenario is loaded (a bad knob value found) before the folder is opened.
         let arms: [FrontierArm]
         do { arms = try Frontier.arms(request) } catch let error as FrontierError {

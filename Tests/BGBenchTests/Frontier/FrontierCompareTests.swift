@@ -81,7 +81,11 @@ import BGBenchTestSupport
             "invalid value 'usage,none' for '--compare': policy 'none' has no aggressiveness knob, so no curve"
         ),
         (
-            ["--compare", "usage,fixed", "--compare", "fixed,usage"],
+            ["--compare", "usage,fixed"],
+            "invalid value 'usage,fixed' for '--compare': fixed is the baseline policy, whose curve every policy is compared with already (reference fixed[curve]); give it first"
+        ),
+        (
+            ["--knob", "fixed=15m,1h", "--compare", "fixed,usage", "--compare", "fixed,usage"],
             "'--compare' given twice for policies fixed and usage"
         ),
     ])
