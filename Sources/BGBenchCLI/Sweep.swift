@@ -4,8 +4,9 @@ import Foundation
 /// `bgbench sweep`: the cartesian grid of `--set PATH=V1,V2,...` axes, every point on the
 /// same seed (so every point meets the same users and feed: common random numbers, and
 /// differences between points are not noise). Every point is a full run with every run
-/// option; the folder holds each file such a run writes with a column per swept
-/// parameter, long.csv, the points' scenarios and run.json (SweepReport).
+/// option, each distinct configuration simulated once (SweepPlan); the folder holds each
+/// file such a run writes with a column per swept parameter, long.csv, the points'
+/// scenarios and run.json (SweepReport).
 struct SweepCommand: CommandDefinition {
     static let name = "sweep"
     static let synopsis = """
@@ -19,8 +20,10 @@ struct SweepCommand: CommandDefinition {
         sweep: a --set with a comma-separated list of values is an axis of the grid.
         Parameters under 'policies.' are design axes, the others environment axes:
         summary.csv's pareto column compares only rows of the same environment values and
-        archetype (Reports/README.md, "Sweeps"). The terminal shows a line per point and
-        policy: the fleet's headline metrics (means over the seeds) and the Pareto mark.
+        archetype (Reports/README.md, "Sweeps"). A policy whose parameters an axis does
+        not change is simulated once and shared by the points (byte-identical results).
+        The terminal shows a line per point and policy: the fleet's headline metrics
+        (means over the seeds) and the Pareto mark.
         """
     static let defaults: RunArguments = {
         var values = RunArguments()
@@ -50,15 +53,16 @@ struct SweepCommand: CommandDefinition {
                 Command.loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" }),
                 commandLine: commandLine)
         }
-        try common.pipeline(.sweep, work: common.workPerScenario * points.count).run(output: &output) { progress in
-            let start = DispatchTime.now()
+        let plan = try SweepPlan(points: requests)
+        try common.pipeline(.sweep, work: plan.simulatedDeviceDays).run(output: &output) { progress in
+            let run = try plan.run(progress: progress)
             var report = SweepReport(axes: axes, specs: common.overrides)
             var state = ShardState(kind: .sweep)
-            for (point, request) in zip(points, requests) {
-                let run = try Runner.run(request, progress: progress)
-                report.add(point, report: run)
-                if common.options.shard != nil { state.add(run) }
+            for (point, pointReport) in zip(points, run.reports) {
+                report.add(point, report: pointReport)
+                if common.options.shard != nil { state.add(pointReport) }
             }
+            report.simulated = run.simulated
             let shardFiles =
                 common.options.shard == nil
                 ? []
@@ -68,18 +72,20 @@ struct SweepCommand: CommandDefinition {
                         ShardState.text(sweep: axes, specs: common.overrides, points: points, reports: state)
                     )
                 ]
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             let seeds =
                 common.replications > 1
                 ? "seeds \(common.options.seed)–\(common.options.seed + UInt64(common.replications) - 1)"
                 : "seed \(common.options.seed)"
+            let shared =
+                run.arms < points.count * common.policies.count
+                ? " (\(run.arms) distinct configurations simulated per seed)" : ""
             return .init(
                 files: report.files(extra: shardFiles),
                 text: SweepTable.render(
                     report, headline: requests[0].scenario.scenario.report.headline,
                     replications: common.replications)
-                    + "\(points.count) points × \(common.policies.count) policies, \(seeds): \(SummaryTable.fixed(seconds, 2)) s\n",
-                seconds: seconds, deviceDays: common.workPerScenario * points.count)
+                    + "\(points.count) points × \(common.policies.count) policies\(shared), \(seeds): \(SummaryTable.fixed(run.wallSeconds, 2)) s\n",
+                seconds: run.wallSeconds, deviceDays: run.simulated.deviceDays)
         }
     }
 }

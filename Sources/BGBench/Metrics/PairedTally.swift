@@ -198,12 +198,20 @@ public struct PairedTally: Sendable, Equatable {
         for k in moments.indices { moments[k].merge(other.moments[k]) }
     }
 
-    /// Adds the comparisons of a block's devices: every policy's tallies against the
-    /// baseline's (index `baseline`), device by device; the baseline's own entry stays empty.
-    static func add(_ tallies: [[DeviceTally]], baseline: Int, into result: inout [PairedTally]) {
-        for i in tallies[baseline].indices {
-            let b = tallies[baseline][i].values()
-            for p in tallies.indices where p != baseline { result[p].add(policy: tallies[p][i].values(), baseline: b) }
+    /// Adds the comparisons of a block's devices, device by device: for each pair, its
+    /// arm's tallies against its baseline arm's (into the pair's entry of `result`). Each
+    /// arm's values are read once per device.
+    static func add(_ tallies: [[DeviceTally]], pairs: [ArmPair], into result: inout [PairedTally]) {
+        var values = [[Double]](repeating: [], count: tallies.count)
+        for i in tallies[pairs[0].baseline].indices {
+            for pair in pairs {
+                if values[pair.arm].isEmpty { values[pair.arm] = tallies[pair.arm][i].values() }
+                if values[pair.baseline].isEmpty { values[pair.baseline] = tallies[pair.baseline][i].values() }
+            }
+            for (k, pair) in pairs.enumerated() {
+                result[k].add(policy: values[pair.arm], baseline: values[pair.baseline])
+            }
+            for a in values.indices { values[a].removeAll(keepingCapacity: true) }
         }
     }
 

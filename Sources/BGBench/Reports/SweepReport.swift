@@ -23,6 +23,9 @@ public struct SweepReport {
     public let specs: [String]
     private var points: [Point] = []
     private var base: RunManifest?
+    /// The device-days and events simulated (run.json's rates): a sweep simulates each
+    /// distinct configuration once (`SweepPlan`), fewer than its points'; nil for those.
+    public var simulated: (deviceDays: Int, events: Double)?
 
     struct Point {
         var values: [String]
@@ -85,15 +88,16 @@ public struct SweepReport {
         for (k, point) in points.enumerated() {
             files.append((Self.scenarioFile(k + 1), point.files.first { $0.0 == ReportFile.scenario.name }!.1))
         }
-        let wall = points.reduce(0) { $0 + $1.wallSeconds }
+        // Every point's report carries the whole sweep's (or merge's) wall time.
+        let wall = points.map(\.wallSeconds).max() ?? 0
         let deviceDays = points.reduce(0) { $0 + $1.deviceDays }, events = points.reduce(0) { $0 + $1.events }
         manifest.scenarioOverrides = specs
         manifest.resolvedScenarioSha256 = Self.combinedSha256(points.map(\.resolvedSha256))
         manifest.deviceDays = deviceDays
         manifest.events = Int(events)
         manifest.execution.wallSeconds = wall
-        manifest.execution.deviceDaysPerSecond = Double(deviceDays) / max(wall, 1e-9)
-        manifest.execution.eventsPerSecond = events / max(wall, 1e-9)
+        manifest.execution.deviceDaysPerSecond = Double(simulated?.deviceDays ?? deviceDays) / max(wall, 1e-9)
+        manifest.execution.eventsPerSecond = (simulated?.events ?? events) / max(wall, 1e-9)
         manifest.scenario = nil
         manifest.sweep = SweepManifest(
             axes: axes.map { .init(path: $0.path, values: $0.values, kind: $0.isDesign ? "design" : "environment") },

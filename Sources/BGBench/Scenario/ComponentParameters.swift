@@ -82,6 +82,14 @@ public struct PolicyParameters: Codable, Sendable, Equatable, SchemaMembers {
         PolicyRegistry.named(name)?.parameters.map { store.value(name, $0) }
     }
 
+    /// Only policy `name`'s parameters (the others at their defaults): what a run of that
+    /// policy alone reads.
+    public func only(_ name: String) -> PolicyParameters {
+        var kept = PolicyParameters()
+        kept.store.values[name] = store.values[name]
+        return kept
+    }
+
     /// (name, parameter type) of every registered policy with parameters.
     static var entries: [(key: String, type: any ParameterSet.Type)] {
         PolicyRegistry.all.compactMap { entry in entry.parameters.map { (entry.name, $0) } }

@@ -25,6 +25,18 @@ public struct Scenario: Codable, Sendable, Equatable {
     public init() {}
 }
 
+extension Scenario {
+    /// Whether runs of the two scenarios on one seed meet the same users and content:
+    /// they differ at most in `policies` and `platform`, which no device, user or feed
+    /// draw reads (MODEL.md §2), so their devices can be compared one by one.
+    public func meetsTheSameUsers(as other: Scenario) -> Bool {
+        var a = self, b = other
+        a.policies = PolicyParameters(); b.policies = PolicyParameters()
+        a.platform = PlatformModel(); b.platform = PlatformModel()
+        return a == b
+    }
+}
+
 // MARK: - Population and user (MODEL.md §3)
 
 /// The R1 / news-like weekday open weights (MODEL.md §10 rule 3; §3 default shape).

@@ -83,14 +83,33 @@ public enum Fleet {
     }
 
     /// Simulates every arm side by side, block by block, as `simulate(scenario:policies:...)`
-    /// does for policies: an arm is a policy with its own scenario, and the arms' scenarios
-    /// differ only in `policies.*` (what only the policies read: every device, user and
-    /// feed draw is the same in every arm, so the arms meet the same users: common random
-    /// numbers). With `joint`, the per-device cross moments of those quantities over every
-    /// arm are accumulated as well (`JointMoments`, for functions of several arms' means:
-    /// `bgbench frontier`).
+    /// does for policies: an arm is a policy with its own scenario. With a `baseline` (an
+    /// index into `arms`), every other arm is compared with it device by device.
     public static func simulate(
         arms: [FleetArm], baseline: Int?, joint: [Quantity]? = nil, options: RunOptions,
+        feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil
+    ) throws -> FleetRun {
+        let b = baseline.flatMap { arms.count > 1 ? $0 : nil }
+        let pairs = b.map { b in arms.indices.filter { $0 != b }.map { ArmPair(arm: $0, baseline: b) } } ?? []
+        var run = try simulate(arms: arms, pairs: pairs, joint: joint, options: options, feed: feed, progress: progress)
+        if b != nil {
+            var paired = [PairedTally?](repeating: nil, count: arms.count)
+            for (pair, tally) in zip(pairs, run.pairs) { paired[pair.arm] = tally }
+            run.paired = paired
+        }
+        return run
+    }
+
+    /// Simulates every arm side by side, block by block: the arms' scenarios may differ in
+    /// `policies.*` and `platform.*` only, which no device, user or feed draw reads, so
+    /// every arm meets the same users and content (common random numbers; a test checks
+    /// that the users are the same on every platform). Each of `pairs` compares its arm
+    /// with its baseline arm device by device while the block's tallies are at hand
+    /// (`FleetRun.pairs`, in the order given). With `joint`, the per-device cross moments
+    /// of those quantities over every arm are accumulated as well (`JointMoments`, for
+    /// functions of several arms' means: `bgbench frontier`).
+    public static func simulate(
+        arms: [FleetArm], pairs: [ArmPair], joint: [Quantity]? = nil, options: RunOptions,
         feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil
     ) throws -> FleetRun {
         if let trace = options.opensTrace, trace.deviceCount != options.devices {
@@ -99,10 +118,8 @@ public enum Fleet {
         guard let first = arms.first?.scenario else {
             return FleetRun(results: [], paired: nil, busySeconds: [], workers: 0)
         }
-        var shared = first
-        for (i, arm) in arms.enumerated() {
-            shared.policies = arm.scenario.policies
-            guard shared == arm.scenario else { throw SimulationError.armsDiffer(arm: i) }
+        for (i, arm) in arms.enumerated() where !first.meetsTheSameUsers(as: arm.scenario) {
+            throw SimulationError.armsDiffer(arm: i)
         }
         let runners = try arms.map { arm in
             let context = DeviceRunContext(
@@ -115,9 +132,7 @@ public enum Fleet {
             }
             return runner
         }
-        return run(
-            runners, baseline: baseline.flatMap { arms.count > 1 ? $0 : nil }, joint: joint, options: options,
-            progress: progress)
+        return run(runners, pairs: pairs, joint: joint, options: options, progress: progress)
     }
 
     /// The fleet totals of `simulate`.
@@ -137,17 +152,17 @@ public enum Fleet {
     }
 
     /// The block loop: the shard's blocks claimed one at a time by the workers; in each
-    /// block every policy's runner in turn, then the paired comparison and the joint sums
+    /// block every arm's runner in turn, then the paired comparisons and the joint sums
     /// of the block's devices. Each worker adds into its own totals; the sums are exact,
     /// so the workers' totals add up to the same numbers in any order (per-device rows and
     /// event logs are put back in device order at the end).
     static func run(
-        _ runners: [BlockRunner], baseline: Int?, joint: [Quantity]? = nil, options: RunOptions,
+        _ runners: [BlockRunner], pairs: [ArmPair], joint: [Quantity]? = nil, options: RunOptions,
         progress: (@Sendable (Int) -> Void)?
     ) -> FleetRun {
         let blocks = options.part.blocks(devices: options.devices)
         let policies = runners.count
-        let keeps = baseline != nil || joint != nil
+        let keeps = !pairs.isEmpty || joint != nil
         let workers = Fleet.workers(threads: options.resolvedThreads, blocks: blocks.count)
         // Server load per worker and policy (integer counts: merging in any order gives the same).
         let loads = (0..<workers).map { _ in
@@ -160,7 +175,7 @@ public enum Fleet {
         DispatchQueue.concurrentPerform(iterations: workers) { w in
             let worker = FleetWorker(days: options.days, firstDay: options.warmupDays, keepsTallies: keeps)
             defer { worker.storage.release() }
-            var totals = WorkerTotals(runners: runners, baseline: baseline, joint: joint)
+            var totals = WorkerTotals(runners: runners, pairs: pairs.count, joint: joint)
             var tallies = [[DeviceTally]](repeating: [], count: keeps ? policies : 0)
             while true {
                 let claimed = next.add(1, ordering: .relaxed).oldValue
@@ -175,12 +190,12 @@ public enum Fleet {
                     totals.busy[p] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                     progress?(size * options.days)
                 }
-                if let baseline { PairedTally.add(tallies, baseline: baseline, into: &totals.paired!) }
+                if !pairs.isEmpty { PairedTally.add(tallies, pairs: pairs, into: &totals.pairs) }
                 if joint != nil { for i in 0..<size { totals.joint!.add(tallies, device: i) } }
             }
             partials.buffer[w] = totals
         }
-        var run = WorkerTotals(runners: runners, baseline: baseline, joint: joint)
+        var run = WorkerTotals(runners: runners, pairs: pairs.count, joint: joint)
         for w in 0..<workers { run.merge(partials.buffer[w]!) }
         for p in 0..<policies {
             run.results[p].finish()
@@ -190,9 +205,8 @@ public enum Fleet {
             }
         }
         return FleetRun(
-            results: run.results,
-            paired: baseline.map { b in run.paired!.enumerated().map { $0.offset == b ? nil : $0.element } },
-            busySeconds: run.busy, workers: workers, joint: run.joint)
+            results: run.results, paired: nil, pairs: run.pairs, busySeconds: run.busy, workers: workers,
+            joint: run.joint)
     }
 
     /// One block of devices under policy P on platform F, added to `result` (and each
@@ -242,7 +256,11 @@ public enum Fleet {
 /// baseline itself).
 public struct FleetRun: Sendable {
     public var results: [FleetResult]
+    /// With a single baseline (`simulate(arms:baseline:...)`), each arm's comparison with
+    /// it, nil for the baseline itself.
     public var paired: [PairedTally?]?
+    /// Each of the run's `ArmPair`s compared, in the order asked.
+    public var pairs: [PairedTally] = []
     /// Seconds the workers spent in each policy's blocks, summed over workers.
     public var busySeconds: [Double]
     /// The worker threads started.
@@ -250,6 +268,13 @@ public struct FleetRun: Sendable {
     /// The exact sums behind the arms' per-device cross moments, when asked for
     /// (`simulate(arms:joint:...)`).
     public var joint: JointSums? = nil
+}
+
+/// Two arms of a fleet run compared device by device: `arm` − `baseline`.
+public struct ArmPair: Hashable, Sendable {
+    public var arm: Int
+    public var baseline: Int
+    public init(arm: Int, baseline: Int) { self.arm = arm; self.baseline = baseline }
 }
 
 /// One arm of a fleet run: a policy and the scenario it runs under (`Fleet.simulate(arms:...)`).
@@ -278,13 +303,14 @@ final class FleetWorker {
 struct WorkerTotals {
     var results: [FleetResult]
     var busy: [Double]
-    var paired: [PairedTally]?
+    /// One per `ArmPair` of the run.
+    var pairs: [PairedTally]
     var joint: JointSums?
 
-    init(runners: [BlockRunner], baseline: Int?, joint quantities: [Quantity]?) {
+    init(runners: [BlockRunner], pairs: Int, joint quantities: [Quantity]?) {
         results = runners.map(\.empty)
         busy = Array(repeating: 0, count: runners.count)
-        paired = baseline.map { _ in Array(repeating: PairedTally(), count: runners.count) }
+        self.pairs = Array(repeating: PairedTally(), count: pairs)
         joint = quantities.map { JointSums(arms: runners.count, quantities: $0) }
     }
 
@@ -292,8 +318,8 @@ struct WorkerTotals {
         for p in results.indices {
             results[p].merge(o.results[p])
             busy[p] += o.busy[p]
-            if let other = o.paired { paired![p].merge(other[p]) }
         }
+        for k in pairs.indices { pairs[k].merge(o.pairs[k]) }
         if let other = o.joint { joint!.merge(other) }
     }
 }
@@ -344,7 +370,7 @@ public enum SimulationError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .armsDiffer(let arm):
-            "arm \(arm)'s scenario differs from arm 0's outside `policies`: expected arms that differ only in policy parameters"
+            "arm \(arm)'s scenario differs from arm 0's outside `policies` and `platform`: expected arms that meet the same users (differ only in policy and platform parameters)"
         case .traceDevices(let trace, let devices):
             "the opens trace has \(trace) devices but the run has \(devices): expected one device per trace device"
         case .unknownPlatform(let name):

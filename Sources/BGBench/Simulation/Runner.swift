@@ -81,12 +81,7 @@ public enum Runner {
             var options = request.options
             options.seed = seed
             options.threads = threads
-            // One feed per replication, shared by every policy (same content for all);
-            // `sync` devices make their own streams instead.
-            let feed =
-                scenario.content.kind.sharesFeed
-                ? NewsFeed(content: scenario.content, days: options.days, seed: seed)
-                : NewsFeed(times: [])
+            let feed = feed(scenario, days: options.days, seed: seed)
             let entries = try request.policies.map { name in
                 guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
                 return policy
@@ -107,6 +102,13 @@ public enum Runner {
         return RunReport(
             request: request, results: results, wallSeconds: seconds(since: start),
             threads: results.map(\.workers).max() ?? 0)
+    }
+
+    /// One feed per replication, shared by every policy (the same content for all); `sync`
+    /// devices make their own streams instead.
+    static func feed(_ scenario: Scenario, days: Int, seed: UInt64) -> NewsFeed {
+        scenario.content.kind.sharesFeed
+            ? NewsFeed(content: scenario.content, days: days, seed: seed) : NewsFeed(times: [])
     }
 
     package static func seconds(since start: DispatchTime) -> Double {

@@ -94,7 +94,9 @@ import BGBenchTestSupport
             lines[9]
                 == "* on the freshness–energy frontier of its world (the environment axes' values; summary.csv's pareto)"
         )
-        #expect(lines[10].hasPrefix("4 points × 2 policies, seed 1: "))
+        // Each bar-off share is its own population; in each, fixed at 15m and 60m and `none`
+        // (which reads no interval) once: 2 × 3 configurations, not 4 points × 2 policies.
+        #expect(lines[10].hasPrefix("4 points × 2 policies (6 distinct configurations simulated per seed), seed 1: "))
     }
 
     @Test func badAxisIsAUsageErrorBeforeAnythingRuns() {

@@ -166,7 +166,8 @@ import BGBenchTestSupport
         #expect(across[m["seed"]!] == "" && across[m["difference"]!] == "0" && across[m["status"]!] == "ok")
     }
 
-    /// Arms may differ only under `policies`: a frontier never joins two environments.
+    /// Arms may differ only under `policies` and `platform`: a fleet pass never joins two
+    /// populations.
     @Test func armsThatDifferOutsidePoliciesAreRefused() {
         var other = Scenario()
         other.population.barOffShare = 0.5
@@ -178,7 +179,7 @@ import BGBenchTestSupport
         }
         #expect(
             SimulationError.armsDiffer(arm: 1).description
-                == "arm 1's scenario differs from arm 0's outside `policies`: expected arms that differ only in policy parameters"
+                == "arm 1's scenario differs from arm 0's outside `policies` and `platform`: expected arms that meet the same users (differ only in policy and platform parameters)"
         )
     }
 

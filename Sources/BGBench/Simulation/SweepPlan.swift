@@ -1,0 +1,196 @@
+import Foundation
+
+/// How a sweep's points (`bgbench sweep`) are simulated: each distinct configuration once.
+///
+/// Points whose scenarios meet the same users (``Scenario/meetsTheSameUsers(as:)``: they
+/// differ only in `policies.*` and `platform.*`) form a group, run as one fleet pass per
+/// seed. The pass's arms are the group's distinct (policy, scenario as that policy reads
+/// it): a policy whose configuration a swept parameter does not change (`adaptive` in a
+/// sweep of `policies.fixed.interval`) is one arm, simulated once and shared by every
+/// point. Each point's report is the one ``Runner/run(_:progress:)`` gives for it alone,
+/// byte for byte (SweepPlanTests): arms do not change one another's results, and each
+/// point's comparison with its baseline policy is a pair of arms of the pass. A point can
+/// also be compared, device by device, with a reference point of its group (`references`).
+public struct SweepPlan: Sendable {
+    /// The points' requests, in grid order.
+    public let points: [RunRequest]
+    /// For each point, the point whose results its policies are compared with (nil: none).
+    public let references: [Int?]
+    /// The groups of points meeting the same users, each a fleet pass per seed.
+    let groups: [Group]
+
+    struct Group {
+        /// The group's points, in grid order.
+        var points: [Int]
+        /// The distinct arms: a policy and the first of the group's scenarios that
+        /// configures it so.
+        var arms: [(policy: String, scenario: Scenario)]
+        /// For each of the group's points, each of its policies' arm.
+        var armOf: [[Int]]
+        /// The pairs of the pass: each point's policies against its baseline policy, and
+        /// against the same policy at the reference point.
+        var pairs: [ArmPair]
+    }
+
+    /// Plans `points` (all of one sweep: the same fleet, days, seeds and options) with
+    /// each point's reference point, which must meet the same users.
+    public init(points: [RunRequest], references: [Int?]? = nil) throws {
+        let references = references ?? Array(repeating: nil, count: points.count)
+        self.points = points
+        self.references = references
+        var groups: [Group] = []
+        for (k, point) in points.enumerated() {
+            for name in point.policies where PolicyRegistry.named(name) == nil { throw RunError.unknownPolicy(name) }
+            let scenario = point.scenario.scenario
+            if let g = groups.firstIndex(where: {
+                points[$0.points[0]].scenario.scenario.meetsTheSameUsers(as: scenario)
+            }) {
+                groups[g].points.append(k)
+            } else {
+                groups.append(Group(points: [k], arms: [], armOf: [], pairs: []))
+            }
+        }
+        for (k, reference) in references.enumerated() {
+            guard let reference else { continue }
+            guard points.indices.contains(reference),
+                points[reference].scenario.scenario.meetsTheSameUsers(as: points[k].scenario.scenario)
+            else { throw SweepPlanError.referenceMeetsOtherUsers(point: k, reference: reference) }
+        }
+        self.groups = groups.map { Self.arms(of: $0, points: points, references: references) }
+    }
+
+    /// The group's arms and pairs.
+    private static func arms(of group: Group, points: [RunRequest], references: [Int?]) -> Group {
+        var group = group
+        for k in group.points {
+            let scenario = points[k].scenario.scenario
+            group.armOf.append(
+                points[k].policies.map { name in
+                    var own = scenario
+                    own.policies = scenario.policies.only(name)
+                    if let arm = group.arms.firstIndex(where: { $0.policy == name && $0.scenario == own }) {
+                        return arm
+                    }
+                    group.arms.append((name, own))
+                    return group.arms.count - 1
+                })
+        }
+        var seen = Set<ArmPair>()
+        func pair(_ a: Int, _ b: Int) {
+            if seen.insert(ArmPair(arm: a, baseline: b)).inserted { group.pairs.append(ArmPair(arm: a, baseline: b)) }
+        }
+        for (i, k) in group.points.enumerated() {
+            let request = points[k]
+            if request.policies.count > 1, let b = request.resolvedBaseline.flatMap(request.policies.firstIndex) {
+                for j in request.policies.indices where j != b { pair(group.armOf[i][j], group.armOf[i][b]) }
+            }
+            if let r = references[k], let ri = group.points.firstIndex(of: r) {
+                for (j, name) in request.policies.enumerated() {
+                    guard let rj = points[r].policies.firstIndex(of: name) else { continue }
+                    pair(group.armOf[i][j], group.armOf[ri][rj])
+                }
+            }
+        }
+        return group
+    }
+
+    /// Arms simulated per seed, over every group (a full sweep simulates points × policies).
+    public var arms: Int { groups.reduce(0) { $0 + $1.arms.count } }
+
+    /// The device-days this process simulates: each arm over the shard's devices, days
+    /// and seeds (the progress bar's total).
+    public var simulatedDeviceDays: Int {
+        guard let first = points.first else { return 0 }
+        let o = first.options
+        return arms * o.part.devices(of: o.devices).count * o.days * first.seeds.count
+    }
+
+    /// Runs every group's pass for every seed and returns each point's report.
+    public func run(progress: (@Sendable (Int) -> Void)? = nil) throws -> SweepRun {
+        let start = DispatchTime.now()
+        var results = [[PolicyResult]](repeating: [], count: points.count)
+        var comparisons: [PointComparison] = []
+        var threads = 0, events = 0.0
+        for group in groups {
+            let first = points[group.points[0]]
+            let resolved = first.options.resolvedThreads
+            for seed in first.seeds {
+                var options = first.options
+                options.seed = seed
+                options.threads = resolved
+                let feed = Runner.feed(first.scenario.scenario, days: options.days, seed: seed)
+                let arms = group.arms.map { FleetArm(policy: PolicyRegistry.named($0.policy)!, scenario: $0.scenario) }
+                let run = try Fleet.simulate(
+                    arms: arms, pairs: group.pairs, options: options, feed: feed, progress: progress)
+                threads = max(threads, run.workers)
+                events += run.results.reduce(0) { $0 + $1.fleet[.events] }
+                func paired(_ a: Int, _ b: Int) -> PairedTally? {
+                    group.pairs.firstIndex(of: ArmPair(arm: a, baseline: b)).map { run.pairs[$0] }
+                }
+                for (i, k) in group.points.enumerated() {
+                    let request = points[k]
+                    let b =
+                        request.policies.count > 1 ? request.resolvedBaseline.flatMap(request.policies.firstIndex) : nil
+                    for (j, name) in request.policies.enumerated() {
+                        let arm = group.armOf[i][j]
+                        results[k].append(
+                            PolicyResult(
+                                policy: name, seed: seed, result: run.results[arm], wallSeconds: run.busySeconds[arm],
+                                workers: run.workers,
+                                paired: b.flatMap { $0 == j ? nil : paired(arm, group.armOf[i][$0]) }))
+                        if let r = references[k], let ri = group.points.firstIndex(of: r),
+                            let rj = points[r].policies.firstIndex(of: name)
+                        {
+                            comparisons.append(
+                                PointComparison(
+                                    point: k, reference: r, policy: name, seed: seed,
+                                    paired: paired(arm, group.armOf[ri][rj])!))
+                        }
+                    }
+                }
+            }
+        }
+        let seconds = Runner.seconds(since: start)
+        let reports = points.indices.map { k in
+            RunReport(request: points[k], results: results[k], wallSeconds: seconds, threads: threads)
+        }
+        return SweepRun(
+            reports: reports, comparisons: comparisons, wallSeconds: seconds,
+            simulated: (simulatedDeviceDays, events), arms: arms)
+    }
+}
+
+/// A sweep's outcome (``SweepPlan/run(progress:)``).
+public struct SweepRun: Sendable {
+    /// Each point's report, in grid order (its `wallSeconds` is the whole sweep's).
+    public var reports: [RunReport]
+    /// Each point's policies compared with the same policy at its reference point, per
+    /// seed, in grid, seed and policy order.
+    public var comparisons: [PointComparison]
+    public var wallSeconds: Double
+    /// The device-days and events simulated: each arm once.
+    public var simulated: (deviceDays: Int, events: Double)
+    /// Arms simulated per seed.
+    public var arms: Int
+}
+
+/// A policy at a sweep point compared with the same policy at the point's reference
+/// point, device by device on one seed (the points meet the same users).
+public struct PointComparison: Sendable {
+    public var point: Int
+    public var reference: Int
+    public var policy: String
+    public var seed: UInt64
+    public var paired: PairedTally
+}
+
+/// A sweep that cannot be planned.
+public enum SweepPlanError: Error, Equatable, CustomStringConvertible {
+    case referenceMeetsOtherUsers(point: Int, reference: Int)
+    public var description: String {
+        switch self {
+        case .referenceMeetsOtherUsers(let point, let reference):
+            "point \(reference + 1) cannot be point \(point + 1)'s reference: their scenarios differ outside `policies` and `platform`, so they meet different users"
+        }
+    }
+}
