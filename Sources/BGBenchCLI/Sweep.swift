@@ -8,6 +8,12 @@ import Foundation
 /// file such a run writes with a column per swept parameter, long.csv, the points'
 /// scenarios and run.json (SweepReport).
 struct SweepCommand: CommandDefinition {
+    struct Values {
+        var run = RunArguments()
+        /// `--baseline-point PATH=VALUE`, each as typed.
+        var references: [(path: String, value: String, text: String)] = []
+    }
+
     static let name = "sweep"
     static let synopsis = """
         bgbench sweep --set PATH=V1,V2,... [--set ...] [run options]
@@ -22,19 +28,40 @@ struct SweepCommand: CommandDefinition {
         summary.csv's pareto column compares only rows of the same environment values and
         archetype (Reports/README.md, "Sweeps"). A policy whose parameters an axis does
         not change is simulated once and shared by the points (byte-identical results).
+        With --baseline-point, each point's policies are compared device by device with
+        the same policies at its reference point: the point with the named axes at the
+        values given and every other axis as its own (paired-points.csv); the named axes
+        must be under 'policies.' or 'platform.', which change neither users nor content.
         The terminal shows a line per point and policy: the fleet's headline metrics
         (means over the seeds) and the Pareto mark.
         """
-    static let defaults: RunArguments = {
-        var values = RunArguments()
-        values.out = "Reports/sweep"
+    static let defaults: Values = {
+        var values = Values()
+        values.run.out = "Reports/sweep"
         return values
     }()
-    static var runOptions: [Option<RunArguments>] { RunArguments.options }
+    static var options: [Option<Values>] {
+        [
+            .value(
+                "baseline-point", "PATH=VALUE",
+                expected: "PATH=VALUE with PATH a swept parameter and VALUE one of its values",
+                help: "compare every point with the point that has PATH at VALUE (paired-points.csv)", repeatable: true
+            ) { values, text, _ in
+                guard let eq = text.firstIndex(of: "="), eq != text.startIndex, text.index(after: eq) != text.endIndex
+                else {
+                    throw CLIError.usage(
+                        "invalid value '\(text)' for '--baseline-point': expected PATH=VALUE with PATH a swept parameter"
+                    )
+                }
+                values.references.append((String(text[..<eq]), String(text[text.index(after: eq)...]), text))
+            }
+        ]
+    }
+    static var runOptions: [Option<Values>] { RunArguments.options.map { $0.lifted(\Values.run) } }
     static let endsCleanlyOnSignals = true
 
-    static func run<Out: TextOutputStream>(_ values: RunArguments, _ invocation: Invocation, output: inout Out) throws {
-        var common = values
+    static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
+        var common = values.run
         try common.finish()
         let axes = try common.overrides.map(Command.parseAxis)
         guard !axes.isEmpty else {
@@ -45,15 +72,16 @@ struct SweepCommand: CommandDefinition {
                 "parameter '\(twice.element)' given twice in '--set': expected each swept parameter once, with all its values"
             )
         }
-        // Every point is loaded (and so validated) before anything runs.
         let points = Command.grid(axes)
+        let references = try referencePoints(values.references, axes: axes, points: points, shard: common.options.shard)
+        // Every point is loaded (and so validated) before anything runs.
         let commandLine = ["bgbench"] + invocation.arguments
         let requests = try points.map { point in
             try common.request(
                 Command.loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" }),
                 commandLine: commandLine)
         }
-        let plan = try SweepPlan(points: requests)
+        let plan = try SweepPlan(points: requests, references: references?.indices)
         try common.pipeline(.sweep, work: plan.simulatedDeviceDays).run(output: &output) { progress in
             let run = try plan.run(progress: progress)
             var report = SweepReport(axes: axes, specs: common.overrides)
@@ -63,6 +91,11 @@ struct SweepCommand: CommandDefinition {
                 if common.options.shard != nil { state.add(pointReport) }
             }
             report.simulated = run.simulated
+            if let references {
+                report.pointPairs = PointPairs.csv(
+                    axes: axes, values: points, reference: references.names, reports: run.reports,
+                    comparisons: run.comparisons)
+            }
             let shardFiles =
                 common.options.shard == nil
                 ? []
@@ -87,6 +120,52 @@ struct SweepCommand: CommandDefinition {
                     + "\(points.count) points × \(common.policies.count) policies\(shared), \(seeds): \(SummaryTable.fixed(run.wallSeconds, 2)) s\n",
                 seconds: run.wallSeconds, deviceDays: run.simulated.deviceDays)
         }
+    }
+}
+
+extension SweepCommand {
+    /// Each point's reference point for `--baseline-point` (its index, nil for a point that
+    /// is its own reference) and the reference's name, `PATH=VALUE` of the named axes; nil
+    /// without the option.
+    static func referencePoints(
+        _ specs: [(path: String, value: String, text: String)], axes: [SweepAxis], points: [[String]],
+        shard: Shard?
+    ) throws -> (indices: [Int?], names: [String])? {
+        guard !specs.isEmpty else { return nil }
+        guard shard == nil else {
+            throw CLIError.usage(
+                "'--baseline-point' cannot be used with '--shard': the points' device-by-device comparisons are not in shard.state; run the sweep whole"
+            )
+        }
+        var fixed: [Int: String] = [:]
+        for spec in specs {
+            guard let a = axes.firstIndex(where: { $0.path == spec.path }) else {
+                throw CLIError.usage(
+                    "invalid value '\(spec.text)' for '--baseline-point': '\(spec.path)' is not a swept parameter (the axes: \(axes.map(\.path).joined(separator: ", ")))"
+                )
+            }
+            guard axes[a].values.contains(spec.value) else {
+                throw CLIError.usage(
+                    "invalid value '\(spec.text)' for '--baseline-point': '\(spec.value)' is not one of \(spec.path)'s values (\(axes[a].values.joined(separator: ", ")))"
+                )
+            }
+            guard spec.path.hasPrefix("policies.") || spec.path.hasPrefix("platform.") else {
+                throw CLIError.usage(
+                    "invalid value '\(spec.text)' for '--baseline-point': points that differ in '\(spec.path)' meet different users or content, so they cannot be compared device by device; expected a swept parameter under 'policies.' or 'platform.'"
+                )
+            }
+            guard fixed.updateValue(spec.value, forKey: a) == nil else {
+                throw CLIError.usage("'--baseline-point' given twice for parameter '\(spec.path)'")
+            }
+        }
+        let name = fixed.keys.sorted().map { "\(axes[$0].path)=\(fixed[$0]!)" }.joined(separator: ";")
+        let indices = points.enumerated().map { k, point -> Int? in
+            var reference = point
+            for (a, value) in fixed { reference[a] = value }
+            let r = points.firstIndex(of: reference)!
+            return r == k ? nil : r
+        }
+        return (indices, indices.map { $0 == nil ? "" : name })
     }
 }
 

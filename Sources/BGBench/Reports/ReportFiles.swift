@@ -137,6 +137,12 @@ extension ReportFile {
         what:
             "each policy's quality (the fresh-open rate, or `--quality`) at matched energy and the area under its curve"
     )
+    public static let pointPairs = ReportFile(
+        name: "paired-points.csv", format: .csv(header: PointPairs.header), folders: [.sweep],
+        when: "`bgbench sweep --baseline-point PATH=VALUE`", writer: "PointPairs.csv", readBack: .compared,
+        what:
+            "each policy at each point minus the same policy at its reference point, device by device, with 95 % intervals (\"Points compared\" below)"
+    )
     public static let long = ReportFile(
         name: "long.csv", format: .csv(header: SweepReport.longHeader), folders: [.sweep], when: "`bgbench sweep`",
         writer: "SweepReport.longCSV", readBack: .compared,
@@ -182,7 +188,8 @@ extension ReportFile {
     /// Every report file, in the order `check --exact` compares them and `check --update`
     /// copies them (run.json last, as it marks a complete folder), the figures after.
     public static let all: [ReportFile] = [
-        summary, daily, hourly, server, devices, events, paired, replications, frontier, frontierMatched, long,
+        summary, daily, hourly, server, devices, events, paired, replications, frontier, frontierMatched, pointPairs,
+        long,
         scenario,
         scenarioPoint, shardState, run, headlinePNG, frontierPNG, dailyPNG, hourlyPNG, frontierCurvesPNG,
     ]

@@ -149,7 +149,15 @@ public enum SeriesReports {
     public static func pairedAcrossSeeds(_ report: RunReport, policy: String)
         -> [(mean: Estimate, sd: Double, seeds: Int, deviceHalfWidth: Double)]?
     {
-        let perSeed = report.results.filter { $0.policy == policy }.compactMap { pairedEstimates(report, $0) }
+        acrossSeeds(report.results.filter { $0.policy == policy }.compactMap { pairedEstimates(report, $0) })
+    }
+
+    /// The per-seed paired estimates (each one per metric of `pairedMetrics`) across the
+    /// seeds: the mean difference with its Student-t interval, sd, seeds, and the mean
+    /// half-width of the per-seed device-clustered intervals; nil without a seed.
+    static func acrossSeeds(_ perSeed: [[PairedEstimate]])
+        -> [(mean: Estimate, sd: Double, seeds: Int, deviceHalfWidth: Double)]?
+    {
         guard !perSeed.isEmpty else { return nil }
         return pairedMetrics.indices.map { k in
             let finite = perSeed.map { $0[k].difference }.filter { $0.value.isFinite }

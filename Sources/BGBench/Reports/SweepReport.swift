@@ -26,6 +26,8 @@ public struct SweepReport {
     /// The device-days and events simulated (run.json's rates): a sweep simulates each
     /// distinct configuration once (`SweepPlan`), fewer than its points'; nil for those.
     public var simulated: (deviceDays: Int, events: Double)?
+    /// paired-points.csv's text (`--baseline-point`; ``PointPairs``), nil without it.
+    public var pointPairs: String?
 
     struct Point {
         var values: [String]
@@ -84,6 +86,7 @@ public struct SweepReport {
             }
             files.append((name, out))
         }
+        if let pointPairs { files.append((ReportFile.pointPairs.name, pointPairs)) }
         files.append((ReportFile.long.name, longCSV()))
         for (k, point) in points.enumerated() {
             files.append((Self.scenarioFile(k + 1), point.files.first { $0.0 == ReportFile.scenario.name }!.1))
