@@ -2,7 +2,8 @@ import BGBench
 
 /// What `bgbench sweep` prints (issue 24 item 4): one line per point and policy, the fleet's
 /// headline metrics (the scenario's `report.headline`; means over the seeds when
-/// replicated) and its Pareto mark, as summary.csv has them.
+/// replicated) and its Pareto mark, as summary.csv has them. Each number is rounded to two
+/// significant digits of its 95 % interval's half-width (as `run`'s paired table).
 enum SweepTable {
     static func render(_ report: SweepReport, headline: [String], replications: Int) -> String {
         let metrics = headline.compactMap(MetricTable.named)
@@ -12,20 +13,35 @@ enum SweepTable {
             guard let t = m.terminal else { return m.name }
             return t.header
         }
-        func cell(_ m: Metric, _ v: Double?) -> String {
-            guard let v else { return "-" }
-            if let t = m.terminal { return SummaryTable.fixed(t.percent ? 100 * v : v, t.decimals) }
-            return m.support == 0...1 ? SummaryTable.fixed(100 * v, 1) : SummaryTable.fixed(v, 2)
+        func cell(_ m: Metric, _ e: Estimate?) -> String {
+            guard let e else { return "-" }
+            let scale: Double, decimals: Int
+            if let t = m.terminal {
+                (scale, decimals) = (t.percent ? 100 : 1, t.decimals)
+            } else {
+                (scale, decimals) = m.support == 0...1 ? (100, 1) : (1, 2)
+            }
+            return SummaryTable.fixed(e.value * scale, SummaryTable.intervalDecimals(e, scale: scale) ?? decimals)
+        }
+        func mark(_ r: SweepReport.OverviewRow) -> String {
+            let star = r.pareto ? "*" : ""
+            return replications > 1 ? "\(star)\(r.paretoSeeds)/\(r.seeds)" : star
         }
         var table: [[String]] = [report.axes.map(\.path) + ["policy"] + metrics.map(header) + ["pareto"]]
         for r in rows {
-            table.append(r.values + [r.policy] + zip(metrics, r.metrics).map { cell($0, $1) } + [r.pareto ? "*" : ""])
+            table.append(r.values + [r.policy] + zip(metrics, r.metrics).map { cell($0, $1) } + [mark(r)])
         }
         let widths = table[0].indices.map { j in table.map { $0[j].count }.max()! }
         var out = table.map { row in zip(row, widths).map { pad($0, $1) }.joined(separator: "  ") }.joined(
             separator: "\n")
         out += "\n* on the freshness–energy frontier of its world (the environment axes' values; summary.csv's pareto)"
-        if replications > 1 { out += "; values are means over the \(replications) seeds" }
+        if replications > 1 {
+            out +=
+                "; k/\(replications): the seeds in which it is (pareto_in_seed)\nvalues: means over the \(replications) seeds,"
+                + " to the precision of their 95 % interval across the seeds"
+        } else {
+            out += "\nvalues to the precision of their 95 % interval over devices"
+        }
         return out + "\n"
     }
 }

@@ -141,75 +141,113 @@ public struct SweepReport {
     struct Key: Hashable { var point: Int; var policy: String; var archetype: String }
 
     /// Whether each point × policy × archetype is on the freshness–energy frontier of its
-    /// world (the values pooled over the seeds), in grid order.
-    func paretoFlags() -> (keys: [Key], front: [Key: Bool]) {
+    /// world (the values pooled over the seeds), in grid order; and, per seed, whether its
+    /// row is on the frontier of its world among that seed's rows.
+    func paretoFlags() -> (keys: [Key], front: [Key: Bool], inSeed: [SeedKey: Bool]) {
         let header = SummarySchema.header
         let policy = header.firstIndex(of: "policy")!, archetype = header.firstIndex(of: "archetype")!
+        let seed = header.firstIndex(of: "seed")!
         let fresh = header.firstIndex(of: MetricTable.freshOpenRate.name)!
         let energy = header.firstIndex(of: MetricTable.backgroundEnergy.name)!
         // Pooled over seeds: one candidate per point × policy × archetype.
         var keys: [Key] = [], sums: [Key: (f: Double, nf: Double, e: Double, ne: Double)] = [:]
+        var seedKeys: [SeedKey] = [], seedCandidates: [ParetoCandidate] = []
+        let environment = axes.indices.filter { !axes[$0].isDesign }
         for (k, point) in points.enumerated() {
             for row in point.summary {
                 let key = Key(point: k, policy: row[policy], archetype: row[archetype])
                 if sums[key] == nil { keys.append(key); sums[key] = (0, 0, 0, 0) }
-                if let f = Double(row[fresh]), f.isFinite { sums[key]!.f += f; sums[key]!.nf += 1 }
-                if let e = Double(row[energy]), e.isFinite { sums[key]!.e += e; sums[key]!.ne += 1 }
+                let f = Double(row[fresh]).flatMap { $0.isFinite ? $0 : nil }
+                let e = Double(row[energy]).flatMap { $0.isFinite ? $0 : nil }
+                if let f { sums[key]!.f += f; sums[key]!.nf += 1 }
+                if let e { sums[key]!.e += e; sums[key]!.ne += 1 }
+                seedKeys.append(SeedKey(key: key, seed: row[seed]))
+                seedCandidates.append(
+                    ParetoCandidate(
+                        world: environment.map { point.values[$0] } + [key.archetype, row[seed]],
+                        fresh: f ?? -.infinity, energy: e ?? .infinity))
             }
         }
-        let environment = axes.indices.filter { !axes[$0].isDesign }
         let candidates = keys.map { key -> ParetoCandidate in
             let s = sums[key]!
             return ParetoCandidate(
                 world: environment.map { points[key.point].values[$0] } + [key.archetype],
                 fresh: s.nf > 0 ? s.f / s.nf : -.infinity, energy: s.ne > 0 ? s.e / s.ne : .infinity)
         }
-        return (keys, Dictionary(uniqueKeysWithValues: zip(keys, Self.pareto(candidates))))
+        return (
+            keys, Dictionary(uniqueKeysWithValues: zip(keys, Self.pareto(candidates))),
+            Dictionary(uniqueKeysWithValues: zip(seedKeys, Self.pareto(seedCandidates)))
+        )
     }
 
-    /// summary.csv: the point's values, the run's summary.csv row, then `pareto`.
+    /// One row of summary.csv: a point × policy × archetype and its seed.
+    struct SeedKey: Hashable { var key: Key; var seed: String }
+
+    /// summary.csv: the point's values, the run's summary.csv row, then `pareto` (pooled
+    /// over the seeds) and `pareto_in_seed` (among the rows of the row's seed).
     func summaryCSV() -> String {
         let header = SummarySchema.header
         let policy = header.firstIndex(of: "policy")!, archetype = header.firstIndex(of: "archetype")!
-        let front = paretoFlags().front
+        let seed = header.firstIndex(of: "seed")!
+        let (_, front, inSeed) = paretoFlags()
         var csv = CSVWriter("")
-        csv.row(axes.map(\.path) + header + ["pareto"])
+        csv.row(axes.map(\.path) + header + Self.paretoColumns)
         for (k, point) in points.enumerated() {
             for row in point.summary {
-                let onFront = front[Key(point: k, policy: row[policy], archetype: row[archetype])]!
-                csv.row(point.values + row + [onFront ? "true" : "false"])
+                let key = Key(point: k, policy: row[policy], archetype: row[archetype])
+                csv.row(
+                    point.values + row + [
+                        front[key]! ? "true" : "false", inSeed[SeedKey(key: key, seed: row[seed])]! ? "true" : "false",
+                    ])
             }
         }
         return csv.output
     }
+
+    /// The columns a sweep's summary.csv ends in.
+    public static let paretoColumns = ["pareto", "pareto_in_seed"]
 
     /// One row of the terminal's overview: a point and a policy (archetype `all`).
     public struct OverviewRow: Sendable {
         /// The point's value of each axis.
         public var values: [String]
         public var policy: String
-        /// Each asked metric, the mean of its values over the seeds; nil where a seed has none.
-        public var metrics: [Double?]
+        /// Each asked metric: one seed's value with its interval over devices, or the mean
+        /// over the seeds with its Student-t interval across them; nil where a seed has none.
+        public var metrics: [Estimate?]
         /// On its world's freshness–energy frontier (summary.csv's `pareto`).
         public var pareto: Bool
+        /// The seeds in which it is on its world's frontier (`pareto_in_seed`), of `seeds`.
+        public var paretoSeeds: Int
+        public var seeds: Int
     }
 
     /// Per point and policy, the fleet's (`all`) value of each of `metrics` (summary.csv
-    /// names) averaged over the seeds, and its Pareto mark: what `bgbench sweep` prints.
+    /// names) with its interval, and its Pareto marks: what `bgbench sweep` prints.
     public func overview(_ metrics: [String]) -> [OverviewRow] {
         let header = SummarySchema.header
         let policy = header.firstIndex(of: "policy")!, archetype = header.firstIndex(of: "archetype")!
-        let columns = metrics.map { header.firstIndex(of: $0)! }
-        let (keys, front) = paretoFlags()
+        let seed = header.firstIndex(of: "seed")!
+        let columns = metrics.map { m in
+            (header.firstIndex(of: m)!, header.firstIndex(of: m + "_ci_low"), MetricTable.named(m)?.support ?? 0...1)
+        }
+        let (keys, front, inSeed) = paretoFlags()
         return keys.filter { $0.archetype == "all" }.map { key in
             let rows = points[key.point].summary.filter { $0[policy] == key.policy && $0[archetype] == "all" }
-            let values = columns.map { c -> Double? in
+            let values = columns.map { c, low, support -> Estimate? in
                 let xs = rows.map { Double($0[c]) }
                 guard !xs.isEmpty, xs.allSatisfy({ $0?.isFinite == true }) else { return nil }
-                return xs.reduce(0) { $0 + $1! } / Double(xs.count)
+                if xs.count == 1 {
+                    return Estimate(
+                        xs[0]!, low: low.flatMap { Double(rows[0][$0]) }, high: low.flatMap { Double(rows[0][$0 + 1]) })
+                }
+                var m = Moments(n: Double(xs.count), sy: 0, syy: 0, sxy: 0, sx: 0, sxx: 0)
+                for x in xs { m.sy += x!; m.syy += x! * x! }
+                return Estimators.mean(m).within(support)
             }
             return OverviewRow(
-                values: points[key.point].values, policy: key.policy, metrics: values, pareto: front[key]!)
+                values: points[key.point].values, policy: key.policy, metrics: values, pareto: front[key]!,
+                paretoSeeds: rows.filter { inSeed[SeedKey(key: key, seed: $0[seed])]! }.count, seeds: rows.count)
         }
     }
 

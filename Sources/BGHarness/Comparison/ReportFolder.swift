@@ -154,7 +154,9 @@ public struct ReportFolder: Sendable {
     static func validate(_ table: CSVTable, path: String, axes: [String] = []) throws(ReportFolderError) {
         let name = (path as NSString).lastPathComponent
         var expected = ReportFile.named(name)?.header
-        if expected != nil, !axes.isEmpty { expected = axes + expected! + (name == "summary.csv" ? ["pareto"] : []) }
+        if expected != nil, !axes.isEmpty {
+            expected = axes + expected! + (name == "summary.csv" ? SweepReport.paretoColumns : [])
+        }
         if let expected, table.header != expected {
             let i =
                 expected.indices.first { $0 >= table.header.count || table.header[$0] != expected[$0] }

@@ -30,7 +30,10 @@ import BGBenchTestSupport
         let all = text.split(separator: "\n").map {
             $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
-        #expect(all[0] == ["policies.fixed.interval", "population.bar_off_share"] + SummarySchema.header + ["pareto"])
+        #expect(
+            all[0] == ["policies.fixed.interval", "population.bar_off_share"] + SummarySchema.header + [
+                "pareto", "pareto_in_seed",
+            ])
         // Every archetype's rows, as a run writes them; the fleet's first.
         let archetype = all[0].firstIndex(of: "archetype")!
         let rows = [all[0]] + all.dropFirst().filter { $0[archetype] == "all" }
@@ -57,7 +60,7 @@ import BGBenchTestSupport
         let scored = all.dropFirst().map {
             (
                 world: [$0[1], $0[archetype]], f: Double($0[fresh]) ?? -.infinity,
-                e: Double($0[energy]) ?? .infinity, pareto: $0.last!
+                e: Double($0[energy]) ?? .infinity, pareto: $0[$0.count - 2]
             )
         }
         for c in scored {
@@ -78,15 +81,27 @@ import BGBenchTestSupport
                 "runs/d", "pareto",
             ])
         let stale = rows[0].firstIndex(of: "staleness_mean_s")!
+        // Each number to two significant digits of its interval's half-width (one seed: the
+        // interval over devices, summary.csv's _ci_low and _ci_high), else the column's
+        // own decimals (1, 0, 1, 2); percent for the fresh-open rate.
+        func cell(_ row: [String], _ column: Int, scale: Double, otherwise: Int) -> String {
+            guard let value = Double(row[column]) else { return "-" }
+            var decimals = otherwise
+            if let low = Double(row[column + 1]), let high = Double(row[column + 2]), high > low {
+                let half = (high - low) / 2 * scale
+                decimals = min(6, max(0, 1 - Int(floor(log10(half)))))
+            }
+            return String(format: "%.\(decimals)f", value * scale)
+        }
         for (line, row) in zip(lines.dropFirst(), rows.dropFirst()) {
             let cells = line.split(separator: " ").map(String.init)
-            let mark = row.last! == "true" ? ["*"] : []
-            let percent = Double(row[fresh]).map { String(format: "%.1f", $0 * 100) } ?? "-"
+            let mark = row[row.count - 2] == "true" ? ["*"] : []
             #expect(
                 cells
                     == [
-                        row[0], row[1], row[3], percent, String(format: "%.0f", Double(row[stale]) ?? .nan),
-                        String(format: "%.1f", Double(row[energy])!), String(format: "%.2f", Double(row[runs])!),
+                        row[0], row[1], row[3], cell(row, fresh, scale: 100, otherwise: 1),
+                        cell(row, stale, scale: 1, otherwise: 0), cell(row, energy, scale: 1, otherwise: 1),
+                        cell(row, runs, scale: 1, otherwise: 2),
                     ] + mark,
                 "\(line)")
         }
@@ -94,9 +109,52 @@ import BGBenchTestSupport
             lines[9]
                 == "* on the freshness–energy frontier of its world (the environment axes' values; summary.csv's pareto)"
         )
+        #expect(lines[10] == "values to the precision of their 95 % interval over devices")
         // Each bar-off share is its own population; in each, fixed at 15m and 60m and `none`
         // (which reads no interval) once: 2 × 3 configurations, not 4 points × 2 policies.
-        #expect(lines[10].hasPrefix("4 points × 2 policies (6 distinct configurations simulated per seed), seed 1: "))
+        #expect(lines[11].hasPrefix("4 points × 2 policies (6 distinct configurations simulated per seed), seed 1: "))
+    }
+
+    /// With seeds, `pareto` compares the means over the seeds and `pareto_in_seed` each
+    /// row with the rows of its own seed; the terminal's k/R counts the seeds in which a
+    /// point × policy is on its world's frontier.
+    @Test func paretoInSeedIsEachSeedsOwnFrontier() throws {
+        let out = freshPath("sweep-pareto-seeds")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = bgbench([
+            "sweep", "--policy", "fixed,adaptive,none", "--set", "policies.fixed.interval=15m,1h,4h",
+            "--replications", "3", "--days", "3", "--devices", "40", "--out", out,
+        ])
+        #expect(result.code == 0, "\(result.errors)")
+        let rows = try csvRecords(out + "/summary.csv").filter { $0["archetype"] == "all" }
+        #expect(rows.count == 3 * 3 * 3)
+        func f(_ r: [String: String]) -> Double { Double(r["fresh_open_rate"]!) ?? -.infinity }
+        func e(_ r: [String: String]) -> Double { Double(r["background_energy_j_per_day"]!) ?? .infinity }
+        for r in rows {
+            let sameSeed = rows.filter { $0["seed"] == r["seed"] }
+            let dominated = sameSeed.contains { o in f(o) >= f(r) && e(o) <= e(r) && (f(o) > f(r) || e(o) < e(r)) }
+            #expect(r["pareto_in_seed"] == (dominated ? "false" : "true"), "\(r)")
+        }
+        // Some point × policy is on the frontier in some seeds and not in others.
+        let lines = result.output.split(separator: "\n").map(String.init)
+        for interval in ["15m", "1h", "4h"] {
+            for policy in ["fixed", "adaptive", "none"] {
+                let mine = rows.filter { $0["policies.fixed.interval"] == interval && $0["policy"] == policy }
+                let k = mine.filter { $0["pareto_in_seed"] == "true" }.count
+                let star = mine[0]["pareto"] == "true" ? "*" : ""
+                let line = lines.first {
+                    let c = $0.split(separator: " ")
+                    return c.count > 2 && c[0] == interval && c[1] == policy
+                }
+                #expect(line?.hasSuffix(" \(star)\(k)/3") == true, "\(interval) \(policy): \(line ?? "none")")
+            }
+        }
+        #expect(
+            lines.contains(
+                "* on the freshness–energy frontier of its world (the environment axes' values; summary.csv's pareto); k/3: the seeds in which it is (pareto_in_seed)"
+            ))
+        #expect(
+            lines.contains("values: means over the 3 seeds, to the precision of their 95 % interval across the seeds"))
     }
 
     @Test func badAxisIsAUsageErrorBeforeAnythingRuns() {

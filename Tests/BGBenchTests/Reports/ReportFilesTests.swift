@@ -52,7 +52,7 @@ import BGBenchTestSupport
             let text = try String(contentsOfFile: out + "/" + name, encoding: .utf8)
             let first = text.prefix { $0 != "\n" }.split(separator: ",").map(String.init)
             let axes = kind == .sweep ? ["population.bar_off_share"] : []
-            let pareto = kind == .sweep && entry == .summary ? ["pareto"] : []
+            let pareto = kind == .sweep && entry == .summary ? ["pareto", "pareto_in_seed"] : []
             #expect(first == axes + header + pareto, "\(name)'s header is not the table's")
         }
         // What the table places in this kind and these options reach is there.
