@@ -18,7 +18,7 @@ struct HabitsCommand: CommandDefinition {
                                      write an opens trace of users with habits, unlike
                                      MODEL.md's, for --opens-trace
         """
-    static let reference: String? = "Datasets/README.md, \"Traces\""
+    static let reference: String? = "Datasets/README.md, \"Users with habits\""
     static let discussion: String? = """
         habits: each user keeps 1 to 4 habits (a time of day, a spread, a daily probability
         of being kept, some on weekdays only), opens the app in the background of waking

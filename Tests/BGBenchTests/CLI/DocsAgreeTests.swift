@@ -3,6 +3,7 @@ import Testing
 @testable import BGBench
 @testable import BGBenchCLI
 import BGBenchTestSupport
+@testable import BGHarness
 
 /// Docs that cannot drift (issue 24 item 7): what README.md and the other guides say about
 /// the binary's options, defaults, presets and counts is checked against the binary. The
@@ -115,6 +116,15 @@ import BGBenchTestSupport
         Claim(
             file: "docs/policies.md", pattern: #"every policy of `--policy` \(default `([^`]+)`\)"#,
             command: "frontier", option: "policy"),
+        Claim(
+            file: "Datasets/README.md", pattern: #"The defaults, `--devices ([0-9]+) --days [0-9]+ --seed [0-9]+`"#,
+            command: "habits", option: "devices"),
+        Claim(
+            file: "Datasets/README.md", pattern: #"The defaults, `--devices [0-9]+ --days ([0-9]+) --seed [0-9]+`"#,
+            command: "habits", option: "days"),
+        Claim(
+            file: "Datasets/README.md", pattern: #"The defaults, `--devices [0-9]+ --days [0-9]+ --seed ([0-9]+)`"#,
+            command: "habits", option: "seed"),
     ]
 
     /// Each default the prose states is the one `--help` shows, and the pattern finds it
@@ -182,6 +192,37 @@ import BGBenchTestSupport
             let listed = line.components(separatedBy: ": ").dropFirst().joined(separator: ": ").prefix { $0 != "." }
             #expect(ticked(listed) == metrics, "Datasets/README.md's headline of \(name)")
         }
+    }
+
+    /// The frontier's arm count the prose states (README.md, docs/policies.md) is the
+    /// binary's for `--policy all` on the default scenario.
+    @Test func frontierArmCountIsTheBinarys() throws {
+        let request = FrontierRequest(
+            scenario: ScenarioLoader.builtInDefault(), policies: PolicyRegistry.builtIn.map(\.name),
+            options: RunOptions(devices: 1, days: 1, seed: 1, threads: 1))
+        let arms = try Frontier.arms(request)
+        let knobs = arms.filter { $0.knob != nil }.count
+        let readme = try Self.read("README.md").replacingOccurrences(of: "\n", with: " ")
+        #expect(readme.contains("`bgbench frontier --days 90 --devices 500` runs \(arms.count) arms"))
+        let policies = try Self.read("docs/policies.md").replacingOccurrences(of: "\n", with: " ")
+        #expect(
+            policies.contains(
+                "\(arms.count) arms (the baseline's point, \(knobs) knob values, `none`, `oracle`; a test counts them)"),
+            "\(arms.count) arms, \(knobs) knob values")
+        #expect(arms.count == knobs + 3, "the baseline's point, none and oracle besides the knobs")
+    }
+
+    /// The habits trace's size Datasets/README.md quotes is what the binary writes.
+    @Test func habitsCountIsTheBinarys() throws {
+        let text = try Self.read("Datasets/README.md").replacingOccurrences(of: "\n", with: " ")
+        let regex = try NSRegularExpression(pattern: #"--seed ([0-9]+)`, write ([0-9,]+) opens"#)
+        let match = try #require(regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)))
+        let documented = Int(text[Range(match.range(at: 2), in: text)!].replacingOccurrences(of: ",", with: ""))
+        let defaults = HabitsCommand.defaults
+        let opens = (0..<defaults.devices).reduce(0) {
+            $0 + HabitUsers.opens(device: $1, days: defaults.days, seed: defaults.seed).count
+        }
+        #expect(documented == opens)
     }
 
     /// The pandas loading example of Reports/README.md prints each policy once (it printed
