@@ -68,6 +68,7 @@ enum Command {
         ScenarioCommand.self,
         ValidateCommand.self,
         ConvertLSAppCommand.self,
+        HabitsCommand.self,
         BenchCommand.self,
         CheckCommand.self,
         HelpCommand.self,

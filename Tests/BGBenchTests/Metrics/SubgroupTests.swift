@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BGBench
+import BGBenchTestSupport
 
 /// Subgroups (issue 12 points 8 and 9): devices.csv's attributes, `population.low_power_share`,
 /// time in Low Power Mode per device-day, and the documented pandas recipe.
@@ -104,10 +105,47 @@ import Testing
             recipe + """
 
                 t = split("bar_off")
-                assert t.loc[("fixed", 1), "runs_per_day"] == 0, t
+                assert t.loc[("fixed", 3, 1), "runs_per_day"] == 0, t
                 assert t["devices"].sum() == len(devices), t
-                fleet = (t["fresh_open_rate"] * (t["devices"] * 0 + devices.groupby(["policy", "bar_off"])["opens"].sum())).sum() / devices["opens"].sum()
+                fleet = (t["fresh_open_rate"] * (t["devices"] * 0 + devices.groupby(["policy", "seed", "bar_off"])["opens"].sum())).sum() / devices["opens"].sum()
                 assert abs(fleet - \(fresh)) < 1e-12, (fleet, \(fresh))
+                print("ok")
+                """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, folder]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0 && out.hasSuffix("ok\n"), "python: \(out)")
+    }
+
+    /// With `--replications 3` devices.csv holds each of the 40 devices three times; the
+    /// recipe's groups of one seed add up to the 40 devices, not 120 (it pooled the seeds:
+    /// "devices 4213 + 787" for a fleet of 1,000 at 5 seeds).
+    @Test func pandasRecipeKeepsSeedsApart() throws {
+        let readme = try String(contentsOf: Self.checkout.appendingPathComponent("Reports/README.md"), encoding: .utf8)
+        let marker = try #require(readme.range(of: "<!-- subgroup-recipe -->\n```python\n"))
+        let end = try #require(readme.range(of: "\n```", range: marker.upperBound..<readme.endIndex))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bgbench-subgroups-\(UUID().uuidString)"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = bgbench([
+            "--policy", "fixed,adaptive", "--devices", "40", "--days", "3", "--replications", "3", "--per-device",
+            "--set", "population.bar_off_share=0.5", "--out", folder, "--quiet",
+        ])
+        try #require(run.code == 0, "\(run.errors)")
+        let script =
+            String(readme[marker.upperBound..<end.lowerBound]) + """
+
+                t = split("bar_off")
+                assert devices["seed"].nunique() == 3 and len(devices) == 2 * 3 * 40, len(devices)
+                per_seed = t["devices"].groupby(level=["policy", "seed"]).sum()
+                assert len(per_seed) == 6 and (per_seed == 40).all(), per_seed
                 print("ok")
                 """
         let process = Process()
