@@ -1,3 +1,4 @@
+import Synchronization
 /// What one device's simulation records (MODEL.md §9): its tally, its daily and
 /// hour-of-day series, the staleness of its counted opens, its server requests and, for a
 /// traced device, its event log. The device calls the recorder and returns its output
@@ -227,23 +228,45 @@ struct ServerRequestLog {
     mutating func removeAll() { entries.removeAll() }
 }
 
-/// One worker's server-load counts per (counted day, minute of the UTC day). Integer
-/// counts: merging the workers in any order gives the same totals.
+/// A fleet run's server-load counts per (counted day, minute of the UTC day) for one arm,
+/// shared by the workers: each adds its devices' requests atomically (relaxed: integer
+/// additions commute, so the totals are the same in any order and on any thread count).
+/// One grid per arm, not one per worker: the largest per-day memory of a long run
+/// (docs/limits.md, "Memory").
 final class ServerLoadCounts: @unchecked Sendable {
     let minutes: Int
-    let counts: UnsafeMutablePointer<Int32>
+    /// nil once taken (`take`).
+    private var counts: UnsafeMutablePointer<Atomic<Int32>>?
 
     init(days: Int, firstDay: Int) {
         minutes = max(0, days - firstDay) * ServerLoad.minutesPerDay
-        counts = .allocate(capacity: max(1, minutes))
-        counts.initialize(repeating: 0, count: max(1, minutes))
+        let counts = UnsafeMutablePointer<Atomic<Int32>>.allocate(capacity: max(1, minutes))
+        for i in 0..<max(1, minutes) { (counts + i).initialize(to: Atomic(0)) }
+        self.counts = counts
     }
 
-    deinit { counts.deallocate() }
+    deinit { release() }
+
+    private func release() {
+        counts?.deinitialize(count: max(1, minutes))
+        counts?.deallocate()
+        counts = nil
+    }
 
     /// Adds a device's requests.
     func add(_ log: ServerRequestLog) {
-        let e = log.entries
-        for k in 0..<e.count { counts[Int(e[k] >> 8)] += Int32(e[k] & 0xFF) }
+        let e = log.entries, counts = counts!
+        for k in 0..<e.count { counts[Int(e[k] >> 8)].wrappingAdd(Int32(e[k] & 0xFF), ordering: .relaxed) }
+    }
+
+    /// The counts, once every worker has finished; the grid is freed.
+    func take(days: Int, firstDay: Int) -> ServerLoad {
+        var load = ServerLoad(days: days, firstDay: firstDay)
+        let counts = counts!
+        load.counts.withUnsafeMutableBufferPointer { out in
+            for i in 0..<minutes { out[i] = counts[i].load(ordering: .relaxed) }
+        }
+        release()
+        return load
     }
 }

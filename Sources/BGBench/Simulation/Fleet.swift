@@ -164,10 +164,8 @@ public enum Fleet {
         let policies = runners.count
         let keeps = !pairs.isEmpty || joint != nil
         let workers = Fleet.workers(threads: options.resolvedThreads, blocks: blocks.count)
-        // Server load per worker and policy (integer counts: merging in any order gives the same).
-        let loads = (0..<workers).map { _ in
-            runners.map { _ in ServerLoadCounts(days: options.days, firstDay: options.warmupDays) }
-        }
+        // Server load per arm, shared by the workers (integer counts, added atomically).
+        let loads = runners.map { _ in ServerLoadCounts(days: options.days, firstDay: options.warmupDays) }
         let partials = Slots(UnsafeMutableBufferPointer<WorkerTotals?>.allocate(capacity: workers))
         partials.buffer.initialize(repeating: nil)
         defer { partials.buffer.deinitialize(); partials.buffer.deallocate() }
@@ -185,7 +183,7 @@ public enum Fleet {
                 for p in 0..<policies {
                     let start = DispatchTime.now().uptimeNanoseconds
                     worker.tallies.removeAll(keepingCapacity: true)
-                    runners[p].run(block, worker, loads[w][p], &totals.results[p])
+                    runners[p].run(block, worker, loads[p], &totals.results[p])
                     if keeps { tallies[p] = worker.tallies }
                     totals.busy[p] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                     progress?(size * options.days)
@@ -195,14 +193,13 @@ public enum Fleet {
             }
             partials.buffer[w] = totals
         }
-        var run = WorkerTotals(runners: runners, pairs: pairs.count, joint: joint)
-        for w in 0..<workers { run.merge(partials.buffer[w]!) }
+        // Worker 0's totals take the others' (exact sums: the same in any order), each
+        // freed once added, so a run holds one more set of totals only while merging.
+        var run = partials.buffer[0].take()!
+        for w in 1..<workers { run.merge(partials.buffer[w].take()!) }
         for p in 0..<policies {
             run.results[p].finish()
-            run.results[p].serverLoad = ServerLoad(days: options.days, firstDay: options.warmupDays)
-            for counts in loads.map({ $0[p] }) {
-                run.results[p].serverLoad.add(UnsafeBufferPointer(start: counts.counts, count: counts.minutes))
-            }
+            run.results[p].serverLoad = loads[p].take(days: options.days, firstDay: options.warmupDays)
         }
         return FleetRun(
             results: run.results, paired: nil, pairs: run.pairs, busySeconds: run.busy, workers: workers,
