@@ -7,7 +7,13 @@ public struct ServerLoad: Sendable {
     public let days: Int
     /// The first counted day (warm-up days are left out).
     public let firstDay: Int
+    /// Requests per (counted day, minute of the UTC day): what shards add up (a shard's
+    /// state), empty once folded (`fold`), which a run that is not a shard does as soon as
+    /// its fleet has run, so its memory does not grow with days.
     public internal(set) var counts: [Int32]
+    /// Per minute of the UTC day, once folded: the requests over every counted day and the
+    /// peak day's.
+    private var totals: [Int64] = [], peaks: [Int32] = []
 
     public init(days: Int, firstDay: Int) {
         self.days = days
@@ -20,27 +26,45 @@ public struct ServerLoad: Sendable {
         for i in counts.indices { counts[i] += other[i] }
     }
 
-    /// Adds another set of devices' counts (a shard's).
+    /// Adds another set of devices' counts (a shard's); neither may be folded.
     package mutating func add(_ other: ServerLoad) {
+        precondition(totals.isEmpty && other.totals.isEmpty, "a folded server load cannot be added to")
         for i in counts.indices { counts[i] += other.counts[i] }
+    }
+
+    /// Keeps only what server.csv reads, each minute's total and peak over the days, and
+    /// frees the per-day counts.
+    package mutating func fold() {
+        guard totals.isEmpty else { return }
+        let folded = (0..<Self.minutesPerDay).map(perDay)
+        totals = folded.map(\.total)
+        peaks = folded.map(\.peak)
+        counts = []
     }
 
     /// Requests in minute m of the UTC day: the mean over the counted days and the peak.
     public func minute(_ m: Int) -> (mean: Double, peak: Int32) {
         let countedDays = days - firstDay
         guard countedDays > 0 else { return (0, 0) }
+        let (total, peak) = totals.isEmpty ? perDay(m) : (totals[m], peaks[m])
+        return (Double(total) / Double(countedDays), peak)
+    }
+
+    /// Minute m's total and peak over the per-day counts.
+    private func perDay(_ m: Int) -> (total: Int64, peak: Int32) {
+        let countedDays = max(0, days - firstDay)
         // The minute checked once: every index below is then inside `counts` (countedDays
         // rows of minutesPerDay), read unchecked and computed wrapping.
         precondition(m >= 0 && m < Self.minutesPerDay && counts.count >= countedDays * Self.minutesPerDay)
-        var total = 0.0, peak: Int32 = 0
+        var total: Int64 = 0, peak: Int32 = 0
         counts.withUnsafeBufferPointer { counts in
             for d in 0..<countedDays {
                 let c = counts[d &* Self.minutesPerDay &+ m]
-                total += Double(c)
+                total += Int64(c)
                 peak = max(peak, c)
             }
         }
-        return (total / Double(countedDays), peak)
+        return (total, peak)
     }
 }
 

@@ -200,6 +200,8 @@ public enum Fleet {
         for p in 0..<policies {
             run.results[p].finish()
             run.results[p].serverLoad = loads[p].take(days: options.days, firstDay: options.warmupDays)
+            // A shard keeps the per-day counts for the merge; a whole run needs only their fold.
+            if options.shard == nil { run.results[p].serverLoad.fold() }
         }
         return FleetRun(
             results: run.results, paired: nil, pairs: run.pairs, busySeconds: run.busy, workers: workers,

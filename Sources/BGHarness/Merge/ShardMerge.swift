@@ -127,7 +127,11 @@ public enum ShardMerge {
         let seconds = Runner.seconds(since: started)
         var reports = zip(requests, runs ?? []).map { request, results in
             var finished = results
-            for i in finished.indices { finished[i].result.finish(); finished[i].workers = threads }
+            for i in finished.indices {
+                finished[i].result.finish()
+                finished[i].result.serverLoad.fold()
+                finished[i].workers = threads
+            }
             return RunReport(request: request, results: finished, wallSeconds: seconds, threads: threads)
         }
         reports[0].mergedShards = headers
