@@ -99,6 +99,9 @@ struct FrontierCommand: CommandDefinition {
         ).map { $0.lifted(\Values.run) }
     }
     static let endsCleanlyOnSignals = true
+    /// The most values a knob and arms a frontier take without `--yes` (docs/limits.md, "Caps").
+    static let maxKnobValues = 200
+    static let maxArms = 2000
 
     static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
         var common = values.run
@@ -153,10 +156,22 @@ struct FrontierCommand: CommandDefinition {
         do { arms = try Frontier.arms(request) } catch let error as FrontierError {
             throw CLIError.usage(error.description)
         }
+        if let long = knobs.first(where: { $0.values.count > Self.maxKnobValues }), !common.yes {
+            throw CLIError.usage(
+                "invalid value '\(long.text)' for '--knob': \(long.values.count) values, more than the \(Self.maxKnobValues) a knob takes without --yes (docs/limits.md, \"Caps\")"
+            )
+        }
+        guard arms.count <= Self.maxArms || common.yes else {
+            throw CLIError.usage(
+                "the frontier has \(arms.count) arms (policies × knob values), more than the \(Self.maxArms) it runs side by side without --yes (docs/limits.md, \"Caps\")"
+            )
+        }
         let work =
             common.options.part.devices(of: common.options.devices).count * common.options.days * arms.count
             * replications
-        try common.pipeline(.frontier, work: work).run(output: &output) { progress in
+        let job = common.job(
+            passes: [arms.count], results: arms.count, scenario: loaded.scenario, policies: policies)
+        try common.pipeline(.frontier, work: work, job: job).run(output: &output) { progress in
             let report = try Frontier.run(request, progress: progress)
             return .init(
                 files: FrontierFiles.files(report), text: Command.frontierTable(report),

@@ -21,6 +21,23 @@ struct ReportPipeline {
     /// The shard a command runs (`--shard K/N`) and the whole fleet's devices, for the
     /// shard line a cluster's task log keeps.
     var shard: (shard: Shard, devices: Int)? = nil
+    /// The job, estimated before anything is staged (nil: nothing to estimate).
+    var job: Job? = nil
+    /// `--yes`: start even a job beyond the machine.
+    var yes = false
+    /// `--estimate`: print the estimate and stop.
+    var estimateOnly = false
+
+    /// A job that simulates: its shape and how to time this machine on it.
+    struct Job {
+        var shape: JobShape
+        var calibrate: () throws -> Double
+    }
+
+    /// Jobs from this many simulated device-days on are timed and, on a terminal, shown.
+    static let shownFrom = 1e6
+    /// The longest job started without `--yes`: a week on this machine.
+    static let longestSeconds = 7 * 86_400.0
 
     /// What the work produced.
     struct Product {
@@ -39,6 +56,11 @@ struct ReportPipeline {
         output: inout Out,
         _ work: (_ progress: (@Sendable (Int) -> Void)?) throws -> Product
     ) throws {
+        if let job {
+            let line = try admit(job)
+            if estimateOnly { return output.write(line) }
+            if line.hasPrefix("estimate"), !quiet, isatty(2) != 0 { FileHandle.standardError.write(Data(line.utf8)) }
+        }
         let folder = try FolderTransaction(out: out, force: force, scope: .report(kind), inputs: inputs)
         let progress = progressTotal.flatMap { ProgressLine.make(total: $0, quiet: quiet) }
         var advance: (@Sendable (Int) -> Void)?
@@ -55,6 +77,54 @@ struct ReportPipeline {
         }
         output.write(product.text)
         output.write(Self.reportsLine(out, files: product.files.map(\.0)))
+    }
+
+    /// Estimates the job (docs/limits.md, "Before a job starts"): a large one is timed on
+    /// this machine and shown on a terminal; one that needs more memory, disk or time
+    /// than the machine has is refused (exit 71) unless `--yes`.
+    /// Returns the estimate's line ("estimate: ..."; empty for a small job unless
+    /// `--estimate` asks).
+    func admit(_ job: Job) throws -> String {
+        let large = job.shape.deviceDays >= Self.shownFrom || estimateOnly
+        let estimate = JobEstimate(job.shape, secondsPerArmDeviceDay: large ? try job.calibrate() : nil)
+        let memory = JobEstimate.availableMemory, disk = JobEstimate.availableDisk(at: out)
+        func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+        let what = [
+            count(job.shape.devices, "device"), count(job.shape.days, "day"),
+            count(job.shape.passes.reduce(0, +), "configuration"), count(job.shape.seeds, "seed"),
+        ].joined(separator: " × ")
+        if !yes && !estimateOnly {
+            var refusal: String?
+            if estimate.memoryBytes > memory {
+                refusal =
+                    "needs about \(JobEstimate.bytes(estimate.memoryBytes)) of memory and this machine has "
+                    + "\(JobEstimate.bytes(memory)) available"
+            } else if let disk, estimate.outputBytes > disk {
+                refusal =
+                    "writes about \(JobEstimate.bytes(estimate.outputBytes)) and '\(out)' has \(JobEstimate.bytes(disk)) free"
+            } else if let seconds = estimate.seconds, seconds > Self.longestSeconds {
+                refusal = "would take about \(JobEstimate.duration(seconds)) on this machine"
+            }
+            if let refusal {
+                throw CLIError(
+                    message:
+                        "the job (\(what)) \(refusal) (docs/limits.md, \"Before a job starts\"): make it smaller, shard it "
+                        + "(--shard), or start it anyway with --yes",
+                    code: 71, hint: false)
+            }
+        }
+        guard large else { return "" }
+        let deviceDays =
+            estimate.deviceDays < 1e6
+            ? String(Int(estimate.deviceDays))
+            : estimate.deviceDays < 1e9
+                ? JobEstimate.twoDigits(estimate.deviceDays / 1e6) + "M"
+                : String(format: "%.1e", estimate.deviceDays).replacingOccurrences(of: "e+", with: "e")
+        var line = "estimate: \(what) = \(deviceDays) device-days"
+        if let seconds = estimate.seconds { line += ", about \(JobEstimate.duration(seconds))" }
+        line +=
+            ", memory about \(JobEstimate.bytes(estimate.memoryBytes)), files about \(JobEstimate.bytes(estimate.outputBytes))\n"
+        return line
     }
 
     /// `reports: OUT/ (a.csv, b.csv, ..., run.json)`: the files written, in writing order,

@@ -33,7 +33,10 @@ struct RunCommand: CommandDefinition {
         try common.finish()
         let loaded = try Command.loadScenario(common.scenarioFile, overrides: common.overrides)
         let request = try common.request(loaded, commandLine: ["bgbench"] + invocation.arguments)
-        try common.pipeline(.run, work: common.workPerScenario).run(output: &output) { progress in
+        let job = common.job(
+            passes: [common.policies.count], results: common.policies.count, scenario: loaded.scenario,
+            policies: common.policies)
+        try common.pipeline(.run, work: common.workPerScenario, job: job).run(output: &output) { progress in
             let report = try Runner.run(request, progress: progress)
             return .init(
                 files: ReportWriter.files(report), text: SummaryTable.render(report),

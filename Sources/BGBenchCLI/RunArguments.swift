@@ -16,6 +16,10 @@ struct RunArguments {
     var quiet = false
     /// Replace `out` even when it holds files that are not a bgbench report.
     var force = false
+    /// `--yes`: start a job the estimate says is beyond the machine or its caps.
+    var yes = false
+    /// `--estimate`: print the job's estimate and stop.
+    var estimateOnly = false
     var traceFile: String?
     /// Independent replications (`--replications`): seeds `seed`, `seed + 1`, ...
     var replications = 1
@@ -89,7 +93,17 @@ struct RunArguments {
             .integer(
                 "replications", "R", \.replications, in: 1...1000,
                 help: "run R independent seeds (S, S+1, ...) and write replications.csv: each metric across the seeds"),
-            .flag("quiet", \.quiet, help: "no progress line (it is drawn only on a terminal)"),
+            .flag("quiet", \.quiet, help: "no progress line or estimate (both are drawn only on a terminal)"),
+            .flag(
+                "estimate", \.estimateOnly,
+                help:
+                    "print the job's estimate (device-days, wall time on this machine, peak memory, file sizes) and stop "
+                    + "without simulating or writing"),
+            .flag(
+                "yes", \.yes,
+                help:
+                    "start even when the estimate says the job needs more memory, disk or time than this machine has, "
+                    + "or exceeds a cap (docs/limits.md, \"Before a job starts\")"),
             .value(
                 "shard", "K/N|auto[/N]", expected: "K/N, auto or auto/N",
                 help:
@@ -188,10 +202,26 @@ struct RunArguments {
 
     /// The folder pipeline of a command that runs these options into `--out`, reporting
     /// `work` device-days of progress.
-    func pipeline(_ kind: ReportKind, work: Int) -> ReportPipeline {
+    func pipeline(_ kind: ReportKind, work: Int, job: ReportPipeline.Job? = nil) -> ReportPipeline {
         ReportPipeline(
             out: out, force: force, kind: kind, inputs: inputs, progressTotal: work, quiet: quiet,
-            shard: options.shard.map { ($0, options.devices) })
+            shard: options.shard.map { ($0, options.devices) }, job: job, yes: yes, estimateOnly: estimateOnly)
+    }
+
+    /// The job's shape for the estimate: `passes` fleet passes' arms per seed, `results`
+    /// results kept per seed, calibrated on `scenario`'s `policies`.
+    func job(passes: [Int], results: Int, scenario: Scenario, policies: [String]) -> ReportPipeline.Job {
+        let seed = options.seed
+        return ReportPipeline.Job(
+            shape: JobShape(
+                devices: options.part.devices(of: options.devices).count, days: options.days,
+                countedDays: options.days - options.warmupDays, seeds: replications, passes: passes,
+                results: results,
+                workers: Fleet.workers(
+                    threads: options.resolvedThreads,
+                    blocks: options.part.blocks(devices: options.devices).count),
+                keepDevices: options.keepDevices, traceDevices: options.traceDevices, shard: options.shard != nil),
+            calibrate: { try JobEstimate.calibrate(scenario: scenario, policies: policies, seed: seed) })
     }
 
     /// The device-days a run of one scenario simulates (for the progress line): its shard's.

@@ -59,6 +59,8 @@ struct SweepCommand: CommandDefinition {
     }
     static var runOptions: [Option<Values>] { RunArguments.options.map { $0.lifted(\Values.run) } }
     static let endsCleanlyOnSignals = true
+    /// The most points a sweep takes without `--yes` (docs/limits.md, "Caps").
+    static let maxPoints = 10_000
 
     static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
         var common = values.run
@@ -72,6 +74,12 @@ struct SweepCommand: CommandDefinition {
                 "parameter '\(twice.element)' given twice in '--set': expected each swept parameter once, with all its values"
             )
         }
+        let size = axes.reduce(1.0) { $0 * Double($1.values.count) }
+        guard size <= Double(Self.maxPoints) || common.yes else {
+            throw CLIError.usage(
+                "the sweep has \(Int(size)) points (the product of its axes' value counts), more than the \(Self.maxPoints) a sweep takes without --yes (docs/limits.md, \"Caps\")"
+            )
+        }
         let points = Command.grid(axes)
         let references = try referencePoints(values.references, axes: axes, points: points, shard: common.options.shard)
         // Every point is loaded (and so validated) before anything runs.
@@ -82,7 +90,10 @@ struct SweepCommand: CommandDefinition {
                 commandLine: commandLine)
         }
         let plan = try SweepPlan(points: requests, references: references?.indices)
-        try common.pipeline(.sweep, work: plan.simulatedDeviceDays).run(output: &output) { progress in
+        let job = common.job(
+            passes: plan.passes, results: points.count * common.policies.count,
+            scenario: requests[0].scenario.scenario, policies: common.policies)
+        try common.pipeline(.sweep, work: plan.simulatedDeviceDays, job: job).run(output: &output) { progress in
             let run = try plan.run(progress: progress)
             var report = SweepReport(axes: axes, specs: common.overrides)
             var state = ShardState(kind: .sweep)

@@ -94,6 +94,9 @@ public struct SweepPlan: Sendable {
         return group
     }
 
+    /// The arms of each group's fleet pass.
+    public var passes: [Int] { groups.map(\.arms.count) }
+
     /// Arms simulated per seed, over every group (a full sweep simulates points × policies).
     public var arms: Int { groups.reduce(0) { $0 + $1.arms.count } }
 

@@ -1,0 +1,159 @@
+import Foundation
+
+/// The shape of a job that simulates (`run`, `sweep`, `frontier`), as far as its cost
+/// goes: what ``JobEstimate`` reads before the job starts.
+public struct JobShape: Sendable {
+    /// The devices this process simulates (a shard's part of the fleet).
+    public var devices: Int
+    public var days: Int
+    /// Days that count toward metrics (after the warm-up).
+    public var countedDays: Int
+    public var seeds: Int
+    /// The arms of each fleet pass (a pass runs its arms side by side; passes run one
+    /// after another, once per seed): a run's policies; a sweep's groups; a frontier's arms.
+    public var passes: [Int]
+    /// The results kept to the end, per seed (a run's policies; a sweep's points × policies;
+    /// a frontier's arms): what the report files are written from.
+    public var results: Int
+    /// Worker threads.
+    public var workers: Int
+    public var keepDevices: Bool
+    public var traceDevices: Int
+    /// A shard keeps each result's per-day server counts for its merge.
+    public var shard: Bool
+
+    public init(
+        devices: Int, days: Int, countedDays: Int, seeds: Int, passes: [Int], results: Int, workers: Int,
+        keepDevices: Bool, traceDevices: Int, shard: Bool
+    ) {
+        self.devices = devices; self.days = days; self.countedDays = countedDays; self.seeds = seeds
+        self.passes = passes; self.results = results; self.workers = workers; self.keepDevices = keepDevices
+        self.traceDevices = traceDevices; self.shard = shard
+    }
+
+    /// Device-days simulated: every arm of every pass over the devices, days and seeds.
+    public var deviceDays: Double {
+        Double(passes.reduce(0, +)) * Double(devices) * Double(days) * Double(seeds)
+    }
+}
+
+/// What a job will cost, estimated before it starts (docs/limits.md, "Memory" and "Before a
+/// job starts"): its peak memory and the size of its report files from a model whose
+/// coefficients were measured (each one below, with what it counts), and its wall time
+/// from a calibration on this machine. Large jobs print it; jobs beyond the machine are
+/// refused unless `--yes`.
+public struct JobEstimate: Sendable {
+    public var deviceDays: Double
+    public var memoryBytes: Double
+    public var outputBytes: Double
+    /// nil without a calibration.
+    public var seconds: Double?
+
+    /// The memory of the process before the job: the binary, the runtime, GSL, the scenario.
+    static let baseBytes = 40e6
+    /// Per arm of a pass and counted day: its server-load grid (1440 minutes × 4 bytes),
+    /// alive while the pass runs.
+    static let gridBytesPerArmDay = 5760.0
+    /// Per arm and day, per worker: the daily series' exact sums (9 fields × 3 sums × 56
+    /// bytes), the workers' totals while the pass runs and the results' after.
+    static let seriesBytesPerArmDay = 1512.0
+    /// Per worker and day: a device's own per-day rows and request log.
+    static let deviceBytesPerDay = 900.0
+    /// Per kept result and device (`--per-device`): its row in memory and its devices.csv
+    /// line (measured: 1,000 devices × 12 policies).
+    static let deviceRowBytes = 2600.0
+    /// Per traced device-day: its event rows in memory and their events.csv lines
+    /// (measured on `fixed` and `adaptive`, the busiest logs).
+    static let tracedBytesPerDeviceDay = 19_000.0
+    /// Report file bytes per result and day (daily.csv and its share of the rest), per
+    /// result (server.csv's 1440 lines, hourly.csv, summary.csv), per devices.csv line and
+    /// per traced device-day (events.csv).
+    static let outputBytesPerResultDay = 140.0
+    static let outputBytesPerResult = 110_000.0
+    static let outputBytesPerDeviceRow = 700.0
+    static let outputBytesPerTracedDeviceDay = 7000.0
+
+    /// The estimate of `shape`; `secondsPerArmDeviceDay`, from ``calibrate``, gives the time.
+    public init(_ shape: JobShape, secondsPerArmDeviceDay: Double? = nil) {
+        let days = Double(shape.days), counted = Double(shape.countedDays), seeds = Double(shape.seeds)
+        let workers = Double(max(1, shape.workers)), results = Double(shape.results) * seeds
+        deviceDays = shape.deviceDays
+        let traced = Double(min(shape.traceDevices, shape.devices)) * days
+        outputBytes =
+            results
+            * (Self.outputBytesPerResult + Self.outputBytesPerResultDay * days
+                + (shape.keepDevices ? Self.outputBytesPerDeviceRow * Double(shape.devices) : 0)
+                + Self.outputBytesPerTracedDeviceDay * traced)
+        let widest = Double(shape.passes.max() ?? 0)
+        let pass =
+            widest * counted * Self.gridBytesPerArmDay + widest * workers * days * Self.seriesBytesPerArmDay
+            + workers * days * Self.deviceBytesPerDay
+        let kept =
+            results
+            * (days * Self.seriesBytesPerArmDay + (shape.shard ? counted * Self.gridBytesPerArmDay : 0)
+                + (shape.keepDevices ? Self.deviceRowBytes * Double(shape.devices) : 0)
+                + Self.tracedBytesPerDeviceDay * traced)
+        memoryBytes = Self.baseBytes + pass + kept
+        seconds = secondsPerArmDeviceDay.map { deviceDays * $0 / workers }
+    }
+
+    /// Seconds per arm-device-day on this machine for `policies` on `scenario`: each policy
+    /// simulated alone on a small fleet (64 devices, 7 days, the job's seed), timed, and
+    /// averaged over the policies. About 3,000 device-days: a few tenths of a second.
+    public static func calibrate(scenario: Scenario, policies: [String], seed: UInt64) throws -> Double {
+        var options = RunOptions(devices: 64, days: 7, seed: seed, threads: 1)
+        options.warmupDays = 0
+        let feed = Runner.feed(scenario, days: options.days, seed: seed)
+        let start = DispatchTime.now()
+        for name in policies {
+            guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
+            _ = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed)
+        }
+        let seconds = Runner.seconds(since: start)
+        return seconds / Double(max(1, policies.count) * options.devices * options.days)
+    }
+
+    /// The memory this machine has for a job: /proc/meminfo's MemAvailable, else the
+    /// physical memory.
+    public static var availableMemory: Double {
+        if let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
+            let kb = Double(line.split(separator: " ").dropFirst().first ?? "")
+        {
+            return kb * 1024
+        }
+        return Double(ProcessInfo.processInfo.physicalMemory)
+    }
+
+    /// Free bytes on the file system that holds `path` (or its nearest existing ancestor);
+    /// nil when it cannot be read.
+    public static func availableDisk(at path: String) -> Double? {
+        var folder = URL(fileURLWithPath: path).standardizedFileURL
+        while !FileManager.default.fileExists(atPath: folder.path), folder.path != "/" {
+            folder.deleteLastPathComponent()
+        }
+        guard let attributes = try? FileManager.default.attributesOfFileSystem(forPath: folder.path),
+            let free = attributes[.systemFreeSize] as? NSNumber
+        else { return nil }
+        return free.doubleValue
+    }
+
+    /// "1.2 GB", "340 MB", "12 kB": decimal units, two significant digits.
+    public static func bytes(_ b: Double) -> String {
+        let units = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
+        for (size, unit) in units where b >= size { return Self.twoDigits(b / size) + " " + unit }
+        return "\(Int(b)) B"
+    }
+
+    /// "4.2 s", "13 min", "2.5 h", "286 days".
+    public static func duration(_ s: Double) -> String {
+        if s < 60 { return twoDigits(s) + " s" }
+        if s < 3600 { return twoDigits(s / 60) + " min" }
+        if s < 86_400 { return twoDigits(s / 3600) + " h" }
+        return twoDigits(s / 86_400) + " days"
+    }
+
+    public static func twoDigits(_ x: Double) -> String {
+        x >= 10 ? String(Int(x.rounded())) : String(format: "%.1f", x)
+    }
+}

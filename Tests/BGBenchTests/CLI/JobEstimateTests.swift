@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+@testable import BGBench
+@testable import BGBenchCLI
+import BGBenchTestSupport
+
+/// Estimates before a job starts (issue 25 item 3): a job beyond the machine is refused
+/// (exit 71) before anything is written, caps are usage errors (exit 64), `--yes` starts
+/// anyway and `--estimate` only prints.
+@Suite struct JobEstimateTests {
+    /// A shape by hand: 1,000 devices × 100 days (10 warm-up) × 1 seed, one pass of 4 arms,
+    /// 4 results, 2 workers, no per-device rows.
+    static let shape = JobShape(
+        devices: 1000, days: 100, countedDays: 90, seeds: 1, passes: [4], results: 4, workers: 2,
+        keepDevices: false, traceDevices: 0, shard: false)
+
+    /// The model's sums, written out: 4e5 device-days; memory 40 MB + the pass (4 grids of
+    /// 90 × 5,760 B, 4 arms × 2 workers × 100 days × 1,512 B, 2 workers × 100 days × 900 B)
+    /// + the kept results (4 × 100 × 1,512 B); files 4 × (110 kB + 100 × 140 B).
+    @Test func theModelAddsUpByHand() {
+        let e = JobEstimate(Self.shape, secondsPerArmDeviceDay: 1e-5)
+        #expect(e.deviceDays == 400_000)
+        let pass: Double = 4 * 90 * 5760 + 4 * 2 * 100 * 1512 + 2 * 100 * 900
+        let kept: Double = 4 * 100 * 1512
+        #expect(e.memoryBytes == 40e6 + pass + kept)
+        let files: Double = 4 * (110_000 + 100 * 140)
+        #expect(e.outputBytes == files)
+        #expect(e.seconds == 400_000 * 1e-5 / 2)
+        // A shard keeps its results' per-day server counts for the merge.
+        var shard = Self.shape
+        shard.shard = true
+        let grids: Double = 4 * 90 * 5760
+        #expect(JobEstimate(shard).memoryBytes - e.memoryBytes == grids)
+    }
+
+    /// The time refusal, with a calibration fixed by hand: 1e8 devices × 36,500 days on 2
+    /// workers at 10 µs per device-day is 211 days; the pass holds one grid of 36,500 days
+    /// (210 MB), two workers' series (110 MB) and device rows (66 MB), the result its
+    /// series (55 MB): 482 MB with the 40 MB base.
+    @Test func aJobOfMonthsIsRefusedUnlessYes() throws {
+        var shape = Self.shape
+        shape.devices = 100_000_000
+        shape.days = 36500
+        shape.countedDays = 36500
+        shape.passes = [1]
+        shape.results = 1
+        let job = ReportPipeline.Job(shape: shape, calibrate: { 1e-5 })
+        var pipeline = ReportPipeline(out: freshPath("never"), force: false, kind: .run)
+        #expect(throws: CLIError.self) { try pipeline.admit(job) }
+        do { _ = try pipeline.admit(job) } catch let error as CLIError {
+            #expect(error.code == 71)
+            #expect(
+                error.message
+                    == "the job (100000000 devices × 36500 days × 1 configuration × 1 seed) would take about 211 days on this machine (docs/limits.md, \"Before a job starts\"): make it smaller, shard it (--shard), or start it anyway with --yes"
+            )
+        }
+        pipeline.yes = true
+        let line = try pipeline.admit(job)
+        #expect(
+            line
+                == "estimate: 100000000 devices × 36500 days × 1 configuration × 1 seed = 3.6e12 device-days, about 211 days, memory about 482 MB, files about 5.2 MB\n",
+            "\(line)")
+    }
+
+    /// From the command line: refused before the folder exists; memory before time.
+    @Test func refusalsFromTheCommandLine() {
+        let out = freshPath("huge")
+        let time = bgbench(["--devices", "100000000", "--days", "36500", "--out", out])
+        #expect(time.code == 71)
+        let line = time.errors.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(
+            line.hasPrefix(
+                "error: the job (100000000 devices × 36500 days × 1 configuration × 1 seed) would take about "))
+        #expect(
+            line.hasSuffix(
+                " days on this machine (docs/limits.md, \"Before a job starts\"): make it smaller, shard it (--shard), or start it anyway with --yes"
+            ))
+        #expect(!FileManager.default.fileExists(atPath: out))
+        // 1,000 traced devices over 36,500 days under 12 policies, 1,000 seeds: petabytes.
+        let memory = bgbench([
+            "--devices", "1000", "--days", "36500", "--policy", "all", "--trace-devices", "1000", "--replications",
+            "1000", "--out", out,
+        ])
+        #expect(memory.code == 71)
+        #expect(memory.errors.contains(" of memory and this machine has "), "\(memory.errors)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test func estimateOnlyPrintsAndWritesNothing() throws {
+        let out = freshPath("estimate-only")
+        let r = bgbench(["--devices", "10", "--days", "3", "--policy", "fixed,none", "--estimate", "--out", out])
+        #expect(r.code == 0, "\(r.errors)")
+        let line = r.output.split(separator: "\n").map(String.init)
+        #expect(line.count == 1)
+        #expect(line[0].hasPrefix("estimate: 10 devices × 3 days × 2 configurations × 1 seed = 60 device-days, about "))
+        #expect(line[0].hasSuffix(", memory about 40 MB, files about 221 kB"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    /// Caps on what a user can make large by typing: sweep points, knob values, arms.
+    @Test func capsAreUsageErrors() {
+        let hundred = (1...100).map { "\($0)m" }.joined(separator: ",")
+        let sweep = bgbench([
+            "sweep", "--set", "policies.fixed.interval=" + hundred, "--set",
+            "platform.ios_bgtask.budget_cap=" + (0...100).map(String.init).joined(separator: ","),
+            "--out", freshPath("never"),
+        ])
+        #expect(sweep.code == 64)
+        #expect(
+            sweep.errors.split(separator: "\n").first
+                == "error: the sweep has 10100 points (the product of its axes' value counts), more than the 10000 a sweep takes without --yes (docs/limits.md, \"Caps\")"
+        )
+        let knob = (1...201).map { "\($0)m" }.joined(separator: ",")
+        let frontier = bgbench([
+            "frontier", "--policy", "fixed", "--knob", "fixed=" + knob, "--out", freshPath("never"),
+        ])
+        #expect(frontier.code == 64)
+        #expect(
+            frontier.errors.split(separator: "\n").first
+                == "error: invalid value 'fixed=\(knob)' for '--knob': 201 values, more than the 200 a knob takes without --yes (docs/limits.md, \"Caps\")"
+        )
+    }
+}
