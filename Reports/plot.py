@@ -33,7 +33,7 @@ in % (levels) or percentage points (differences); every axis names its unit; the
 beyond them is drawn at the edge with its values (--no-bounds leaves push, oracle and prophet out);
 one legend per figure, outside the panels; every figure under 2,000 px a side.
 
-Usage: plot.py DIR [--out OUTDIR] [--metric NAME[,NAME...]] [--policy A[,B...]] [--no-bounds]
+Usage: plot.py DIR [--out OUTDIR] [--metric NAME[,NAME...]] [--policy A[,B...]] [--no-bounds] [--dpi N]
 An unknown metric or policy is one `error:` line on stderr, exit 64.
 """
 import argparse
@@ -189,9 +189,12 @@ def title(fig, text):
 
 
 def save(fig, out, name, written):
-    fig.savefig(os.path.join(out, name), dpi=DPI, metadata=SIGNATURE)
+    fig.savefig(os.path.join(out, name), dpi=save.dpi, metadata=SIGNATURE)
     plt.close(fig)
     written.append(name)
+
+
+save.dpi = DPI  # --dpi lowers it (the gallery)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,6 +263,7 @@ class Folder:
                 usage_error(f"unknown policy '{p}' for '--policy': expected one of the folder's policies "
                             f"({', '.join(families)})")
         self.metrics = asked_metrics or [m for m in headline_metrics(path) if m in known]
+        self.chosen = "metrics of --metric" if asked_metrics else "headline metrics (report.headline)"
         keep = set(asked_policies or families) | {family(self.baseline)}
         if no_bounds:
             keep -= set(BOUNDS) - {family(self.baseline)}
@@ -343,7 +347,7 @@ def headline(folder, out, written):
         what = f"each policy's paired difference from {folder.baseline}, {interval}; filled: excludes 0"
     else:
         what = f"levels (mean of {folder.seeds} seeds)" if folder.seeds > 1 else "levels"
-    title(fig, f"Headline metrics ({'--metric' if metrics != headline_metrics(folder.path) else 'report.headline'}): {what}")
+    title(fig, f"The {folder.chosen}: {what}")
     extra = [Line2D([], [], color="grey", ls="--", lw=1, label=f"{folder.baseline} (baseline)")] if paired is not None else []
     legend(key, folder.styles, extra=extra)
     save(fig, out, "headline.png", written)
@@ -466,7 +470,7 @@ def scatter_panel(ax, points, quality, folder, difference=False):
     pts["Xlo"] = pts["x"] + (pts["dxlo"] - pts["dx"])
     pts["Xhi"] = pts["x"] + (pts["dxhi"] - pts["dx"])
     main = pts[~pts["policy"].isin(REFERENCES)]
-    main = main if not main.empty else pts
+    main = main if len(main) > 1 else pts  # apart only when the others are more than one point
     base_x = pts.loc[pts["baseline"], "x"]
     xs = list(main["x"]) + list(main["Xlo"]) + list(main["Xhi"]) + list(base_x)
     ys = list(main["Y"]) + list(main["Ylo"]) + list(main["Yhi"]) + list(pts.loc[pts["baseline"], "Y"])
@@ -702,7 +706,7 @@ def daily(folder, out, written):
         ax.set_xlabel("day of the run", fontsize=8)
     what = f"paired difference from {folder.baseline}" if paired else "levels"
     note = f"; not kept per day: {', '.join(missing)}" if missing else ""
-    title(fig, f"Learning curves: the headline metrics by day, {what} ({band_note(folder)}){note}")
+    title(fig, f"Learning curves: the {folder.chosen} by day, {what} ({band_note(folder)}){note}")
     notes = {p: " (off scale in places)" for p in off}
     if paired:
         notes[folder.baseline] = " (baseline, at 0)"
@@ -742,7 +746,7 @@ def hourly(folder, out, written):
                          "of opens; the 24 add up to the day's)", fontsize=9)
             ax.set_ylabel(f"− {folder.baseline}'s\n({dunit})", fontsize=8)
         elif paired:
-            ax.set_title(f"{name} started in the hour, difference (the 24 add up to the day's)", fontsize=9)
+            ax.set_title(f"{name} in the hour, difference (the 24 add up to the day's)", fontsize=9)
             ax.set_ylabel(f"− {folder.baseline}'s\n({dunit})", fontsize=8)
         else:
             ax.set_title(name, fontsize=9)
@@ -753,7 +757,7 @@ def hourly(folder, out, written):
     axes[-1][0].set_xlabel("hour of day (device-local); shading: share of opens", fontsize=8)
     note = f"; not kept per hour: {', '.join(missing)}" if missing else ""
     what = f"paired difference from {folder.baseline}" if paired else "levels"
-    title(fig, f"The day's hours: headline metrics by hour, {what} ({band_note(folder)}){note}")
+    title(fig, f"The day's hours: the {folder.chosen} by hour, {what} ({band_note(folder)}){note}")
     notes = {p: " (off scale in places)" for p in off}
     if paired:
         notes[folder.baseline] = " (baseline, at 0)"
@@ -879,12 +883,15 @@ def main():
     parser.add_argument("--metric", default=None, help="metrics to draw, NAME[,NAME...] (default: report.headline)")
     parser.add_argument("--policy", default=None, help="policies to draw, A[,B...] (the baseline is always drawn)")
     parser.add_argument("--no-bounds", action="store_true", help="leave out push, oracle and prophet")
+    parser.add_argument("--dpi", type=int, default=DPI, choices=range(30, DPI + 1), metavar="30..100",
+                        help="pixels per inch (docs/make-gallery.sh draws small ones)")
     args = parser.parse_args()
     out = args.out or args.folder
     if not os.path.exists(os.path.join(args.folder, "summary.csv")):
         sys.exit(f"error: no summary.csv in '{args.folder}': expected a bgbench report folder")
     split = lambda text: [w for w in text.split(",") if w] if text else None  # noqa: E731
     folder = Folder(args.folder, split(args.metric), split(args.policy), args.no_bounds)
+    save.dpi = args.dpi
     os.makedirs(out, exist_ok=True)
     written = []
     if folder.kind != "sweep":
