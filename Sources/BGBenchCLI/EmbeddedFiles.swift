@@ -213,9 +213,9 @@ frontier.png         (every kind) the first headline metric that is not an energ
                      intervals of each difference from the baseline, drawn around the policy's level
                      (the title names them). A sweep: one panel per world (combination of its
                      environment axes), each scaled to its own data;
-frontier-curves.png  (frontier) each policy's quality minus the baseline's against J/day through its
-                     knob values, with the paired intervals; a zoom up to twice the baseline's J/day
-                     when some arm lies beyond it;
+frontier-curves.png  (frontier) one panel per policy: its quality minus the baseline's against J/day
+                     through its knob values (each labelled), with the paired intervals, the baseline's
+                     point and the other arms in grey; a shared scale, wider for a far reference;
 daily.png            (run) the headline metrics that daily.csv keeps, by day and over a rolling week,
                      as paired differences from the baseline (mean over seeds, band across seeds);
 hourly.png           (run) the share of opens by hour, and the headline metrics by hour: a per-open
@@ -230,8 +230,9 @@ energy.png           (run) energy per device-day by what spends it (background r
 
 Conventions: one colour and marker per policy (palette()); rates are ratios 0-1 in the CSVs and drawn
 in % (levels) or percentage points (differences); every axis names its unit; the references (`none`,
-`push`, `oracle`, `prophet`) are drawn apart: axes are scaled to the other policies and a reference
-beyond them is drawn at the edge with its values (--no-bounds leaves push, oracle and prophet out);
+`push`, `oracle`, `prophet`) are drawn apart when they would squash the others (apart()): the axis is
+scaled to the other policies and a reference beyond it is drawn at the edge with its values
+(--no-bounds leaves push, oracle and prophet out);
 one legend per figure, outside the panels; every figure under 2,000 px a side.
 
 Usage: plot.py DIR [--out OUTDIR] [--metric NAME[,NAME...]] [--policy A[,B...]] [--no-bounds] [--dpi N]
@@ -346,6 +347,13 @@ def span(values, minimum):
         low, high = middle - minimum / 2, middle + minimum / 2
     pad = 0.08 * (high - low)
     return low - pad, high + pad
+
+
+def apart(contenders, everything, minimum):
+    """An axis range that keeps the references apart: the contenders' values' span when
+    everything's would squash them into less than a quarter of the axis, else everything's."""
+    inner, outer = span(contenders, minimum), span(everything, minimum)
+    return inner if inner[1] - inner[0] < 0.25 * (outer[1] - outer[0]) else outer
 
 
 # ---------------------------------------------------------------------------------------------
@@ -549,7 +557,8 @@ def headline(folder, out, written):
     else:
         what = f"levels (mean of {folder.seeds} seeds)" if folder.seeds > 1 else "levels"
     title(fig, f"The {folder.chosen}: {what}")
-    extra = [Line2D([], [], color="grey", ls="--", lw=1, label=f"{folder.baseline} (baseline)")] if paired is not None else []
+    extra = [Line2D([], [], color="grey", ls="--", lw=1, label=f"{folder.baseline} (baseline)")] \
+        if paired is not None else []
     legend(key, folder.styles, extra=extra)
     save(fig, out, "headline.png", written)
 
@@ -562,13 +571,16 @@ def headline_panel(ax, metric, values, rows, base, folder):
     paired = base == base
     numbers = [x for v in values.values() for x in v[:3] if x == x]
     if not numbers or all(x == 0 for x in numbers) and (not paired or base == 0):
-        ax.text(0.5, 0.5, f"0 under every policy", ha="center", va="center", transform=ax.transAxes, fontsize=9)
+        ax.text(0.5, 0.5, "0 under every policy", ha="center", va="center", transform=ax.transAxes, fontsize=9)
         ax.set_xticks([])
         ax.set_title(f"{name}\n({metric})", fontsize=9)
         return
     contenders = [p for p in values if family(p) not in REFERENCES] or list(values)
-    drawn = [x * factor for p in contenders for x in values[p][:3] if x == x] + ([0.0] if paired else [])
-    low, high = span(drawn, minimum_span(metric, base * factor if paired else 0))
+
+    def drawn_values(policies):
+        return [x * factor for p in policies for x in values[p][:3] if x == x] + ([0.0] if paired else [])
+
+    low, high = apart(drawn_values(contenders), drawn_values(values), minimum_span(metric, base * factor if paired else 0))
     for i, policy in enumerate(reversed(rows)):
         if policy not in values:
             continue
@@ -625,7 +637,8 @@ def run_points(folder, quality):
                     match = match[match[c].astype(str) == str(r[c])]
                 if not match.empty:
                     m = match.iloc[0]
-                    point["d" + axis], point["d" + axis + "lo"], point["d" + axis + "hi"] = m["difference"], m["low"], m["high"]
+                    for suffix, column in (("", "difference"), ("lo", "low"), ("hi", "high")):
+                        point["d" + axis + suffix] = m[column]
         rows.append(point)
     points = pd.DataFrame(rows).drop_duplicates(subset=["world", "policy", "key"])
     return points, environment, interval
@@ -650,34 +663,52 @@ def frontier_points(folder, quality):
         "dy": rows[q + "_difference"].values, "dylo": rows[q + "_difference_ci_low"].values,
         "dyhi": rows[q + "_difference_ci_high"].values})
     metric = rows["quality_metric"].iloc[0] if q == "quality" else q
-    seeds = rows["seed"].nunique() if interval == "seeds" else 1
     name = f"95 % paired interval across {table['seed'].nunique()} seeds" if interval == "seeds" else \
         "95 % paired interval over devices (device-clustered)"
     return points, metric, name
 
 
-def scatter_panel(ax, points, quality, folder, difference=False):
-    """One world: a line per policy through its points (knob or design values, labelled at
-    its ends), the paired intervals as bars around each point, the references beyond the
-    contenders' range drawn hollow at the edge with their values under the axis, coincident
-    policies named."""
-    _, yf, yunit, dunit = measure(quality)
-    y = "dy" if difference else "y"
+def drawn(points, quality, difference):
+    """The points in drawn units: Y (the level, or the difference from the baseline) and the
+    bar ends Xlo, Xhi, Ylo, Yhi (the paired intervals, around the point)."""
+    _, yf, _, _ = measure(quality)
     pts = points.copy()
     pts["Y"] = pts["dy"] * yf if difference else pts["y"] * yf
     pts.loc[pts["baseline"], "Y"] = 0.0 if difference else pts.loc[pts["baseline"], "Y"]
     pts["Ylo"] = pts["Y"] + (pts["dylo"] - pts["dy"]) * yf
     pts["Yhi"] = pts["Y"] + (pts["dyhi"] - pts["dy"]) * yf
+    pts["X"] = pts["x"]
     pts["Xlo"] = pts["x"] + (pts["dxlo"] - pts["dx"])
     pts["Xhi"] = pts["x"] + (pts["dxhi"] - pts["dx"])
+    return pts
+
+
+def limits(pts, quality, everything=False):
+    """(xlim, ylim) of drawn points, bars included, with the references apart (apart()) unless
+    the contenders lie on a single point or `everything`; the baseline always in; no energy
+    below 0."""
     main = pts[~pts["policy"].isin(REFERENCES)]
-    main = main if len(main) > 1 else pts  # apart only when the others are more than one point
-    base_x = pts.loc[pts["baseline"], "x"]
-    xs = list(main["x"]) + list(main["Xlo"]) + list(main["Xhi"]) + list(base_x)
-    ys = list(main["Y"]) + list(main["Ylo"]) + list(main["Yhi"]) + list(pts.loc[pts["baseline"], "Y"])
-    xlim = span(xs, max(1.0, 0.05 * max([abs(v) for v in xs if v == v] or [0])))
-    xlim = (max(xlim[0], -0.02 * (xlim[1] - xlim[0])), xlim[1])  # no energy below 0
-    ylim = span(ys, minimum_span(quality, max([abs(v) for v in ys if v == v] or [0])))
+    main = main if len(main.drop_duplicates(["X", "Y"])) > 1 and not everything else pts
+    base = pts[pts["baseline"]]
+
+    def values(rows, axis):
+        return [v for c in ("", "lo", "hi") for v in rows[axis + c]] + list(base[axis])
+
+    size = max([abs(v) for v in values(main, "X") if v == v] or [0])
+    xlim = apart(values(main, "X"), values(pts, "X"), max(1.0, 0.05 * size))
+    xlim = (max(xlim[0], -0.02 * (xlim[1] - xlim[0])), xlim[1])
+    size = max([abs(v) for v in values(main, "Y") if v == v] or [0])
+    return xlim, apart(values(main, "Y"), values(pts, "Y"), minimum_span(quality, size))
+
+
+def scatter_panel(ax, points, quality, folder, difference=False, bounds=None, label_all=False):
+    """One world: a line per policy through its points (knob or design values, labelled at
+    its ends, or all), the paired intervals as bars around each point; the axes `bounds`, or
+    the contenders' range, with a point beyond them drawn hollow at the edge and its values
+    under the axis; coincident policies named."""
+    _, _, yunit, dunit = measure(quality)
+    pts = drawn(points, quality, difference)
+    xlim, ylim = bounds or limits(pts, quality)
     apart = []
     for policy, arms in pts.groupby("policy", sort=False):
         colour, marker = folder.styles[policy]
@@ -688,10 +719,11 @@ def scatter_panel(ax, points, quality, folder, difference=False):
         for _, a in inside.iterrows():
             xerr = [[max(a["x"] - a["Xlo"], 0)], [max(a["Xhi"] - a["x"], 0)]] if a["Xlo"] == a["Xlo"] else None
             yerr = [[max(a["Y"] - a["Ylo"], 0)], [max(a["Yhi"] - a["Y"], 0)]] if a["Ylo"] == a["Ylo"] else None
-            ax.errorbar([a["x"]], [a["Y"]], xerr=xerr, yerr=yerr, fmt=marker, color=colour, ms=8 if a["baseline"] else 5,
-                        capsize=2, lw=0.7, alpha=0.9, markeredgecolor="black" if a["baseline"] else colour)
+            ax.errorbar([a["x"]], [a["Y"]], xerr=xerr, yerr=yerr, fmt=marker, color=colour,
+                        ms=8 if a["baseline"] else 5, capsize=2, lw=0.7, alpha=0.9,
+                        markeredgecolor="black" if a["baseline"] else colour)
         labelled = inside[inside["label"] != ""]
-        ends = [0, len(labelled) - 1] if len(labelled) > 3 else range(len(labelled))
+        ends = [0, len(labelled) - 1] if len(labelled) > 3 and not label_all else range(len(labelled))
         for i in sorted(set(ends)):
             a = labelled.iloc[i]
             if a["label"]:
@@ -754,8 +786,8 @@ def frontier(folder, out, written):
         first = folder.summary[swept[0]].iloc[0]
         knobs += (f"; {folder.baseline} is swept: each point is compared with {folder.baseline} at its own value, "
                   f"a policy the sweep does not change is drawn once, compared with {swept[0]} = {first}")
-    title(fig, f"{name.capitalize()} against background energy ({'mean of %d seeds; ' % folder.seeds if folder.seeds > 1 else ''}"
-               f"{bars}{knobs}){where}")
+    seeds = f"mean of {folder.seeds} seeds; " if folder.seeds > 1 else ""
+    title(fig, f"{name.capitalize()} against background energy ({seeds}{bars}{knobs}){where}")
     extra = [Line2D([], [], color="grey", ls=":", lw=1, label="Pareto frontier of the\npoint estimates")] \
         if points["pareto"].any() and quality == "fresh_open_rate" else []
     legend(key, folder.styles, {family(folder.baseline): " (baseline)"}, extra)
@@ -763,23 +795,41 @@ def frontier(folder, out, written):
 
 
 def frontier_curves(folder, out, written):
-    """frontier-curves.png: the quality difference from the baseline against J/day; a zoom
-    up to twice the baseline's J/day beside it when some arm lies beyond."""
+    """frontier-curves.png: one panel per policy, its quality difference from the baseline
+    against J/day through its knob values (each labelled), with the paired intervals, the
+    baseline's point and every other arm in grey behind it. The panels share the
+    contenders' scale; a reference whose arms lie beyond it gets a scale wide enough for both,
+    and says so."""
     points, quality, interval = frontier_points(folder, folder.quality())
-    base = points.loc[points["baseline"], "x"]
-    limit = 2 * max(base.iloc[0] if len(base) else 0, 1e-9)
-    contenders = points[~points["policy"].isin(REFERENCES)]
-    zoom = (contenders["x"] > limit).any() and (contenders["x"] <= limit).sum() > 1
-    fig, axes, key = figure(1, 2 if zoom else 1, (6, 5.2))
+    every = drawn(points, quality, difference=True)
+    shared = limits(every, quality)
+    policies = list(dict.fromkeys(points["policy"]))
+    columns = min(4, len(policies))
+    lines = (len(policies) + columns - 1) // columns
+    fig, axes, key = figure(lines, columns, (3.3, 2.7))
     name, _, _, dunit = measure(quality)
-    for ax, part in zip(axes[0], (points, points[points["x"] <= limit]) if zoom else (points,)):
-        scatter_panel(ax, part, quality, folder, difference=True)
-        ax.set_ylabel(f"{name} − {folder.baseline}'s ({dunit})", fontsize=8)
-    if zoom:
-        axes[0][0].set_title("every arm", fontsize=9)
-        axes[0][1].set_title(f"up to twice {folder.baseline}'s J/day", fontsize=9)
-    title(fig, f"Frontier: each policy through its knob values (markers), {name} minus {folder.baseline}'s; "
-               f"bars: {interval} of both differences")
+    base = every[every["baseline"]]
+    for ax, policy in zip(sum(axes, []), policies):
+        own = every[every["policy"] == policy]
+        fits = own["x"].between(*shared[0]).all() and own["Y"].between(*shared[1]).all()
+        wide = pd.concat([every[~every["policy"].isin(REFERENCES)], own])
+        bounds = shared if fits or policy not in REFERENCES else limits(wide, quality, everything=True)
+        others = every[(every["policy"] != policy) & ~every["baseline"]]
+        ax.scatter(others["x"], others["Y"], s=6, color="#bbbbbb", zorder=0)
+        if policy != family(folder.baseline):
+            colour, marker = folder.styles[family(folder.baseline)]
+            ax.plot(base["x"], base["Y"], marker=marker, color=colour, ms=7, markeredgecolor="black", ls="none")
+        scatter_panel(ax, points[points["policy"] == policy], quality, folder, True, bounds, label_all=True)
+        ax.axhline(0, color="grey", lw=0.6)
+        ax.set_title(policy + ("" if bounds is shared else " (wider scale)"), fontsize=9,
+                     color=folder.styles[policy][0])
+        ax.tick_params(labelsize=7)
+    for ax in sum(axes, [])[len(policies):]:
+        ax.axis("off")
+    for line in axes:
+        line[0].set_ylabel(f"− {folder.baseline}'s ({dunit})", fontsize=8)
+    title(fig, f"Frontier, one panel per policy: {name} minus {folder.baseline}'s against J/day through its knob "
+               f"values (labelled); bars: {interval} of both differences; grey: the other policies' arms")
     legend(key, folder.styles, {family(folder.baseline): " (baseline, at 0)"})
     save(fig, out, "frontier-curves.png", written)
 
@@ -828,7 +878,8 @@ def differences(table, x, column, baseline):
 
 def levels(table, x, column):
     """Per policy and x: the mean over the seeds and its 95 % interval across them (one policy run)."""
-    return pd.concat([across_seeds(part.groupby(x)[column], policy) for policy, part in table.groupby("policy", sort=False)])
+    parts = table.groupby("policy", sort=False)
+    return pd.concat([across_seeds(part.groupby(x)[column], policy) for policy, part in parts])
 
 
 def across_seeds(groups, policy):
@@ -850,8 +901,11 @@ def curves(ax, stats, x, metric, folder, level=0.0, every=1):
     contenders = stats[~stats["policy"].isin(REFERENCES)]
     contenders = contenders if not contenders.empty else stats
     paired = len(folder.policies) > 1
-    low, high = span(list(contenders["mean"]) + list(contenders["low"]) + list(contenders["high"]) + ([0.0] if paired else []),
-                     minimum_span(metric, level * factor) if paired else 1e-9)
+
+    def values(rows):
+        return list(rows["mean"]) + list(rows["low"]) + list(rows["high"]) + ([0.0] if paired else [])
+
+    low, high = apart(values(contenders), values(stats), minimum_span(metric, level * factor) if paired else 1e-9)
     off = []
     for policy, rows in stats.groupby("policy", sort=False):
         colour, marker = folder.styles[policy]
@@ -1015,7 +1069,8 @@ def staleness(folder, out, written):
     else:
         how = ("summary.csv's points only: the fleet's fresh share (left edge), median and p95, joined by dashes "
                "(not measured between); --trace-devices K draws the ECDF of K devices' opens")
-    title(fig, f"Staleness at opens, per policy ({how}{'; mean of %d seeds' % folder.seeds if folder.seeds > 1 else ''})")
+    seeds = f"; mean of {folder.seeds} seeds" if folder.seeds > 1 else ""
+    title(fig, f"Staleness at opens, per policy ({how}{seeds})")
     legend(key, folder.styles)
     save(fig, out, "staleness.png", written)
 
@@ -1053,7 +1108,7 @@ def energy(folder, out, written):
     left.set_xlabel("energy (J per device-day)", fontsize=8)
     left.set_title("Energy by what spends it", fontsize=9)
     height = 0.8 / max(len(work), 1)
-    for k, ((column, label), (alpha, hatch)) in enumerate(zip(work, SHADES)):
+    for k, ((column, _), (alpha, hatch)) in enumerate(zip(work, SHADES)):
         for i, policy in enumerate(policies):
             colour, _ = folder.styles[family(policy)]
             right.barh(i + 0.4 - height * (k + 0.5), fleet.loc[policy, column], height=height * 0.9, color=colour,
