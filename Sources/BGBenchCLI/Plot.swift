@@ -8,20 +8,39 @@ struct PlotCommand: CommandDefinition {
     struct Values {
         var folder: String?
         var force = false
+        var metrics: String?
+        var policies: String?
+        var noBounds = false
     }
 
     static let name = "plot"
     static let synopsis = """
-        bgbench plot DIR [--force]   draw a report folder as PNG files (python3,
+        bgbench plot DIR [--metric NAME,...] [--policy NAME,...] [--no-bounds] [--force]
+                                     draw a report folder as PNG files (python3,
                                      matplotlib, pandas)
         """
     static let defaults = Values()
     static var options: [Option<Values>] {
         [
+            .value(
+                "metric", "NAME[,NAME...]", expected: "summary.csv metric names, comma-separated",
+                help: "the metrics every figure draws (headline, daily, hourly; frontier's vertical axis: the first "
+                    + "that is not an energy); an unknown name is an error naming those that exist",
+                defaultText: "the scenario's report.headline"
+            ) { values, text, _ in values.metrics = text },
+            .value(
+                "policy", "NAME[,NAME...]", expected: "policies of the folder, comma-separated",
+                help: "draw only these policies (and the baseline, which every difference is from)",
+                defaultText: "every policy of the folder"
+            ) { values, text, _ in values.policies = text },
+            .flag(
+                "no-bounds", \.noBounds,
+                help: "leave out the bounds push, oracle and prophet (else drawn apart: the axes are scaled to the "
+                    + "other policies)"),
             .flag(
                 "force", \.force,
                 help: "overwrite PNG files of the folder that bgbench did not draw (without it, such a file is refused)"
-            )
+            ),
         ]
     }
 
@@ -63,7 +82,17 @@ struct PlotCommand: CommandDefinition {
         // run, removed, so plot works wherever bgbench is installed.
         let script = try EmbeddedFiles.writePlotScript()
         defer { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
-        let result = launch(["python3", script.path, folder])
+        var arguments = ["python3", script.path, folder]
+        if let metrics = values.metrics { arguments += ["--metric", metrics] }
+        if let policies = values.policies { arguments += ["--policy", policies] }
+        if values.noBounds { arguments.append("--no-bounds") }
+        let result = launch(arguments)
+        // plot.py exits 64 on an unknown --metric or --policy: its one `error:` line names it
+        // and what the folder has (plot.py checks them against the folder's own tables).
+        let lines = result.output.split(separator: "\n")
+        if result.status == 64, let line = lines.last(where: { $0.hasPrefix("error: ") }) {
+            throw CLIError.usage(String(line.dropFirst("error: ".count)))
+        }
         guard result.status == 0 else {
             // One line, never a traceback: its last line says what went wrong.
             let last = result.output.split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }

@@ -172,18 +172,26 @@ extension ReportFile {
         what: "the headline metrics: each policy's paired difference from the baseline (\"Plots\" below)")
     public static let frontierPNG = ReportFile(
         name: "frontier.png", format: .png, folders: every, when: "`bgbench plot`", writer: "Reports/plot.py",
-        readBack: .drawn, what: "fresh-open rate against background energy per device-day, one point per policy")
+        readBack: .drawn,
+        what: "the quality (first headline metric) against background energy per device-day, with paired intervals")
     public static let dailyPNG = ReportFile(
         name: "daily.png", format: .png, folders: [.run], when: "`bgbench plot`", writer: "Reports/plot.py",
-        readBack: .drawn, what: "the learning curves as paired differences from the baseline")
+        readBack: .drawn, what: "the learning curves of the headline metrics as paired differences from the baseline")
     public static let hourlyPNG = ReportFile(
         name: "hourly.png", format: .png, folders: [.run], when: "`bgbench plot`", writer: "Reports/plot.py",
-        readBack: .drawn, what: "opens by hour of the day, and the fresh-open rate by hour as a paired difference")
+        readBack: .drawn,
+        what: "the share of opens by hour of the day, and the headline metrics by hour, weighted by that share")
     public static let frontierCurvesPNG = ReportFile(
         name: "frontier-curves.png", format: .png, folders: [.frontier], when: "`bgbench plot`",
         writer: "Reports/plot.py",
         readBack: .drawn,
         what: "each policy's curve through its knob values against the baseline, with paired intervals")
+    public static let stalenessPNG = ReportFile(
+        name: "staleness.png", format: .png, folders: [.run], when: "`bgbench plot`", writer: "Reports/plot.py",
+        readBack: .drawn, what: "the distribution of staleness at opens, an ECDF per policy")
+    public static let energyPNG = ReportFile(
+        name: "energy.png", format: .png, folders: [.run], when: "`bgbench plot`", writer: "Reports/plot.py",
+        readBack: .drawn, what: "energy per device-day by what spends it, and the work behind it, per policy")
 
     /// Every report file, in the order `check --exact` compares them and `check --update`
     /// copies them (run.json last, as it marks a complete folder), the figures after.
@@ -191,7 +199,8 @@ extension ReportFile {
         summary, daily, hourly, server, devices, events, paired, replications, frontier, frontierMatched, pointPairs,
         long,
         scenario,
-        scenarioPoint, shardState, run, headlinePNG, frontierPNG, dailyPNG, hourlyPNG, frontierCurvesPNG,
+        scenarioPoint, shardState, run, headlinePNG, frontierPNG, dailyPNG, hourlyPNG, frontierCurvesPNG, stalenessPNG,
+        energyPNG,
     ]
 
     /// The entry whose name (or pattern) `name` is.

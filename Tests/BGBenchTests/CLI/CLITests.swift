@@ -388,10 +388,19 @@ private let errorCases: [ErrorCase] = [
         (
             ["plot", "-h"],
             """
-            usage: bgbench plot DIR [--force]   draw a report folder as PNG files (python3,
+            usage: bgbench plot DIR [--metric NAME,...] [--policy NAME,...] [--no-bounds] [--force]
+                                                draw a report folder as PNG files (python3,
                                                 matplotlib, pandas)
 
             plot options:
+              --metric NAME[,NAME...]  the metrics every figure draws (headline, daily, hourly;
+                                       frontier's vertical axis: the first that is not an energy);
+                                       an unknown name is an error naming those that exist (default:
+                                       the scenario's report.headline)
+              --policy NAME[,NAME...]  draw only these policies (and the baseline, which every
+                                       difference is from) (default: every policy of the folder)
+              --no-bounds              leave out the bounds push, oracle and prophet (else drawn
+                                       apart: the axes are scaled to the other policies)
               --force                  overwrite PNG files of the folder that bgbench did not draw
                                        (without it, such a file is refused)
 

@@ -150,8 +150,9 @@ import BGBuildStamp
         if python.code == 0 {
             let plot = try Self.run(["bgbench", "plot", "x"], in: work, path: bin)
             #expect(plot.code == 0, "\(plot.errors)")
-            #expect(plot.output == "x/headline.png\nx/frontier.png\nx/daily.png\nx/hourly.png\n")
-            for name in ["headline", "frontier", "daily", "hourly"] {
+            let names = ["headline", "frontier", "daily", "hourly", "staleness", "energy"]
+            #expect(plot.output == names.map { "x/\($0).png\n" }.joined())
+            for name in names {
                 let data = try Data(contentsOf: URL(fileURLWithPath: "\(work)/x/\(name).png"))
                 #expect(data.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]), "\(name).png is a PNG")
             }

@@ -165,7 +165,7 @@ import Testing
         #expect(summary.map { $0[4] } == ["5", "6", "7"])
     }
 
-    /// `bgbench plot` draws the four PNG files of a report folder, each a real image: of a
+    /// `bgbench plot` draws the six PNG files of a report folder, each a real image: of a
     /// one-seed run with three policies, and of a replicated run whose curves are
     /// aggregated over the seeds (daily.png: by day and over a rolling week).
     @Test func plotDrawsPNGFiles() throws {
@@ -185,7 +185,7 @@ import Testing
             var output = "", errors = ""
             let code = CommandLineTool.run(arguments: ["plot", dir], output: &output, errors: &errors)
             #expect(code == 0, "\(errors)")
-            let names = ["headline.png", "frontier.png", "daily.png", "hourly.png"]
+            let names = ["headline.png", "frontier.png", "daily.png", "hourly.png", "staleness.png", "energy.png"]
             #expect(output == names.map { dir + "/" + $0 + "\n" }.joined())
             for name in names {
                 let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name))

@@ -189,12 +189,13 @@ extension SweepTests {
     }
 
     /// plot.py draws a sweep's frontier one panel per world: three values of an
-    /// environment axis, three panels side by side (4.5 inches each at 120 dpi); a sweep of
-    /// a design axis alone, one panel (7 inches). Replicated: the means over seeds.
+    /// environment axis, three panels side by side (5.2 inches each and the legend's 2.4 at
+    /// 100 dpi); a sweep of a design axis alone, one panel (7.5 inches). Replicated: the
+    /// means over seeds.
     @Test func plotDrawsOnePanelPerWorld() throws {
         for (axes, width) in [
-            (["--set", "policies.fixed.interval=15m,60m", "--set", "population.bar_off_share=0,0.5,1"], 1620),
-            (["--set", "policies.fixed.interval=15m,60m"], 840),
+            (["--set", "policies.fixed.interval=15m,60m", "--set", "population.bar_off_share=0,0.5,1"], 1800),
+            (["--set", "policies.fixed.interval=15m,60m"], 990),
         ] {
             let out = temporary("sweep")
             defer { try? FileManager.default.removeItem(atPath: out) }
