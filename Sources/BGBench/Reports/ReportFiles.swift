@@ -138,9 +138,11 @@ extension ReportFile {
             "each policy's quality (the fresh-open rate, or `--quality`) at matched energy and the area under its curve"
     )
     public static let long = ReportFile(
-        name: "long.csv", format: .csv(header: SweepReport.longHeader), folders: [.sweep], when: "`bgbench sweep`",
-        writer: "SweepReport.longCSV", readBack: .compared,
-        what: "every figure of the sweep in long (tidy) form, one row each (\"long.csv\" below)")
+        name: "long.csv", format: .csv(header: LongTable.header), folders: every, when: "always",
+        writer: "LongTable", readBack: .compared,
+        what:
+            "every figure of summary.csv, paired.csv and replications.csv in long (tidy) form, one row each, with its unit and the kind of its interval (\"long.csv\" below)"
+    )
     public static let scenario = ReportFile(
         name: "scenario.json", format: .json, folders: [.run, .frontier], when: "always",
         writer: "LoadedScenario.resolvedJSON",
