@@ -9,7 +9,7 @@ enum SweepTable {
         let rows = report.overview(metrics.map(\.name))
         func pad(_ s: String, _ w: Int) -> String { String(repeating: " ", count: max(0, w - s.count)) + s }
         func header(_ m: Metric) -> String {
-            guard let t = m.terminal else { return m.name }
+            guard let t = m.terminal else { return m.support == 0...1 ? m.name + " %" : m.name }
             return t.header
         }
         func cell(_ m: Metric, _ v: Double?) -> String {
@@ -26,6 +26,10 @@ enum SweepTable {
             separator: "\n")
         out += "\n* on the freshness–energy frontier of its world (the environment axes' values; summary.csv's pareto)"
         if replications > 1 { out += "; values are means over the \(replications) seeds" }
+        let percent = metrics.filter { $0.terminal?.percent ?? ($0.support == 0...1) }.map(header)
+        if !percent.isEmpty {
+            out += "\n" + percent.joined(separator: ", ") + ": percent" + SummaryTable.filesHoldRatios
+        }
         return out + "\n"
     }
 }

@@ -94,7 +94,8 @@ import BGBenchTestSupport
             lines[9]
                 == "* on the freshness–energy frontier of its world (the environment axes' values; summary.csv's pareto)"
         )
-        #expect(lines[10].hasPrefix("4 points × 2 policies, seed 1: "))
+        #expect(lines[10] == "fresh %: percent; the CSV files hold ratios (0 to 1)")
+        #expect(lines[11].hasPrefix("4 points × 2 policies, seed 1: "))
     }
 
     @Test func badAxisIsAUsageErrorBeforeAnythingRuns() {
