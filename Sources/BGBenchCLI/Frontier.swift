@@ -298,6 +298,11 @@ extension Command {
                 + cell(at, scale, 2).trimmingCharacters(in: .whitespaces) + "; Δ area "
                 + cell(area, scale, 1).trimmingCharacters(in: .whitespaces) + (range ?? "") + "\n"
         }
-        return out + "* the interval excludes zero; frontier-matched.csv has the fixed energy levels and the ranges\n"
+        out += "* the interval excludes zero; frontier-matched.csv has the fixed energy levels and the ranges\n"
+        if ratio {
+            out +=
+                "pts: percentage points of \(quality.name); frontier-matched.csv holds differences of ratios (0.01 is 1 pt)\n"
+        }
+        return out
     }
 }

@@ -17,6 +17,7 @@ enum SummaryTable {
             let values = [replicated ? "\(r.policy)@\(r.seed)" : r.policy] + main.map { cell($0, e, battery: battery) }
             lines.append(zip(values, columns).map { pad($0, $1.1) }.joined(separator: " "))
         }
+        if let legend = percentLegend(main) { lines.append(legend) }
         if report.results.contains(where: { r in
             main.contains { $0.unstable(FleetEstimates(tally: r.tally, days: report.countedDays)) == true }
         }) {
@@ -93,6 +94,7 @@ enum SummaryTable {
                 pad(name, 12) + " "
                     + metrics.map { pad(cell($0, e, battery: battery), $0.terminal!.width) }.joined(separator: " "))
         }
+        if let legend = percentLegend(metrics) { lines.append(legend) }
         return lines
     }
 
@@ -156,7 +158,28 @@ enum SummaryTable {
         var lines = ["paired difference from \(baseline), same users and feed (\(interval); * excludes 0):"]
         lines.append(zip(headers, widths).map { pad($0, $1) }.joined(separator: " "))
         for row in rows { lines.append(zip(row, widths).map { pad($0, $1) }.joined(separator: " ")) }
+        let points = metrics.contains { MetricTable.pairedMetrics[$0].metric.terminal?.percent == true }
+        var legend: [String] = []
+        if points { legend.append("pts: percentage points") }
+        if gapColumn {
+            legend.append(
+                "gap closed %: percent of the gap from \(baseline) (0 %) to \(GapClosed.bound) (100 %) in fresh-open rate"
+            )
+        }
+        if !legend.isEmpty {
+            lines.append(legend.joined(separator: "; ") + Self.filesHoldRatios + " and their differences")
+        }
         return lines
+    }
+
+    /// How the legends end: the files keep ratios (Reports/README.md, long.csv's `unit`).
+    static let filesHoldRatios = "; the CSV files hold ratios (0 to 1)"
+
+    /// The line that says which columns of a table are percentages, nil when none is.
+    static func percentLegend(_ metrics: [Metric]) -> String? {
+        let headers = metrics.compactMap { m in m.terminal.flatMap { $0.percent ? $0.header : nil } }
+        guard !headers.isEmpty else { return nil }
+        return headers.joined(separator: ", ") + ": percent" + filesHoldRatios
     }
 
     /// The decimals that show an interval's half-width (× `scale`) to two significant

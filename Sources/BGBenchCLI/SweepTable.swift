@@ -10,7 +10,7 @@ enum SweepTable {
         let rows = report.overview(metrics.map(\.name))
         func pad(_ s: String, _ w: Int) -> String { String(repeating: " ", count: max(0, w - s.count)) + s }
         func header(_ m: Metric) -> String {
-            guard let t = m.terminal else { return m.name }
+            guard let t = m.terminal else { return m.support == 0...1 ? m.name + " %" : m.name }
             return t.header
         }
         func cell(_ m: Metric, _ e: Estimate?) -> String {
@@ -41,6 +41,10 @@ enum SweepTable {
                 + " to the precision of their 95 % interval across the seeds"
         } else {
             out += "\nvalues to the precision of their 95 % interval over devices"
+        }
+        let percent = metrics.filter { $0.terminal?.percent ?? ($0.support == 0...1) }.map(header)
+        if !percent.isEmpty {
+            out += "\n" + percent.joined(separator: ", ") + ": percent" + SummaryTable.filesHoldRatios
         }
         return out + "\n"
     }

@@ -8,6 +8,9 @@
 public enum GapClosed {
     /// The replications.csv metric name.
     public static let metric = "gap_closed"
+    /// Its unit in the files (long.csv's `unit`): a share, 0 to 1 (the terminal prints it
+    /// in percent, labelled).
+    public static let unit = "ratio"
     /// The upper bound the gap is measured against.
     public static let bound = "oracle"
 

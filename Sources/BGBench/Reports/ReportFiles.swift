@@ -144,9 +144,11 @@ extension ReportFile {
             "each policy at each point minus the same policy at its reference point, device by device, with 95 % intervals (\"Points compared\" below)"
     )
     public static let long = ReportFile(
-        name: "long.csv", format: .csv(header: SweepReport.longHeader), folders: [.sweep], when: "`bgbench sweep`",
-        writer: "SweepReport.longCSV", readBack: .compared,
-        what: "every figure of the sweep in long (tidy) form, one row each (\"long.csv\" below)")
+        name: "long.csv", format: .csv(header: LongTable.header), folders: every, when: "always",
+        writer: "LongTable", readBack: .compared,
+        what:
+            "every figure of summary.csv, paired.csv and replications.csv in long (tidy) form, one row each, with its unit and the kind of its interval (\"long.csv\" below)"
+    )
     public static let scenario = ReportFile(
         name: "scenario.json", format: .json, folders: [.run, .frontier], when: "always",
         writer: "LoadedScenario.resolvedJSON",

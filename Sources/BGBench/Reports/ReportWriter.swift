@@ -15,6 +15,7 @@ public enum ReportWriter {
     /// last, with the manifest of the others (name, size, SHA-256).
     public static func files(_ report: RunReport) -> [(String, String)] {
         var files = reportFiles(report)
+        files.append((ReportFile.long.name, LongTable.runCSV(files)))
         if report.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
         let manifest = manifest(files)
         // scenario.json is the run's resolved scenario: its hash is in the manifest already.

@@ -87,7 +87,11 @@ public struct SweepReport {
             files.append((name, out))
         }
         if let pointPairs { files.append((ReportFile.pointPairs.name, pointPairs)) }
-        files.append((ReportFile.long.name, longCSV()))
+        files.append(
+            (
+                ReportFile.long.name,
+                LongTable.sweepCSV(axes: axes, points: points.map { ($0.values, $0.summary, $0.files) })
+            ))
         for (k, point) in points.enumerated() {
             files.append((Self.scenarioFile(k + 1), point.files.first { $0.0 == ReportFile.scenario.name }!.1))
         }
@@ -272,71 +276,6 @@ public struct SweepReport {
                     && (o.fresh > c.fresh || o.energy < c.energy)
             }
         }
-    }
-
-    // MARK: long.csv
-
-    /// long.csv's columns after the axes (Reports/README.md, "long.csv").
-    public static let longHeader = [
-        "scenario", "policy", "seed", "archetype", "metric", "baseline", "value", "ci_low", "ci_high",
-    ]
-
-    /// Every figure of the sweep, one row each: summary.csv's metrics per seed and
-    /// archetype; with replications, each metric pooled across seeds (seed `pooled`,
-    /// replications.csv's mean and interval); with a baseline, each policy's paired
-    /// difference from it (`baseline` named: paired.csv per seed, replications.csv's
-    /// difference pooled).
-    func longCSV() -> String {
-        var csv = CSVWriter("")
-        csv.row(axes.map(\.path) + Self.longHeader)
-        let header = SummarySchema.header
-        let columns = SummarySchema.metrics.map { m in
-            (m.name, header.firstIndex(of: m.name)!, m.interval ? header.firstIndex(of: m.name + "_ci_low") : nil)
-        }
-        let id = ["scenario", "policy", "seed", "archetype"].map { header.firstIndex(of: $0)! }
-        for point in points {
-            for row in point.summary {
-                for (name, value, low) in columns {
-                    csv.row(
-                        point.values + id.map { row[$0] } + [
-                            name, "", row[value], low.map { row[$0] } ?? "",
-                            low.map { row[$0 + 1] } ?? "",
-                        ])
-                }
-            }
-            if let text = point.files.first(where: { $0.0 == ReportFile.paired.name })?.1,
-                let table = try? CSVTable(parsing: text)
-            {
-                for row in table.rows {
-                    func f(_ c: String) -> String { row[table.index(of: c)!] }
-                    csv.row(
-                        point.values + [
-                            f("scenario"), f("policy"), f("seed"), "all", f("metric"), f("baseline"),
-                            f("difference"), f("difference_ci_low"), f("difference_ci_high"),
-                        ])
-                }
-            }
-            if let text = point.files.first(where: { $0.0 == ReportFile.replications.name })?.1,
-                let table = try? CSVTable(parsing: text)
-            {
-                for row in table.rows {
-                    func f(_ c: String) -> String { row[table.index(of: c)!] }
-                    csv.row(
-                        point.values + [
-                            f("scenario"), f("policy"), "pooled", f("archetype"), f("metric"), "",
-                            f("mean"), f("ci_low"), f("ci_high"),
-                        ])
-                    if !f("baseline").isEmpty {
-                        csv.row(
-                            point.values + [
-                                f("scenario"), f("policy"), "pooled", f("archetype"), f("metric"), f("baseline"),
-                                f("difference"), f("difference_ci_low"), f("difference_ci_high"),
-                            ])
-                    }
-                }
-            }
-        }
-        return csv.output
     }
 }
 

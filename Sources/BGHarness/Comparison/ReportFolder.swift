@@ -28,6 +28,9 @@ public struct ReportFolder: Sendable {
     /// A sweep folder's axes (run.json's `sweep.axes[].path`): the columns that lead each
     /// of its CSV files. Empty for a run's folder.
     public let sweepAxes: [String]
+    /// The columns that lead long.csv: a sweep's axes, each duration axis followed by its
+    /// seconds; a frontier's arm columns (``LongTable``).
+    public let longLeading: [String]
     /// The files run.json's manifest lists, in its order.
     public let manifestFiles: [String]
     /// run.json as parsed.
@@ -82,9 +85,15 @@ public struct ReportFolder: Sendable {
         let manifest = try ReportManifest(runJSON: object, runPath: runPath)
         try Self.verify(manifest, folder: path)
         manifestFiles = manifest.entries.map(\.name)
-        sweepAxes = (object["sweep"]?.object?["axes"]?.array ?? []).compactMap {
-            if case .string(let p)? = $0.object?["path"] { p } else { nil }
+        let axes = (object["sweep"]?.object?["axes"]?.array ?? []).compactMap { axis -> SweepAxis? in
+            guard case .string(let p)? = axis.object?["path"] else { return nil }
+            let values = (axis.object?["values"]?.array ?? []).map {
+                if case .string(let s) = $0 { s } else { $0.text }
+            }
+            return SweepAxis(path: p, values: values)
         }
+        sweepAxes = axes.map(\.path)
+        longLeading = object["frontier"] != nil ? LongTable.frontierColumns : LongTable.sweepColumns(axes)
 
         let summaryPath = (path as NSString).appendingPathComponent("summary.csv")
         guard FileManager.default.fileExists(atPath: summaryPath) else {
@@ -119,7 +128,7 @@ public struct ReportFolder: Sendable {
     /// One of the folder's CSV files, parsed; nil when the folder has none.
     public func table(_ name: String) throws(ReportFolderError) -> CSVTable? {
         guard has(name) else { return nil }
-        return try Self.table(at: file(name), axes: sweepAxes)
+        return try Self.table(at: file(name), axes: name == ReportFile.long.name ? longLeading : sweepAxes)
     }
 
     /// `axes`: a sweep's axis columns, which lead every CSV file of its folder.
@@ -142,7 +151,7 @@ public struct ReportFolder: Sendable {
     static let textColumns: Set<String> = [
         "scenario", "policy", "archetype", "platform", "baseline", "metric", "event",
         "detail", "utc_time", "arm", "knob", "knob_value", "interval", "measure",
-        "reference", "status",
+        "reference", "status", "arm_policy", "unit", "interval_kind",
     ]
 
     /// A report CSV `check` can trust: its file's header exactly (a missing or an

@@ -25,6 +25,14 @@ public enum FrontierFiles {
             files.append((ReportFile.replications.name, SeriesReports.replicationsCSV(run)))
         }
         files.append((ReportFile.scenario.name, report.request.scenario.resolvedJSON(policies: uniquePolicies(report))))
+        files.append(
+            (
+                ReportFile.long.name,
+                LongTable.frontierCSV(files) { label in
+                    let arm = report.arms.first { $0.label == label }
+                    return LongTable.frontierFields(policy: arm?.policy ?? label, knob: arm?.knob, value: arm?.value)
+                }
+            ))
         if run.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
         let manifest = ReportWriter.manifest(files)
         let arms = report.arms.map {

@@ -40,7 +40,8 @@ private func leftovers(_ parent: String) -> [String] {
             bgbench(["--policy", "fixed", "--days", "3", "--devices", "20", "--quiet", "--seed", "9", "--out", out])
                 .code == 0)
         let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        #expect(names == ["daily.csv", "hourly.csv", "run.json", "scenario.json", "server.csv", "summary.csv"])
+        #expect(
+            names == ["daily.csv", "hourly.csv", "long.csv", "run.json", "scenario.json", "server.csv", "summary.csv"])
         #expect(leftovers((out as NSString).deletingLastPathComponent).isEmpty)
     }
 

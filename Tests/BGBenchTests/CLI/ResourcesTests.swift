@@ -117,7 +117,7 @@ import BGBuildStamp
         #expect(run.errors == "")
         #expect(
             run.output.hasSuffix(
-                "reports: x/ (summary.csv, daily.csv, hourly.csv, server.csv, scenario.json, run.json)\n"))
+                "reports: x/ (summary.csv, daily.csv, hourly.csv, server.csv, scenario.json, long.csv, run.json)\n"))
         let manifest = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work + "/x/run.json")))
                 as? [String: Any])

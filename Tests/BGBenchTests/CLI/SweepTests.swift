@@ -110,9 +110,10 @@ import BGBenchTestSupport
                 == "* on the freshness–energy frontier of its world (the environment axes' values; summary.csv's pareto)"
         )
         #expect(lines[10] == "values to the precision of their 95 % interval over devices")
+        #expect(lines[11] == "fresh %: percent; the CSV files hold ratios (0 to 1)")
         // Each bar-off share is its own population; in each, fixed at 15m and 60m and `none`
         // (which reads no interval) once: 2 × 3 configurations, not 4 points × 2 policies.
-        #expect(lines[11].hasPrefix("4 points × 2 policies (6 distinct configurations simulated per seed), seed 1: "))
+        #expect(lines[12].hasPrefix("4 points × 2 policies (6 distinct configurations simulated per seed), seed 1: "))
     }
 
     /// With seeds, `pareto` compares the means over the seeds and `pareto_in_seed` each

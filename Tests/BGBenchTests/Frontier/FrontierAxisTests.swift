@@ -98,6 +98,10 @@ import BGBenchTestSupport
             + "\(String(format: "%.1f", mean("background_energy_j_per_day"))) J/day\n"
         #expect(result.output.contains(line), "\(result.output)")
         #expect(result.output.contains("Δ pts at baseline J/day"))
+        #expect(
+            result.output.contains(
+                "\npts: percentage points of server_on_time_rate; frontier-matched.csv holds differences of ratios (0.01 is 1 pt)\n"
+            ))
 
         let frontier = try csvRecords(out + "/frontier.csv")
         #expect(frontier.allSatisfy { $0["quality_metric"] == "server_on_time_rate" })

@@ -51,6 +51,24 @@ import Testing
         #expect(SummaryTable.render(Self.report).contains("gap closed %"))
     }
 
+    /// Issue 24 item 5: the file keeps the ratio, the terminal prints percent and says so
+    /// (and points for the differences of rates), with the same number.
+    @Test func theTerminalLabelsPercentAndPoints() throws {
+        let text = SummaryTable.render(Self.report)
+        #expect(text.contains("\nfresh %: percent; the CSV files hold ratios (0 to 1)\n"))
+        #expect(
+            text.contains(
+                "\npts: percentage points; gap closed %: percent of the gap from fixed (0 %) to oracle (100 %) in fresh-open rate; the CSV files hold ratios (0 to 1) and their differences\n"
+            ))
+        let row = try #require(
+            SeriesReports.replicationsCSV(Self.report).split(separator: "\n").first {
+                $0.hasPrefix("default,adaptive,all,gap_closed,")
+            })
+        let ratio = try #require(Double(row.split(separator: ",")[5]))  // `mean`, a ratio
+        #expect(ratio > -1 && ratio < 1)
+        #expect(SummaryTable.gapCell(Self.report, "adaptive").hasPrefix(SummaryTable.fixed(ratio * 100, 1) + " ["))
+    }
+
     @Test func noOracleNoGap() throws {
         let request = RunRequest(
             scenario: ScenarioLoader.builtInDefault(), policies: ["fixed", "adaptive"],

@@ -51,7 +51,10 @@ import BGBenchTestSupport
             guard let header = entry.header else { continue }
             let text = try String(contentsOfFile: out + "/" + name, encoding: .utf8)
             let first = text.prefix { $0 != "\n" }.split(separator: ",").map(String.init)
-            let axes = kind == .sweep ? ["population.bar_off_share"] : []
+            // long.csv leads with a frontier's arm columns too (LongTableTests).
+            let axes =
+                kind == .sweep
+                ? ["population.bar_off_share"] : kind == .frontier && entry == .long ? LongTable.frontierColumns : []
             let pareto = kind == .sweep && entry == .summary ? ["pareto", "pareto_in_seed"] : []
             #expect(first == axes + header + pareto, "\(name)'s header is not the table's")
         }
@@ -67,7 +70,7 @@ import BGBenchTestSupport
         #expect(
             ReportFolder.reportFiles == [
                 "summary.csv", "daily.csv", "hourly.csv", "server.csv", "devices.csv", "events.csv",
-                "paired.csv", "replications.csv", "frontier.csv", "frontier-matched.csv",
+                "paired.csv", "replications.csv", "frontier.csv", "frontier-matched.csv", "long.csv",
                 "scenario.json", "run.json",
             ])
     }

@@ -71,7 +71,7 @@ extension SweepTests {
         try runText.write(toFile: again + "/run.json", atomically: true, encoding: .utf8)
         let differs = bgbench(["check", "--exact", "--baseline", out, "--current", again])
         #expect(differs.code == 1)
-        let value = try CSVTable(parsing: long).rows[0][7]
+        let table = try CSVTable(parsing: long), value = table.rows[0][table.index(of: "value")!]
         #expect(
             differs.errors
                 == "error: '\(again)/long.csv' differs from the baseline at line 2 (policy fixed, metric opens_per_day, archetype all), column value: baseline \(value), current 9\(value)\n"
