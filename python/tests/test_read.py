@@ -117,3 +117,14 @@ def test_units_of_replications_and_frontier(folders: Dict[str, Path]) -> None:
     assert frontier.frontier_matched.attrs["units"]["energy_j_per_day"] == "J/device-day"
     with pytest.raises(KeyError, match="no metric 'fresh_opens'"):
         frontier.unit("fresh_opens")
+
+
+def test_a_metric_with_two_units_is_refused(tmp_path: Path) -> None:
+    from bgbench.report import units_from_long
+
+    long = pd.DataFrame(
+        {"metric": ["fresh_open_rate", "fresh_open_rate", "runs_per_day"], "unit": ["ratio", "%", "1/device-day"]}
+    )
+    with pytest.raises(bgbench.ReportError, match="gives metric 'fresh_open_rate' more than one unit"):
+        units_from_long(long, tmp_path / "long.csv")
+    assert units_from_long(long.iloc[1:], tmp_path / "long.csv") == {"fresh_open_rate": "%", "runs_per_day": "1/device-day"}
