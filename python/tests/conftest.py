@@ -59,5 +59,6 @@ def folders(binary: str, tmp_path_factory: pytest.TempPathFactory) -> Dict[str, 
         )
     made["shard"] = root / "shards" / "1"
     made["merged"] = root / "merged"
-    subprocess.run([binary, "merge", "--out", str(made["merged"]), str(root / "shards")], check=True, capture_output=True)
+    merge = [binary, "merge", "--out", str(made["merged"]), str(root / "shards")]
+    subprocess.run(merge, check=True, capture_output=True)
     return made

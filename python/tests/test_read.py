@@ -127,4 +127,5 @@ def test_a_metric_with_two_units_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(bgbench.ReportError, match="gives metric 'fresh_open_rate' more than one unit"):
         units_from_long(long, tmp_path / "long.csv")
-    assert units_from_long(long.iloc[1:], tmp_path / "long.csv") == {"fresh_open_rate": "%", "runs_per_day": "1/device-day"}
+    units = units_from_long(long.iloc[1:], tmp_path / "long.csv")
+    assert units == {"fresh_open_rate": "%", "runs_per_day": "1/device-day"}

@@ -134,7 +134,8 @@ def verify(folder: Path, run_json: Dict[str, Any], *, checksums: bool = True) ->
     """The names run.json's manifest lists, once each is checked against the folder."""
     manifest = run_json.get("manifest")
     if not isinstance(manifest, list):
-        raise ReportError(f"'{folder / 'run.json'}' has no manifest (written by a bgbench before schema 3?)", folder / "run.json")
+        path = folder / "run.json"
+        raise ReportError(f"'{path}' has no manifest (written by a bgbench before schema 3?)", path)
     names = [_check_entry(folder, entry, checksums) for entry in manifest]
     _check_unlisted(folder, set(names))
     return names
@@ -242,7 +243,9 @@ def _booleans(frame: pd.DataFrame) -> pd.DataFrame:
 def units_from_long(long: Optional[pd.DataFrame], path: Path) -> Dict[str, str]:
     """Each metric's unit from long.csv's `metric` and `unit` columns (one unit a metric)."""
     if long is None:
-        raise ReportError(f"'{path}' is missing: the units come from it (written by a bgbench older than long.csv?)", path)
+        raise ReportError(
+            f"'{path}' is missing: the units come from it (written by a bgbench older than long.csv?)", path
+        )
     if "metric" not in long.columns or "unit" not in long.columns:
         raise ReportError(f"'{path}' has no `metric` and `unit` columns", path)
     pairs = long[["metric", "unit"]].dropna().drop_duplicates()
