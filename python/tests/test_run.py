@@ -47,6 +47,8 @@ def test_set_as_a_dict_and_extra_args(binary: str, tmp_path: Path) -> None:
 def test_the_readme_example(binary: str, tmp_path: Path) -> None:
     """python/README.md's three lines, at a small size."""
     r = bgbench.run(policy="fixed,adaptive", days=3, devices=20, out=tmp_path / "r", binary=binary)
-    fresh = r.paired.query("metric == 'fresh_open_rate'")
+    columns = ["policy", "baseline", "difference", "difference_ci_low", "difference_ci_high"]
+    fresh = r.paired.query("metric == 'fresh_open_rate'")[columns]
     assert list(fresh["policy"]) == ["adaptive"] and list(fresh["baseline"]) == ["fixed"]
+    assert fresh["difference_ci_low"].iloc[0] <= fresh["difference"].iloc[0] <= fresh["difference_ci_high"].iloc[0]
     assert r.units["fresh_open_rate"] == "ratio"
