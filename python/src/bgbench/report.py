@@ -28,6 +28,10 @@ _METRIC_SUFFIXES = ("_difference_ci_low", "_difference_ci_high", "_difference", 
 _ENERGY_COLUMNS = ("energy_j_per_day", "energy_low_j_per_day", "energy_high_j_per_day")
 _ENERGY_METRIC = "background_energy_j_per_day"
 
+# pandas 3 parses every number exactly by default (and deprecates the option); before 3,
+# only float_precision="round_trip" does.
+_ROUND_TRIP: Dict[str, str] = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+
 
 @dataclass
 class Report:
@@ -210,7 +214,9 @@ def _text_columns(run_json: Dict[str, Any]) -> List[str]:
 
 
 def _read_csv(path: Path, run_json: Dict[str, Any]) -> pd.DataFrame:
-    """A report CSV as bgbench writes it: only an empty field is missing."""
+    """A report CSV as bgbench writes it: only an empty field is missing, and every number
+    reads back to the double written (bgbench writes the shortest form that round-trips).
+    """
     try:
         header = pd.read_csv(path, nrows=0).columns
         dtypes: Dict[str, Any] = {column: str for column in _text_columns(run_json) if column in header}
@@ -223,6 +229,7 @@ def _read_csv(path: Path, run_json: Dict[str, Any]) -> pd.DataFrame:
             na_values=[""],
             true_values=["true"],
             false_values=["false"],
+            **_ROUND_TRIP,
         )
     except (OSError, ValueError, pd.errors.ParserError) as error:
         raise ReportError(f"'{path}' cannot be read as a report CSV: {error}", path) from error
