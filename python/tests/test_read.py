@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 from typing import Dict
 
+import numpy as np
 import pandas as pd
 import pytest
 from helpers import rows
@@ -129,3 +130,29 @@ def test_a_metric_with_two_units_is_refused(tmp_path: Path) -> None:
         units_from_long(long, tmp_path / "long.csv")
     units = units_from_long(long.iloc[1:], tmp_path / "long.csv")
     assert units == {"fresh_open_rate": "%", "runs_per_day": "1/device-day"}
+
+
+def cell_is_text(value: object, text: str) -> bool:
+    """A DataFrame cell is its CSV field: missing for an empty one, else the same boolean,
+    string, integer or double."""
+    if text == "":
+        return bool(pd.isna(value))
+    if isinstance(value, (bool, np.bool_)):
+        return text == ("true" if value else "false")
+    if isinstance(value, str):
+        return value == text
+    if isinstance(value, (int, np.integer)):
+        return int(value) == int(text)
+    return float(value) == float(text)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_cell_is_the_csv_text(folders: Dict[str, Path], kind: str) -> None:
+    report = bgbench.read(folders[kind])
+    for name, frame in report.tables.items():
+        text = rows(folders[kind] / f"{name.replace('_', '-')}.csv")
+        assert list(frame.columns) == list(text[0].keys()) if text else True
+        assert len(frame) == len(text), name
+        for index, (cells, fields) in enumerate(zip(frame.itertuples(index=False), text)):
+            for column, value, field in zip(frame.columns, cells, fields.values()):
+                assert cell_is_text(value, field), f"{name} row {index + 1} {column}: {value!r} vs {field!r}"
