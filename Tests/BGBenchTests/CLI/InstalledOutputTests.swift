@@ -257,6 +257,11 @@ import Testing
         #expect(junit.code == 73)
         #expect(junit.errors == "error: cannot write 'small/j.xml': No space left on device\n")
         #expect(snapshot() == full, "the earlier JUnit file whole")
+        // habits --out writes as it draws: the full disk stops it, no file is left.
+        let habits = try bgbench(["habits", "--devices", "300", "--days", "30", "--out", "small/h.csv"])
+        #expect(habits.code == 73)
+        #expect(habits.errors == "error: cannot write 'small/h.csv': No space left on device\n")
+        #expect(snapshot() == full, "no file left")
         try FileManager.default.removeItem(atPath: small + "/filler")
     }
 }
