@@ -125,6 +125,15 @@ struct CheckCommand: CommandDefinition {
         if !exact, let sweep = pairs.flatMap({ [$0.0, $0.1] }).first(where: \.isSweep) {
             throw CLIError.usage("'\(sweep.path)' is a sweep folder: 'check' compares sweep folders with --exact only")
         }
+        if !exact {
+            // Numbers the tests read are first recomputed where devices.csv determines them.
+            try Command.readingReportFolders {
+                for (b, c) in pairs {
+                    try b.verifySummaryAgreesWithDevices()
+                    try c.verifySummaryAgreesWithDevices()
+                }
+            }
+        }
         if ab { return try Command.checkAB(pairs, output: &output) }
         var problems: [String] = []
         for (b, c) in pairs {

@@ -33,7 +33,11 @@ extension Command {
         var refused: [String] = []
         for run in runs {
             // a complete, readable folder
-            let source = try readingReportFolders { try ReportFolder(path: run.path, role: "current") }
+            let source = try readingReportFolders {
+                let source = try ReportFolder(path: run.path, role: "current")
+                try source.verifySummaryAgreesWithDevices()
+                return source
+            }
             let folder = run.name.isEmpty ? target : (target as NSString).appendingPathComponent(run.name)
             guard !acceptConfiguration, fm.fileExists(atPath: (folder as NSString).appendingPathComponent("run.json"))
             else { continue }

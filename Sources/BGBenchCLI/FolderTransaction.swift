@@ -116,10 +116,9 @@ final class FolderTransaction {
                 if folder != staging {
                     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 }
-                guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+                if let reason = ReportWriter.writeNew(path, Array(text.utf8)) {
                     throw CLIError.cannotCreate(
-                        "cannot write '\((target as NSString).appendingPathComponent(relative))': cannot create the file"
-                    )
+                        "cannot write '\((target as NSString).appendingPathComponent(relative))': \(reason)")
                 }
             }
         }

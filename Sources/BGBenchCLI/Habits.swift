@@ -96,7 +96,18 @@ struct HabitsCommand: CommandDefinition {
             try? file.close()
             unlink(temporary)
             if error is CLIError { throw error }
-            throw CLIError.cannotCreate("cannot write '\(path)': \(error.localizedDescription)")
+            // The system's reason ("No space left on device"), as the other writers say it.
+            let ns = error as NSError
+            let underlying = ns.domain == NSPOSIXErrorDomain ? ns : ns.userInfo[NSUnderlyingErrorKey] as? NSError
+            let reason: String
+            if let u = underlying, u.domain == NSPOSIXErrorDomain {
+                reason = String(cString: strerror(Int32(u.code)))
+            } else if ns.domain == NSCocoaErrorDomain, ns.code == CocoaError.fileWriteOutOfSpace.rawValue {
+                reason = String(cString: strerror(ENOSPC))
+            } else {
+                reason = error.localizedDescription
+            }
+            throw CLIError.cannotCreate("cannot write '\(path)': \(reason)")
         }
     }
 }

@@ -26,7 +26,9 @@ struct MergeCommand: CommandDefinition {
         merge takes the shard folders SHARD_DIR..., every shard 0...N-1 once, or one PARENT
         folder whose sub-folders are the shards. A shard of another run (scenario, seed,
         policies, fleet, days, version...), a missing, repeated or incomplete shard is
-        refused (exit 65) with the folder named.
+        refused (exit 65) with the folder named, and so are sums that are not the ones the
+        shard wrote (shard.state records their SHA-256) or cannot be (a device count other
+        than the shard's blocks hold, a broken identity, impossible energy).
         """
     static let defaults = Values()
     static var options: [Option<Values>] {

@@ -147,6 +147,9 @@ enum OutputGuard {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if exists, isDirectory.boolValue { throw CLIError.cannotCreate("cannot write '\(path)': it is a folder") }
+        // A device, FIFO or socket (`/dev/stdout`) is written into, never replaced: nothing
+        // to recognise (reading it could block) and nothing to create beside it.
+        let stream = exists && ReportWriter.isStream(path)
         if !force {
             let resolved = canonical(path)
             if let input = inputs.first(where: { canonical($0.path) == resolved }) {
@@ -154,15 +157,18 @@ enum OutputGuard {
                     "'\(path)' is this command's input (\(input.role) '\(input.path)'): "
                         + "not overwritten (use --force to replace it)")
             }
-            if exists, !kind.recognises(firstBytes(path)) {
+            if exists, !stream, !kind.recognises(firstBytes(path)) {
                 throw CLIError.cannotCreate(
                     "'\(path)' exists and is not \(kind.description): not overwritten (use --force to replace it)")
             }
         }
+        if stream { return }
         // A file that cannot be created beside the target fails now, not after the work.
         let probe = path + ".tmp-\(getpid())"
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CLIError.cannotCreate("cannot write '\(path)': cannot create the file") }
+        guard fd >= 0 else {
+            throw CLIError.cannotCreate("cannot write '\(path)': \(String(cString: strerror(errno)))")
+        }
         close(fd)
         unlink(probe)
     }

@@ -50,3 +50,66 @@ public enum DeviceInvariants {
         return broken
     }
 }
+
+extension DeviceInvariants {
+    /// The identities of ``violations(_:)`` that hold for sums over devices too (each is
+    /// linear, or an inequality between sums of non-negative terms), on the totals `x` of a
+    /// set of devices in ``Quantity`` order: a shard's fleet, an archetype, a device row.
+    /// Every total is finite and non-negative, and every count a whole number. What
+    /// `bgbench merge` checks in each shard before it adds it (README.md, "Beyond one
+    /// machine"); empty when they hold.
+    package static func violations(totals x: [Double]) -> [String] {
+        var broken: [String] = []
+        func expect(_ holds: Bool, _ text: @autoclosure () -> String) { if !holds { broken.append(text()) } }
+        func v(_ q: Quantity) -> Double { x[q.rawValue] }
+        func n(_ q: Quantity) -> String { "\(q.label) \(CSVNumber.format(v(q)))" }
+        for q in Quantity.allCases {
+            let value = v(q)
+            guard value.isFinite, value >= 0 else {
+                broken.append(
+                    "\(q.label) is \(value.isFinite ? CSVNumber.format(value) : "\(value)"): expected a finite non-negative total"
+                )
+                continue
+            }
+            if q.storage == .count { expect(value == value.rounded(), "\(n(q)) is not a whole number") }
+        }
+        guard broken.isEmpty else { return broken }
+        let runsWithoutPush = v(.runs) - v(.pushRuns)
+        expect(
+            v(.requested) == runsWithoutPush + v(.denied) + v(.replaced) + v(.pending),
+            "\(n(.requested)) ≠ runs without a push \(CSVNumber.format(runsWithoutPush)) + \(n(.denied)) + \(n(.replaced)) + \(n(.pending))"
+        )
+        let outcomes = RunStatus.allCases.reduce(0.0) { $0 + v(.outcome($1)) }
+        expect(v(.runs) == outcomes, "\(n(.runs)) ≠ the sum of their outcomes \(CSVNumber.format(outcomes))")
+        let reasons = DenialReason.allCases.reduce(0.0) { $0 + v(.denied($1)) }
+        expect(v(.denied) == reasons, "\(n(.denied)) ≠ the sum of denials by reason \(CSVNumber.format(reasons))")
+        expect(v(.freshOpens) <= v(.opens), "\(n(.freshOpens)) > \(n(.opens))")
+        let stale = v(.opens) - v(.freshOpens)
+        expect(
+            stale < 0 || v(.foregroundFetches) + v(.foregroundFailures) == stale,
+            "\(n(.foregroundFetches)) + \(n(.foregroundFailures)) ≠ stale opens \(CSVNumber.format(stale))")
+        expect(v(.serverOnTime) <= v(.serverJobs), "\(n(.serverOnTime)) > \(n(.serverJobs))")
+        expect(v(.processingOnTime) <= v(.processingCompleted), "\(n(.processingOnTime)) > \(n(.processingCompleted))")
+        expect(v(.pushRuns) <= v(.pushSent), "\(n(.pushRuns)) > \(n(.pushSent))")
+        return broken
+    }
+
+    /// The most background energy (J) devices of `scenario` can book with `runs` runs and
+    /// `transfers` background transfers in `deviceSeconds` device-seconds of counted time: each
+    /// run or transfer costs at most the launch energy and the larger radio set-up (LTE or 5G
+    /// promotion and tail, or the Wi-Fi tail), and its transfer time at most the highest active
+    /// radio power; a device runs one background run at a time and one transfer beside it, so
+    /// their active time is at most twice the time. `deviceSeconds` should hold one more day
+    /// per device for a run that starts before the horizon and ends after it.
+    package static func backgroundEnergyBound(
+        _ scenario: Scenario, runs: Double, transfers: Double, deviceSeconds: Double
+    ) -> Double {
+        let e = scenario.energy
+        let factor = max(1, e.nr5gPowerFactor)
+        let setUp = max(
+            e.wifiTail.seconds * e.wifiTailW,
+            (e.ltePromotion.seconds * e.ltePromotionW + e.lteTail.seconds * e.lteTailW) * factor)
+        let activeW = max(e.wifiActiveW, e.lteActiveW * factor)
+        return (runs + transfers) * (scenario.app.launchJ + setUp) + 2 * activeW * deviceSeconds
+    }
+}

@@ -14,7 +14,7 @@ public struct FleetTally: Sendable, Equatable {
     public mutating func add(_ device: DeviceTally) { add(device.values()) }
 
     /// Adds one device's values, in ``Quantity`` order.
-    mutating func add(_ v: [Double]) {
+    package mutating func add(_ v: [Double]) {
         let opens = v[Quantity.opens.rawValue]
         devices += 1
         sums.withUnsafeMutableBufferPointer { s in

@@ -149,17 +149,59 @@ public enum ReportWriter {
         return String(decoding: try! encoder.encode(manifest), as: UTF8.self) + "\n"
     }
 
-    /// Writes to a temporary file beside the target, then renames it into place.
+    /// Writes to a temporary file beside the target, then renames it into place. A target
+    /// that is a stream, not a file (a character device such as `/dev/stdout` or
+    /// `/dev/full`, a FIFO, a socket; after links), is written into in place: it cannot be
+    /// replaced. A write that fails (a full disk) names the system's reason and leaves the
+    /// target as it was.
     public static func writeAtomically(_ text: String, to path: String) throws {
-        let temporary = path + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
-            throw ReportError.cannotWrite(path, reason: "cannot create the file")
+        if isStream(path) {
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ReportError.cannotWrite(path, reason: String(cString: strerror(errno))) }
+            defer { close(fd) }
+            if let reason = writeAll(fd, Array(text.utf8)) { throw ReportError.cannotWrite(path, reason: reason) }
+            return
         }
+        let temporary = path + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
+        if let reason = writeNew(temporary, Array(text.utf8)) { throw ReportError.cannotWrite(path, reason: reason) }
         if rename(temporary, path) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw ReportError.cannotWrite(path, reason: reason)
         }
+    }
+
+    /// Whether `path` exists and is neither a regular file nor a folder (links followed).
+    package static func isStream(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let type = info.st_mode & S_IFMT
+        return type != S_IFREG && type != S_IFDIR
+    }
+
+    /// Creates the file `path` (which must not exist) with `bytes`; on failure removes it and
+    /// returns the system's reason ("No space left on device"), else nil.
+    package static func writeNew(_ path: String, _ bytes: [UInt8]) -> String? {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        var reason = writeAll(fd, bytes)
+        if close(fd) != 0, reason == nil { reason = String(cString: strerror(errno)) }
+        if reason != nil { unlink(path) }
+        return reason
+    }
+
+    /// Writes every byte to `fd`; the system's reason when it cannot, else nil.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
+            }
+            offset += n
+        }
+        return nil
     }
 }
 

@@ -68,11 +68,19 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     public var wallSeconds: Double
     public var threads: Int
     public var commandLine: [String]
+    /// SHA-256 (hex) of the payload's bytes (the second line, base64-decoded), checked by
+    /// `bgbench merge` before it decodes them: damage to the sums is caught even where the
+    /// folder's manifest was rewritten to match (format 2; nil in a format 1 header).
+    public var payloadSha256: String?
 
-    public static let formatVersion = 1
+    /// 2: the header carries `payload_sha256`. The merge refuses any other format.
+    public static let formatVersion = 2
 
     /// The header of a shard made of `requests` (a run's one, a sweep's points').
-    init(kind: ReportKind, requests: [RunRequest], wallSeconds: Double, threads: Int, commandLine: [String]) {
+    init(
+        kind: ReportKind, requests: [RunRequest], wallSeconds: Double, threads: Int, commandLine: [String],
+        payloadSha256: String
+    ) {
         bgbenchVersion = BuildInfo.version
         gitCommit = BuildInfo.gitCommit
         formatVersion = Self.formatVersion
@@ -85,6 +93,7 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         self.wallSeconds = wallSeconds
         self.threads = threads
         self.commandLine = commandLine
+        self.payloadSha256 = payloadSha256
     }
 
     static func identity(_ r: RunRequest) -> Identity {

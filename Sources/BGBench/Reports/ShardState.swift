@@ -36,7 +36,8 @@ public struct ShardState {
     /// The text of shard.state.
     public func text(commandLine: [String]) -> String {
         var header = ShardHeader(
-            kind: kind, requests: requests, wallSeconds: wallSeconds, threads: threads, commandLine: commandLine)
+            kind: kind, requests: requests, wallSeconds: wallSeconds, threads: threads, commandLine: commandLine,
+            payloadSha256: SHA256.hex(writer.bytes))
         header.sweep = sweep
         header.frontier = frontier
         return header.json + "\n" + Data(writer.bytes).base64EncodedString() + "\n"

@@ -27,6 +27,16 @@ public enum ShardMerge {
             throw MergeError.refused("shard folder '\(folder)': \(error)")
         }
         let (header, _) = try state(folder, payload: false)
+        guard header.formatVersion == ShardHeader.formatVersion else {
+            throw MergeError.refused(
+                "shard folder '\(folder)': its \(ShardState.fileName) is format \(header.formatVersion), this bgbench merges format \(ShardHeader.formatVersion) only: rerun the shard with this bgbench"
+            )
+        }
+        guard Shard(index: header.shard, count: header.shards) != nil else {
+            throw MergeError.refused(
+                "shard folder '\(folder)': its \(ShardState.fileName) calls it shard \(header.shard)/\(header.shards): expected K/N with 0 ≤ K < N"
+            )
+        }
         return Part(folder: folder, header: header)
     }
 
@@ -47,7 +57,13 @@ public enum ShardMerge {
         else {
             throw MergeError.refused("'\(path)': malformed shard state: its second line is not base64")
         }
-        return (header, [UInt8](bytes))
+        let payload = [UInt8](bytes)
+        guard SHA256.hex(payload) == header.payloadSha256 else {
+            throw MergeError.refused(
+                "'\(path)': its sums' SHA-256 is not the one its header records: damaged or changed after the shard wrote it (rerun shard \(header.shard)/\(header.shards))"
+            )
+        }
+        return (header, payload)
     }
 
     /// Checks that the parts are the shards 0…N−1 of one run, sweep or frontier, each once.
@@ -112,9 +128,12 @@ public enum ShardMerge {
             let some = Array(parts[first..<min(parts.count, first + batch)])
             let decoded = try concurrentMap(some, threads: batch) { part in
                 let (_, payload) = try state(part.folder, payload: true)
-                do { return try ShardState.decode(payload, requests: requests, joint: joint) } catch {
+                let decoded: (runs: [[PolicyResult]], joint: [JointSums])
+                do { decoded = try ShardState.decode(payload, requests: requests, joint: joint) } catch {
                     throw MergeError.refused("'\(part.folder)/\(ShardState.fileName)': \(error)")
                 }
+                try verify(decoded, of: part, requests: requests)
+                return decoded
             }
             for shard in decoded {
                 if runs == nil { runs = shard.runs; sums = shard.joint; continue }
@@ -173,6 +192,80 @@ public enum ShardMerge {
 }
 
 extension ShardMerge {
+    /// Checks what a shard's sums can be checked against before they are added (README.md,
+    /// "Beyond one machine"): each result counts the devices of the shard's blocks (fleet,
+    /// archetypes, series, per-device rows, a frontier's joint sums); the totals of the fleet,
+    /// of each archetype and of each device row keep the soak's identities
+    /// (``DeviceInvariants/violations(totals:)``); and the fleet's background energy is within
+    /// the bound its scenario implies (``DeviceInvariants/backgroundEnergyBound``). The first
+    /// broken one is refused, as one line naming the folder, the run and the quantity.
+    static func verify(
+        _ shard: (runs: [[PolicyResult]], joint: [JointSums]), of part: Part, requests: [RunRequest]
+    ) throws {
+        let h = part.header
+        let slice = Shard(index: h.shard, count: h.shards) ?? .whole
+        func refuse(_ k: Int, _ result: PolicyResult?, _ what: String) -> MergeError {
+            var run = ""
+            if let points = h.sweep?.points, k < points.count, let paths = h.sweep?.paths {
+                run = "point " + zip(paths, points[k]).map { "\($0)=\($1)" }.joined(separator: " ") + ", "
+            }
+            if let result { run += "policy \(result.policy), seed \(result.seed)" }
+            return .refused("shard folder '\(part.folder)': \(run)\(run.isEmpty ? "" : ": ")\(what)")
+        }
+        for (k, results) in shard.runs.enumerated() {
+            let request = requests[k], o = request.options
+            let range = slice.devices(of: o.devices)
+            let expected = range.count
+            let days = o.days - o.warmupDays
+            for r in results {
+                let f = r.result
+                let counts: [(String, Int)] =
+                    [
+                        ("the fleet", f.fleet.devices), ("the archetypes", f.archetypes.reduce(0) { $0 + $1.devices }),
+                        ("daily.csv's series", f.daily.devices), ("hourly.csv's series", f.hourly.devices),
+                    ]
+                    + (o.keepDevices ? [("devices.csv's rows", f.devices.count)] : [])
+                for (what, n) in counts where n != expected {
+                    throw refuse(
+                        k, r,
+                        "\(what) counts \(n) devices, but shard \(slice) of a fleet of \(o.devices) holds \(expected) (devices \(range.lowerBound)..<\(range.upperBound))"
+                    )
+                }
+                let groups = [("all", f.fleet)] + zip(f.archetypeNames, f.archetypes).map { ($0, $1) }
+                for (archetype, tally) in groups {
+                    if let broken = DeviceInvariants.violations(totals: tally.sum).first {
+                        throw refuse(k, r, "archetype \(archetype): \(broken)")
+                    }
+                }
+                for row in f.devices {
+                    guard range.contains(row.device) else {
+                        throw refuse(k, r, "a row for device \(row.device), outside the shard's devices \(range)")
+                    }
+                    if let broken = DeviceInvariants.violations(totals: row.values).first {
+                        throw refuse(k, r, "device \(row.device): \(broken)")
+                    }
+                }
+                let energy = f.fleet[.backgroundEnergy]
+                let deviceSeconds = Double(expected) * Double(days + 1) * 86_400
+                let bound = DeviceInvariants.backgroundEnergyBound(
+                    request.scenario.scenario, runs: f.fleet[.runs], transfers: f.fleet[.transfers],
+                    deviceSeconds: deviceSeconds)
+                if energy > bound {
+                    throw refuse(
+                        k, r,
+                        "background_energy_j \(CSVNumber.format(energy)) J over \(expected) devices × \(days) days is above the \(CSVNumber.format(bound)) J its scenario allows (\(CSVNumber.format(f.fleet[.runs])) runs and \(CSVNumber.format(f.fleet[.transfers])) transfers at most at launch and radio set-up energy, and at most twice the highest active radio power all the time)"
+                    )
+                }
+            }
+        }
+        for (s, sums) in shard.joint.enumerated() where sums.n != slice.devices(of: requests[0].options.devices).count {
+            throw refuse(
+                0, nil,
+                "the frontier's joint sums of seed \(requests[0].seeds[s]) count \(sums.n) devices, but shard \(slice) holds \(slice.devices(of: requests[0].options.devices).count)"
+            )
+        }
+    }
+
     /// Adds a shard's results into the totals, in place.
     static func add(_ shard: [[PolicyResult]], to totals: inout [[PolicyResult]]) {
         for (k, results) in shard.enumerated() {

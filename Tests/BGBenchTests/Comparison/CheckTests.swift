@@ -927,7 +927,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         let junit = freshPath("no-folder") + "/j.xml"
         let result = bgbench(["check", "--baseline", b, "--current", c, "--junit", junit])
         #expect(result.code == 73)
-        #expect(result.errors == "error: cannot write '\(junit)': cannot create the file\n")
+        #expect(result.errors == "error: cannot write '\(junit)': No such file or directory\n")
     }
 
     // MARK: bench --baseline
