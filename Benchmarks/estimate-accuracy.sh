@@ -33,7 +33,7 @@ sizes=(
     "1 × 3,650 days, 1 policy|--devices 1 --days 3650 --policy fixed"
     "1 × 3,650 days, 12 policies|--devices 1 --days 3650 --policy all"
     "1,000 × 365 days, 2 policies, 0 traced|--devices 1000 --days 365 --policy fixed,adaptive"
-    "1,000 × 365 days, 2 policies, 1,000 traced|--devices 1000 --days 365 --policy fixed,adaptive --trace-devices 1000"
+    "1,000 × 365 days, 2 policies, 100 traced|--devices 1000 --days 365 --policy fixed,adaptive --trace-devices 100"
     "1,000 × 30 days, 12 policies, per device|--devices 1000 --days 30 --policy all --per-device"
 )
 if [ "$quick" = 0 ]; then

@@ -50,28 +50,29 @@ public struct JobEstimate: Sendable {
     public var seconds: Double?
 
     /// The memory of the process before the job: the binary, the runtime, GSL, the scenario.
-    static let baseBytes = 40e6
+    static let baseBytes = 30e6
     /// Per arm of a pass and counted day: its server-load grid (1440 minutes × 4 bytes),
     /// alive while the pass runs.
     static let gridBytesPerArmDay = 5760.0
     /// Per arm and day, per worker: the daily series' exact sums (9 fields × 3 sums × 56
     /// bytes), the workers' totals while the pass runs and the results' after.
     static let seriesBytesPerArmDay = 1512.0
-    /// Per worker and day: a device's own per-day rows and request log.
-    static let deviceBytesPerDay = 900.0
+    /// Per worker and day: a device's own per-day rows, request log and what else a device
+    /// keeps per day (fitted: 1 device × 3,650 days under 1 and 12 policies).
+    static let deviceBytesPerDay = 7000.0
     /// Per kept result and device (`--per-device`): its row in memory and its devices.csv
-    /// line (measured: 1,000 devices × 12 policies).
-    static let deviceRowBytes = 2600.0
+    /// line (measured: 1,000 devices × 30 days × 12 policies: 1,800 bytes, rounded up).
+    static let deviceRowBytes = 2000.0
     /// Per traced device-day: its event rows in memory and their events.csv lines
-    /// (measured on `fixed` and `adaptive`, the busiest logs).
-    static let tracedBytesPerDeviceDay = 19_000.0
+    /// (measured: 1,000 traced devices × 365 days under `fixed` and `adaptive`, 22 GB).
+    static let tracedBytesPerDeviceDay = 30_000.0
     /// Report file bytes per result and day (daily.csv and its share of the rest), per
     /// result (server.csv's 1440 lines, hourly.csv, summary.csv), per devices.csv line and
     /// per traced device-day (events.csv).
     static let outputBytesPerResultDay = 140.0
     static let outputBytesPerResult = 110_000.0
-    static let outputBytesPerDeviceRow = 700.0
-    static let outputBytesPerTracedDeviceDay = 7000.0
+    static let outputBytesPerDeviceRow = 300.0
+    static let outputBytesPerTracedDeviceDay = 7700.0
 
     /// The estimate of `shape`; `secondsPerArmDeviceDay`, from ``calibrate``, gives the time.
     public init(_ shape: JobShape, secondsPerArmDeviceDay: Double? = nil) {

@@ -14,15 +14,15 @@ import BGBenchTestSupport
         devices: 1000, days: 100, countedDays: 90, seeds: 1, passes: [4], results: 4, workers: 2,
         keepDevices: false, traceDevices: 0, shard: false)
 
-    /// The model's sums, written out: 4e5 device-days; memory 40 MB + the pass (4 grids of
-    /// 90 × 5,760 B, 4 arms × 2 workers × 100 days × 1,512 B, 2 workers × 100 days × 900 B)
+    /// The model's sums, written out: 4e5 device-days; memory 30 MB + the pass (4 grids of
+    /// 90 × 5,760 B, 4 arms × 2 workers × 100 days × 1,512 B, 2 workers × 100 days × 7,000 B)
     /// + the kept results (4 × 100 × 1,512 B); files 4 × (110 kB + 100 × 140 B).
     @Test func theModelAddsUpByHand() {
         let e = JobEstimate(Self.shape, secondsPerArmDeviceDay: 1e-5)
         #expect(e.deviceDays == 400_000)
-        let pass: Double = 4 * 90 * 5760 + 4 * 2 * 100 * 1512 + 2 * 100 * 900
+        let pass: Double = 4 * 90 * 5760 + 4 * 2 * 100 * 1512 + 2 * 100 * 7000
         let kept: Double = 4 * 100 * 1512
-        #expect(e.memoryBytes == 40e6 + pass + kept)
+        #expect(e.memoryBytes == 30e6 + pass + kept)
         let files: Double = 4 * (110_000 + 100 * 140)
         #expect(e.outputBytes == files)
         #expect(e.seconds == 400_000 * 1e-5 / 2)
@@ -35,8 +35,8 @@ import BGBenchTestSupport
 
     /// The time refusal, with a calibration fixed by hand: 1e8 devices × 36,500 days on 2
     /// workers at 10 µs per device-day is 211 days; the pass holds one grid of 36,500 days
-    /// (210 MB), two workers' series (110 MB) and device rows (66 MB), the result its
-    /// series (55 MB): 482 MB with the 40 MB base.
+    /// (210 MB), two workers' series (110 MB) and per-day device state (511 MB), the
+    /// result its series (55 MB): 917 MB with the 30 MB base.
     @Test func aJobOfMonthsIsRefusedUnlessYes() throws {
         var shape = Self.shape
         shape.devices = 100_000_000
@@ -58,7 +58,7 @@ import BGBenchTestSupport
         let line = try pipeline.admit(job)
         #expect(
             line
-                == "estimate: 100000000 devices × 36500 days × 1 configuration × 1 seed = 3.6e12 device-days, about 211 days, memory about 482 MB, files about 5.2 MB\n",
+                == "estimate: 100000000 devices × 36500 days × 1 configuration × 1 seed = 3.6e12 device-days, about 211 days, memory about 917 MB, files about 5.2 MB\n",
             "\(line)")
     }
 
@@ -93,7 +93,7 @@ import BGBenchTestSupport
         let line = r.output.split(separator: "\n").map(String.init)
         #expect(line.count == 1)
         #expect(line[0].hasPrefix("estimate: 10 devices × 3 days × 2 configurations × 1 seed = 60 device-days, about "))
-        #expect(line[0].hasSuffix(", memory about 40 MB, files about 221 kB"))
+        #expect(line[0].hasSuffix(", memory about 30 MB, files about 221 kB"))
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
