@@ -9,12 +9,12 @@ public enum StandbyBucket: Int, Sendable, CaseIterable {
 /// The policy's request at t stands for the app's work falling due at t; the platform
 /// runs it then unless, in this order:
 /// `low_power` (Battery Saver), `low_battery` (the work's battery-not-low constraint),
-/// `spacing` (less than min_interval − min_flex since the last run started), and, only
-/// while unplugged, `doze` (Doze, outside a maintenance window) and `quota` (the App
-/// Standby Bucket's QuotaController quota: job time or sessions per window). Every
-/// denial but the two state gates names when it can clear (`retryAt`), so a policy that
-/// asks again then reproduces WorkManager's deferral. Runs are capped at 10 min, and at
-/// the quota left. The iOS-only gates (foreground, BAR switch, force-quit, resubmission)
+/// `spacing` (the work is not due yet: its first run `min_interval − min_flex` after it
+/// was enqueued at t = 0, every later one `min_interval` after the previous run ended),
+/// and, only while unplugged, `doze` (Doze, outside a maintenance window) and `quota`
+/// (the App Standby Bucket's QuotaController quota: job time or sessions per window).
+/// A `spacing` denial stays pending (`keepsPending`): the work runs when it is due
+/// without the app asking again. Runs are capped at 10 min, and at the quota left. The iOS-only gates (foreground, BAR switch, force-quit, resubmission)
 /// do not apply; a user with the BAR switch off stands for Android's "Restricted"
 /// battery setting: the app is in the restricted bucket for good.
 public struct AndroidWorkManager: PlatformRules {
@@ -23,15 +23,22 @@ public struct AndroidWorkManager: PlatformRules {
         "Android WorkManager: 15 min period (5 min flex), 10 min cap, App Standby Bucket quotas, Doze maintenance windows, none while charging"
 
     /// Past job sessions kept (a ring): more than any bucket's session limit that can
-    /// bind (10 at most, but active's 75, which a 10 min window cannot reach at 10 min
+    /// bind (10 at most, but active's 75, which a 10 min window cannot reach at 15 min
     /// spacing). Sessions while charging are not kept (QuotaController does not count them).
     static let ring = 16
 
     let p: AndroidWorkManagerParameters
     public let runtimeLimit: SimTime
-    let spacing: SimTime
+    /// When the first run is due: the work is enqueued at t = 0 and the flex applies to
+    /// its first run only (WorkSpec.calculateNextRunTime, periodCount 0).
+    let firstDue: SimTime
     let restricted: Bool
-    private var lastRunStart: SimTime?
+    /// When the last run the platform started ended: the next is due `min_interval`
+    /// later (WorkerWrapper.resetPeriodic sets the period's origin at the run's end).
+    private var lastRunEnd: SimTime?
+    /// A run the platform started is in flight (a push's run is not a job: it neither
+    /// resets the period nor counts toward the quota).
+    private var jobRunning = false
     private var sessionStart = InlineArray<16, SimTime>(repeating: 0)
     private var sessionEnd = InlineArray<16, SimTime>(repeating: 0)
     private var sessions = 0
@@ -55,7 +62,7 @@ public struct AndroidWorkManager: PlatformRules {
     public init(_ setup: PlatformSetup) {
         p = setup.scenario.platform[AndroidWorkManager.self]
         runtimeLimit = p.runtimeLimit.ticks
-        spacing = max(0, p.minInterval.ticks - p.minFlex.ticks)
+        firstDue = max(0, p.minInterval.ticks - p.minFlex.ticks)
         restricted = setup.barOff
         let gapDays = min(30, 1 / max(setup.initialUsage, 1.0 / 30))
         lastUse = -SimTime(gapDays * Double(Clock.day))
@@ -146,7 +153,8 @@ public struct AndroidWorkManager: PlatformRules {
     public mutating func admit(at t: SimTime, gates g: GateInputs) -> Admission {
         if g.lowPower { return .deny(.lowPower, retryAt: nil) }
         if g.lowBattery { return .deny(.lowBattery, retryAt: nil) }
-        if let last = lastRunStart, t - last < spacing { return .deny(.spacing, retryAt: last + spacing) }
+        let due = lastRunEnd.map { $0 + p.minInterval.ticks } ?? firstDue
+        if t < due { return .deny(.spacing, retryAt: due) }
         if g.charging { return .run }
         if let wake = dozeEnds(at: t) { return .deny(.doze, retryAt: wake) }
         if let clears = quotaClears(at: t) { return .deny(.quota, retryAt: clears) }
@@ -161,13 +169,19 @@ public struct AndroidWorkManager: PlatformRules {
         return max(1, min(runtimeLimit, left))
     }
 
+    /// WorkManager keeps work that is not due yet; it runs when due (MODEL.md §6.2).
+    public static func keepsPending(_ reason: DenialReason) -> Bool { reason == .spacing }
+
     public mutating func runStarted(at t: SimTime) {
-        lastRunStart = t
+        jobRunning = true
         runStart = t
         runCounts = !charging
     }
 
     public mutating func runEnded(at t: SimTime, status: RunStatus, broughtContent: Bool) {
+        guard jobRunning else { return }
+        jobRunning = false
+        lastRunEnd = t
         guard runCounts else { return }
         let i = sessions % Self.ring
         sessionStart[i] = runStart
@@ -224,10 +238,11 @@ extension AndroidWorkManagerParameters {
         [
             .duration(
                 \.minInterval, "min_interval", in: .minutes(1)...(.days(7)),
-                "periodic work's interval; WorkManager PeriodicWorkRequest.MIN_PERIODIC_INTERVAL_MILLIS (15 min)"),
+                "periodic work's interval: every run after the first is due this long after the previous run *ended* (androidx WorkerWrapper.resetPeriodic, WorkSpec.calculateNextRunTime); PeriodicWorkRequest.MIN_PERIODIC_INTERVAL_MILLIS (15 min)"
+            ),
             .duration(
                 \.minFlex, "min_flex", in: { .seconds(0)...$0.minInterval }, shown: "0s to `min_interval`",
-                "flex window: a period's run may come as early as its start, so run starts are at least `min_interval − min_flex` (10 min) apart; WorkManager MIN_PERIODIC_FLEX_MILLIS (5 min)"
+                "flex of the first run only: the work is enqueued at t = 0 and its first run is due `min_interval − min_flex` (10 min) later (calculateNextRunTime applies the flex when periodCount is 0); PeriodicWorkRequest.MIN_PERIODIC_FLEX_MILLIS (5 min)"
             ),
             .duration(
                 \.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(24)),

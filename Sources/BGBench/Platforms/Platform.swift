@@ -99,6 +99,12 @@ public protocol PlatformRules: SendableMetatype {
     /// change nothing; the simulation then need not ask (`unrestricted`'s daily cap: until
     /// midnight). At most t, the default: not known.
     func deniesUntil(_ reason: DenialReason, at t: SimTime) -> SimTime
+    /// Whether a request denied for `reason` with a `retryAt` stays pending: the platform
+    /// keeps the work and tries it again at `retryAt` by itself, and the policy is not told
+    /// (`android-workmanager`: JobScheduler keeps a deferred job, MODEL.md §6.2). The denial
+    /// is counted under its reason and the kept request counts as a new request when it
+    /// falls due. Default: never (the denial goes to the policy, §6.4 rule 2).
+    static func keepsPending(_ reason: DenialReason) -> Bool
     /// Times the platform cut the app's budget because of how a run ended.
     var throttleEvents: Int { get }
     /// Why no policy can get a run on this platform in `scenario`, naming the setting that
@@ -141,6 +147,7 @@ public extension PlatformRules {
     mutating func systemWake(after t: SimTime) -> SimTime? { nil }
     mutating func runLimit(at t: SimTime) -> SimTime { runtimeLimit }
     func deniesUntil(_ reason: DenialReason, at t: SimTime) -> SimTime { t }
+    static func keepsPending(_ reason: DenialReason) -> Bool { false }
     mutating func opened(at t: SimTime) {}
     mutating func deviceChanged(screenOn: Bool, charging: Bool, at t: SimTime) {}
 }

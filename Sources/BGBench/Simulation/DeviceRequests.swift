@@ -19,12 +19,31 @@ extension DeviceSimulation {
         }
         if hasBattery { battery.advance(to: t) }
         switch platform.admit(at: t, gates: gates()) {
+        case .deny(let reason, let retryAt?) where Platform.keepsPending(reason):
+            keepPending(reason, retryAt: retryAt, at: t)
         case .deny(let reason, let retryAt):
             deny(reason, retryAt: retryAt, at: t)
             decidedUntil = platform.deniesUntil(reason, at: t)
             decidedReason = reason
         case .run: startRun(at: t)
         }
+    }
+
+    /// A denial the platform keeps pending (`PlatformRules.keepsPending`): counted under
+    /// its reason like any, then the same work is requested again at `retryAt` (a tick
+    /// later at the earliest) by the platform, traced as `requested` / `system`; the
+    /// policy is not told and its pending decision is this one.
+    mutating func keepPending(_ reason: DenialReason, retryAt: SimTime, at t: SimTime) {
+        if counting(t) {
+            rec.tally.countDenial(reason)
+            rec.record(.denied, 1, at: t)
+        }
+        let when = max(retryAt, t + 1)
+        if tracing {
+            log("denied", reason.label, Clock.seconds(retryAt), at: t)
+            log("requested", "system", Clock.seconds(when), at: t)
+        }
+        makePending(at: when)
     }
 
     /// Denials the platform has decided ahead, of a policy that answers them by their time

@@ -49,18 +49,21 @@ import Testing
     }
 
     /// Rare: 3 sessions per 24 h; the fourth waits until the first leaves the window.
+    /// (Runs 20 min apart from 10 min: the first run is due 10 min after t = 0, each later
+    /// one 15 min after the previous ended.)
     @Test func rareSessionsPerWindow() {
         var p = Self.android(usage: 1.0 / 5)  // last use 5 days ago: rare for three days
         p.deviceChanged(screenOn: true, charging: false, at: 0)  // awake: no Doze
         #expect(p.bucket(at: 0) == .rare)
         for k in 0..<3 {
-            let t = SimTime(k) * 10 * Self.minute
+            let t = (10 + SimTime(k) * 20) * Self.minute
             #expect(p.admit(at: t, gates: GateInputs()) == .run)
             Self.run(&p, at: t, for: 10 * Self.second)
         }
         #expect(
-            p.admit(at: 30 * Self.minute, gates: GateInputs()) == .deny(.quota, retryAt: 10 * Self.second + Self.day))
-        #expect(p.quotaClears(at: Self.day + 10 * Self.second) == nil)
+            p.admit(at: 70 * Self.minute, gates: GateInputs())
+                == .deny(.quota, retryAt: 10 * Self.minute + 10 * Self.second + Self.day))
+        #expect(p.quotaClears(at: Self.day + 10 * Self.minute + 10 * Self.second) == nil)
     }
 
     /// Working set: 10 min of job time per 2 h; a run is capped at the quota left, and a
@@ -71,20 +74,20 @@ import Testing
         #expect(p.bucket(at: 0) == .workingSet)
         #expect(p.runLimit(at: 0) == 10 * Self.minute)
         Self.run(&p, at: 0, for: 4 * Self.minute)
-        Self.run(&p, at: 10 * Self.minute, for: 4 * Self.minute)
-        #expect(p.admit(at: 20 * Self.minute, gates: GateInputs()) == .run)
-        #expect(p.runLimit(at: 20 * Self.minute) == 2 * Self.minute)
-        Self.run(&p, at: 20 * Self.minute, for: 2 * Self.minute - 20 * Self.second)  // 20 s left < 30 s buffer
+        Self.run(&p, at: 20 * Self.minute, for: 4 * Self.minute)
+        #expect(p.admit(at: 40 * Self.minute, gates: GateInputs()) == .run)
+        #expect(p.runLimit(at: 40 * Self.minute) == 2 * Self.minute)
+        Self.run(&p, at: 40 * Self.minute, for: 2 * Self.minute - 20 * Self.second)  // 20 s left < 30 s buffer
         #expect(
-            p.admit(at: 40 * Self.minute, gates: GateInputs())
+            p.admit(at: 60 * Self.minute, gates: GateInputs())
                 == .deny(.quota, retryAt: 4 * Self.minute + 2 * Self.hour))
         // While charging neither quota nor Doze applies, and the run is not a session.
-        #expect(p.admit(at: 40 * Self.minute, gates: GateInputs(charging: true)) == .run)
-        p.deviceChanged(screenOn: true, charging: true, at: 40 * Self.minute)
-        #expect(p.runLimit(at: 40 * Self.minute) == 10 * Self.minute)
-        Self.run(&p, at: 40 * Self.minute, for: 5 * Self.minute)
-        p.deviceChanged(screenOn: true, charging: false, at: 50 * Self.minute)
-        #expect(p.quotaUse(at: 50 * Self.minute, window: 2 * Self.hour).count == 3)
+        #expect(p.admit(at: 60 * Self.minute, gates: GateInputs(charging: true)) == .run)
+        p.deviceChanged(screenOn: true, charging: true, at: 60 * Self.minute)
+        #expect(p.runLimit(at: 60 * Self.minute) == 10 * Self.minute)
+        Self.run(&p, at: 60 * Self.minute, for: 5 * Self.minute)
+        p.deviceChanged(screenOn: true, charging: false, at: 70 * Self.minute)
+        #expect(p.quotaUse(at: 70 * Self.minute, window: 2 * Self.hour).count == 3)
     }
 
     /// Restricted (the BAR switch's Android counterpart): one session a day.
@@ -93,7 +96,7 @@ import Testing
         p.deviceChanged(screenOn: true, charging: false, at: 0)
         Self.run(&p, at: 0, for: 10 * Self.second)
         #expect(
-            p.admit(at: 10 * Self.minute, gates: GateInputs()) == .deny(.quota, retryAt: 10 * Self.second + Self.day))
+            p.admit(at: 20 * Self.minute, gates: GateInputs()) == .deny(.quota, retryAt: 10 * Self.second + Self.day))
         #expect(p.admit(at: Self.day + 10 * Self.second, gates: GateInputs()) == .run)
     }
 
@@ -122,20 +125,107 @@ import Testing
         #expect(p.dozeEnds(at: 10 * h) == nil)
     }
 
-    /// Periodic work: starts at least 15 − 5 = 10 min apart; state gates first.
+    /// Periodic work: the first run is due 15 − 5 = 10 min after the work is enqueued at
+    /// t = 0 (the flex, first run only); each later one 15 min after the previous run
+    /// *ended*; state gates first.
     @Test func spacingAndStateGates() {
         var p = Self.android(usage: 6)
+        let m = Self.minute, s = Self.second
         p.deviceChanged(screenOn: true, charging: false, at: 0)
-        Self.run(&p, at: 0, for: Self.second)
-        #expect(p.admit(at: 9 * Self.minute, gates: GateInputs()) == .deny(.spacing, retryAt: 10 * Self.minute))
-        #expect(p.admit(at: 10 * Self.minute, gates: GateInputs()) == .run)
-        #expect(p.admit(at: 10 * Self.minute, gates: GateInputs(lowPower: true)) == .deny(.lowPower, retryAt: nil))
-        #expect(p.admit(at: 10 * Self.minute, gates: GateInputs(lowBattery: true)) == .deny(.lowBattery, retryAt: nil))
+        #expect(p.admit(at: 0, gates: GateInputs()) == .deny(.spacing, retryAt: 10 * m))
+        #expect(p.admit(at: 10 * m - 1, gates: GateInputs()) == .deny(.spacing, retryAt: 10 * m))
+        #expect(p.admit(at: 10 * m, gates: GateInputs()) == .run)
+        Self.run(&p, at: 10 * m, for: s)
+        #expect(p.admit(at: 20 * m, gates: GateInputs()) == .deny(.spacing, retryAt: 25 * m + s))
+        #expect(p.admit(at: 25 * m, gates: GateInputs()) == .deny(.spacing, retryAt: 25 * m + s))
+        #expect(p.admit(at: 25 * m + s, gates: GateInputs()) == .run)
+        #expect(p.admit(at: 25 * m + s, gates: GateInputs(lowPower: true)) == .deny(.lowPower, retryAt: nil))
+        #expect(p.admit(at: 25 * m + s, gates: GateInputs(lowBattery: true)) == .deny(.lowBattery, retryAt: nil))
         // The iOS gates do not exist here.
         #expect(
-            p.admit(at: 10 * Self.minute, gates: GateInputs(foreground: true, forceQuit: true, submitted: false))
+            p.admit(at: 25 * m + s, gates: GateInputs(foreground: true, forceQuit: true, submitted: false))
                 == .run)
+        #expect(AndroidWorkManager.keepsPending(.spacing))
         #expect(p.runtimeLimit == 10 * Self.minute)
         #expect(p.throttleEvents == 0)
+    }
+
+    /// The app stays in the active bucket (its quota, 75 sessions per 10 min, never binds
+    /// at one run per 15 min).
+    static func alwaysActive(_ s: inout Scenario) {
+        s.platform[AndroidWorkManager.self].elapsedTimeThresholds = [.hours(0)] + Array(repeating: .days(365), count: 4)
+    }
+
+    /// A policy asking every 10 min on the platform's own terms: the pending request at
+    /// `ask`; a `spacing` denial stays pending until its `retryAt` (as the simulation keeps
+    /// it); after a run starts the policy asks at its next 10 min grid point. Returns the
+    /// run starts before `end`.
+    static func tenMinutePolicy(_ p: inout AndroidWorkManager, runsFor length: SimTime, until end: SimTime)
+        -> [SimTime]
+    {
+        var starts: [SimTime] = [], ask: SimTime = 0
+        while ask < end {
+            switch p.admit(at: ask, gates: GateInputs()) {
+            case .run:
+                starts.append(ask)
+                Self.run(&p, at: ask, for: length)
+                ask = (ask / (10 * minute) + 1) * 10 * minute
+            case .deny(.spacing, let retryAt?): ask = retryAt
+            case let other:
+                Issue.record("unexpected \(other) at \(Clock.seconds(ask)) s")
+                return starts
+            }
+        }
+        return starts
+    }
+
+    /// WorkManager's period counts from the end of a run (MODEL.md §6.2): a 10 min policy
+    /// with 30 s runs, awake and active all day, runs at 10 min (the first run's flex),
+    /// then every 15 min 30 s (15 min after each 30 s run ended): at 10 + 15.5·k min for
+    /// k = 0 … 92, 93 runs in the day (10 + 15.5·92 = 1436 min; k = 93 is past midnight).
+    /// With runs of no length it is every 15 min: 96 in the day and in every 24 h from a
+    /// run's start, never more.
+    @Test func periodFromTheEndOfARun() {
+        let m = Self.minute, s = Self.second
+        var p = Self.android(usage: 6, Self.alwaysActive)
+        p.deviceChanged(screenOn: true, charging: false, at: 0)
+        let starts = Self.tenMinutePolicy(&p, runsFor: 30 * s, until: Self.day)
+        #expect(starts == (0..<93).map { 10 * m + SimTime($0) * (15 * m + 30 * s) })
+
+        var q = Self.android(usage: 6, Self.alwaysActive)
+        q.deviceChanged(screenOn: true, charging: false, at: 0)
+        let instant = Self.tenMinutePolicy(&q, runsFor: 0, until: 3 * Self.day)
+        #expect(instant.filter { $0 < Self.day }.count == 96)
+        let most = instant.map { t in instant.filter { $0 >= t && $0 < t + Self.day }.count }.max()
+        #expect(most == 96)
+    }
+
+    /// The same through the simulation: `fixed` at 10 min on a device that is always
+    /// active and never dozes (no screen or charger events without a battery, so Doze is
+    /// moved past the horizon), runs lasting 30 s. Every request before the work is due is
+    /// kept pending (the policy is not told), so the first run is at 10 min whatever the
+    /// phase and each later one 15 min after the previous ended: 93 a day, as above. (A
+    /// grid point that falls inside a 30 s run is denied `busy`, bgbench's own rule.)
+    @Test func fixedTenMinutesThroughTheSimulation() {
+        var s = TestSupport.cleanScenario(opens: [], runSeconds: 30)
+        s.platform.name = AndroidWorkManager.name
+        Self.alwaysActive(&s)
+        s.platform[AndroidWorkManager.self].dozeAfter = .days(7)
+        s.policies[FixedPolicy.self].interval = .minutes(10)
+        let days = 2
+        let feed = NewsFeed(content: s.content, days: days, seed: 1)
+        let log = SimulationLog.record {
+            _ = TestSupport.simulate(
+                Recorded<FixedPolicy>.self, AndroidWorkManager.self, scenario: s, feed: feed, days: days)
+        }
+        let starts = log.runStarts, ends = log.runEnds.map(\.0)
+        #expect(starts.first == 10 * Self.minute)
+        for k in 1..<min(starts.count, ends.count + 1) {
+            #expect(starts[k] == ends[k - 1] + 15 * Self.minute, "run \(k)")
+        }
+        #expect(starts.filter { $0 < Self.day }.count == 93)
+        #expect(starts.count == 186)
+        // The policy hears of no deferral; only of its own requests during a run (`busy`).
+        #expect(log.denials.allSatisfy { $0.1 == .busy }, "\(log.denials)")
     }
 }
