@@ -23,13 +23,15 @@ run lpm --policy usage --devices 200 --days 14 --set device.initial_level=0.2 --
 # 3. Timeout kills: an app without an expiration handler, its runs around each kill.
 run kills --policy usage --devices 300 --days 60 --trace-devices 300 --set population.bar_off_share=0 \
     --set app.handles_expiration=false --set app.hang_probability=0.02
-# 4. android-workmanager, an app never opened (rare bucket for good; restricted with the
-#    user's Restricted setting), no charger and no screen (so no exemption), asking every 15 min.
+# 4. android-workmanager, an app never opened (rare bucket for good; restricted when the
+#    8-day threshold stays: its last use is a month back), no charger and no screen (so no
+#    exemption), asking every 15 min. (A user-restricted app, bar_off_share=1, runs nothing.)
 android=(--policy fixed --devices 50 --days 14 --trace-devices 50 --set platform.name=android-workmanager
     --set population.model=routine --set 'population.routine.opens=[]' --set device.battery_enabled=false
     --set 'platform.android_workmanager.elapsed_time_thresholds=["0s","12h","1d","2d","365d"]')
 run rare "${android[@]}" --set population.bar_off_share=0
-run restricted "${android[@]}" --set population.bar_off_share=1
+run restricted "${android[@]}" --set population.bar_off_share=0 \
+    --set 'platform.android_workmanager.elapsed_time_thresholds=["0s","12h","1d","2d","8d"]'
 # 5. Battery: a good policy on the default scenario.
 run battery --policy adaptive,usage --devices 1000 --days 28
 

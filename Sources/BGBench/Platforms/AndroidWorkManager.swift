@@ -8,19 +8,21 @@ public enum StandbyBucket: Int, Sendable, CaseIterable {
 /// `android-workmanager` (MODEL.md §6.2): WorkManager periodic work run by JobScheduler.
 /// The policy's request at t stands for the app's work falling due at t; the platform
 /// runs it then unless, in this order:
-/// `low_power` (Battery Saver), `low_battery` (the work's battery-not-low constraint),
+/// `bar_off` (the user restricted the app's background activity: no jobs at all, charging
+/// or not), `low_power` (Battery Saver), `low_battery` (the work's battery-not-low constraint),
 /// `spacing` (the work is not due yet: its first run `min_interval − min_flex` after it
 /// was enqueued at t = 0, every later one `min_interval` after the previous run ended),
 /// and, only while unplugged, `doze` (Doze, outside a maintenance window) and `quota`
-/// (the App Standby Bucket's QuotaController quota: job time or sessions per window).
+/// (the App Standby Bucket's QuotaController quota: job time or sessions per window);
+/// the restricted bucket's quota applies while charging too, unless the device is also
+/// idle and its battery not low (JobStatus: within quota or every dynamic constraint).
 /// A `spacing` denial stays pending (`keepsPending`): the work runs when it is due
-/// without the app asking again. Runs are capped at 10 min, and at the quota left. The iOS-only gates (foreground, BAR switch, force-quit, resubmission)
-/// do not apply; a user with the BAR switch off stands for Android's "Restricted"
-/// battery setting: the app is in the restricted bucket for good.
+/// without the app asking again. Runs are capped at 10 min, and at the quota left. The
+/// iOS-only gates (foreground, force-quit, resubmission) do not apply.
 public struct AndroidWorkManager: PlatformRules {
     public static let name = "android-workmanager"
     public static let summary =
-        "Android WorkManager: 15 min period (5 min flex), 10 min cap, App Standby Bucket quotas, Doze maintenance windows, none while charging"
+        "Android WorkManager: 15 min period (5 min flex), 10 min cap, App Standby Bucket quotas, Doze maintenance windows, no quota while charging (but the restricted bucket), none for a user-restricted app"
 
     /// Past job sessions kept (a ring): more than any bucket's session limit that can
     /// bind (10 at most, but active's 75, which a 10 min window cannot reach at 15 min
@@ -32,7 +34,12 @@ public struct AndroidWorkManager: PlatformRules {
     /// When the first run is due: the work is enqueued at t = 0 and the flex applies to
     /// its first run only (WorkSpec.calculateNextRunTime, periodCount 0).
     let firstDue: SimTime
-    let restricted: Bool
+    /// The user restricted the app and `user_restricted_no_jobs` is false: the app is in
+    /// the restricted bucket for good (bgbench's reading before issue 28).
+    let restrictedForGood: Bool
+    /// The run admitted last may use the whole execution cap whatever the quota (charging
+    /// outside the restricted bucket, or the restricted bucket's dynamic constraints met).
+    private var admittedFree = false
     /// When the last run the platform started ended: the next is due `min_interval`
     /// later (WorkerWrapper.resetPeriodic sets the period's origin at the run's end).
     private var lastRunEnd: SimTime?
@@ -52,6 +59,8 @@ public struct AndroidWorkManager: PlatformRules {
     private var screenAtLastUse: SimTime = Clock.never
     private var screenOnTotal: SimTime = 0
     private var screenOnSince: SimTime?
+    /// Since when the screen has been off (nil while on): JobScheduler's idle constraint.
+    private var screenOffSince: SimTime? = 0
     private var charging = false
     /// Since when the device has been screen-off and unplugged (the proxy for idle and
     /// stationary), nil while not.
@@ -63,7 +72,7 @@ public struct AndroidWorkManager: PlatformRules {
         p = setup.scenario.platform[AndroidWorkManager.self]
         runtimeLimit = p.runtimeLimit.ticks
         firstDue = max(0, p.minInterval.ticks - p.minFlex.ticks)
-        restricted = setup.barOff
+        restrictedForGood = setup.barOff && !p.userRestrictedNoJobs
         let gapDays = min(30, 1 / max(setup.initialUsage, 1.0 / 30))
         lastUse = -SimTime(gapDays * Double(Clock.day))
     }
@@ -78,6 +87,7 @@ public struct AndroidWorkManager: PlatformRules {
     public mutating func deviceChanged(screenOn on: Bool, charging plugged: Bool, at t: SimTime) {
         if on, screenOnSince == nil { screenOnSince = t }
         if !on, let since = screenOnSince { screenOnTotal += t - since; screenOnSince = nil }
+        if on { screenOffSince = nil } else if screenOffSince == nil { screenOffSince = t }
         charging = plugged
         if on || plugged { stillSince = nil } else if stillSince == nil { stillSince = t }
     }
@@ -88,7 +98,7 @@ public struct AndroidWorkManager: PlatformRules {
     /// The App Standby Bucket at t: the last i whose screen-time and elapsed-time
     /// thresholds are both reached since the last use (AppStandbyController).
     public func bucket(at t: SimTime) -> StandbyBucket {
-        if restricted { return .restricted }
+        if restrictedForGood { return .restricted }
         let elapsed = t - lastUse
         let screen = screenAtLastUse == Clock.never ? Clock.never : screenOn(at: t) - screenAtLastUse
         for i in stride(from: 4, through: 1, by: -1)
@@ -150,20 +160,39 @@ public struct AndroidWorkManager: PlatformRules {
 
     // MARK: PlatformRules
 
+    /// When the device counts as idle for JobScheduler's idle constraint on stable power
+    /// (screen off `idle_after_on_power`), nil while the screen is on.
+    func idleAt() -> SimTime? { screenOffSince.map { $0 + p.idleAfterOnPower.ticks } }
+
     public mutating func admit(at t: SimTime, gates g: GateInputs) -> Admission {
+        admittedFree = false
+        if g.barOff && p.userRestrictedNoJobs { return .deny(.barOff, retryAt: nil) }
         if g.lowPower { return .deny(.lowPower, retryAt: nil) }
         if g.lowBattery { return .deny(.lowBattery, retryAt: nil) }
         let due = lastRunEnd.map { $0 + p.minInterval.ticks } ?? firstDue
         if t < due { return .deny(.spacing, retryAt: due) }
-        if g.charging { return .run }
-        if let wake = dozeEnds(at: t) { return .deny(.doze, retryAt: wake) }
-        if let clears = quotaClears(at: t) { return .deny(.quota, retryAt: clears) }
-        return .run
+        let restrictedBucket = bucket(at: t) == .restricted
+        if g.charging && !restrictedBucket {
+            admittedFree = true
+            return .run
+        }
+        if !g.charging, let wake = dozeEnds(at: t) { return .deny(.doze, retryAt: wake) }
+        guard let clears = quotaClears(at: t) else { return .run }
+        // The restricted bucket out of quota: charging, idle and battery not low together.
+        if g.charging && !g.belowLowLevel, let idle = idleAt() {
+            if idle <= t {
+                admittedFree = true
+                return .run
+            }
+            return .deny(.quota, retryAt: min(clears, idle))
+        }
+        return .deny(.quota, retryAt: clears)
     }
 
-    /// The execution cap, and while unplugged the quota left in the bucket's window.
+    /// The execution cap, and the quota left in the bucket's window unless the run was
+    /// admitted free of quota.
     public mutating func runLimit(at t: SimTime) -> SimTime {
-        guard !charging else { return runtimeLimit }
+        guard !admittedFree else { return runtimeLimit }
         let b = bucket(at: t).rawValue
         let left = p.allowedTime.ticks - quotaUse(at: t, window: p.quotaWindows[b].ticks).time
         return max(1, min(runtimeLimit, left))
@@ -175,7 +204,8 @@ public struct AndroidWorkManager: PlatformRules {
     public mutating func runStarted(at t: SimTime) {
         jobRunning = true
         runStart = t
-        runCounts = !charging
+        // QuotaController counts a restricted app's sessions while plugged in too.
+        runCounts = !charging || bucket(at: t) == .restricted
     }
 
     public mutating func runEnded(at t: SimTime, status: RunStatus, broughtContent: Bool) {
@@ -216,6 +246,8 @@ public struct AndroidWorkManagerParameters: ParameterSet {
     public var maintenanceFirst = TimeSpan.minutes(5)
     public var maintenanceFactor = 2.0
     public var maintenanceMax = TimeSpan.minutes(10)
+    public var userRestrictedNoJobs = true
+    public var idleAfterOnPower = TimeSpan.minutes(31)
 }
 extension AndroidWorkManagerParameters {
     static let buckets = "(active, working_set, frequent, rare, restricted)"
@@ -295,6 +327,14 @@ extension AndroidWorkManagerParameters {
             .duration(
                 \.maintenanceMax, "maintenance_max", in: .minutes(1)...(.days(7)),
                 "longest maintenance window; MAX_IDLE_PENDING_TIMEOUT (10 min)"),
+            .flag(
+                \.userRestrictedNoJobs, "user_restricted_no_jobs",
+                "a user with background refresh off (`population.bar_off_share`) has restricted the app's background activity: no job runs, charging or not (denied `bar_off`; Android's battery usage details: \"Jobs: Never\"); false: the app is in the restricted bucket for good instead (bgbench before issue 28)"
+            ),
+            .duration(
+                \.idleAfterOnPower, "idle_after_on_power", in: .minutes(1)...(.hours(4)),
+                "screen off this long while charging makes the device idle for JobScheduler's idle constraint, which with charging and battery-not-low lets a restricted-bucket job run outside its quota (JobStatus DYNAMIC_RESTRICTED_CONSTRAINTS); DeviceIdlenessTracker config_jobSchedulerInactivityIdleThresholdOnStablePower (31 min)"
+            ),
         ]
     }
 }

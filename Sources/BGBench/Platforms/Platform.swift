@@ -35,16 +35,18 @@ public struct GateInputs: Sendable {
     public var lowPower: Bool
     /// Below 20 % and not charging.
     public var lowBattery: Bool
+    /// Below 20 %, charging or not (`android-workmanager`: JobScheduler's battery-not-low).
+    public var belowLowLevel: Bool
     public var charging: Bool
     /// The app has a task submitted (rule 8: an app that forgets to resubmit has none).
     public var submitted: Bool
     public init(
         foreground: Bool = false, barOff: Bool = false, forceQuit: Bool = false, lowPower: Bool = false,
-        lowBattery: Bool = false, charging: Bool = false, submitted: Bool = true
+        lowBattery: Bool = false, charging: Bool = false, submitted: Bool = true, belowLowLevel: Bool = false
     ) {
         self.foreground = foreground; self.barOff = barOff; self.forceQuit = forceQuit
         self.lowPower = lowPower; self.lowBattery = lowBattery; self.charging = charging
-        self.submitted = submitted
+        self.submitted = submitted; self.belowLowLevel = belowLowLevel || lowBattery
     }
 }
 
@@ -62,8 +64,9 @@ public struct PlatformSetup: Sendable {
     public var scenario: Scenario
     /// Starting value of the usage average u, opens per day (MODEL.md §6.4 rule 4).
     public var initialUsage: Double
-    /// The user switched Background App Refresh off (`android-workmanager` reads it as
-    /// the "Restricted" battery setting; the iOS platforms see it as a gate).
+    /// The user switched Background App Refresh off (the iOS platforms see it as a gate;
+    /// `android-workmanager` too, as the user restricting the app's background activity,
+    /// or as the restricted bucket for good with `user_restricted_no_jobs` false).
     public var barOff = false
 }
 

@@ -305,6 +305,6 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         GateInputs(
             foreground: foreground, barOff: traits.barOff, forceQuit: forceQuit,
             lowPower: hasBattery && battery.lowPower, lowBattery: hasBattery && battery.isLow,
-            charging: chargeCount > 0, submitted: submitted)
+            charging: chargeCount > 0, submitted: submitted, belowLowLevel: hasBattery && battery.belowLowLevel)
     }
 }

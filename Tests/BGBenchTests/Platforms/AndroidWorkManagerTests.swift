@@ -45,7 +45,9 @@ import Testing
         #expect(p.bucket(at: 8 * Self.day + 5 * Self.hour) == .restricted)
         p.opened(at: 9 * Self.day)
         #expect(p.bucket(at: 9 * Self.day) == .active)
-        #expect(Self.android(usage: 20, barOff: true).bucket(at: 0) == .restricted)
+        // A user-restricted app is not put in the restricted bucket (MODEL.md §6.2): the
+        // `bar_off` gate stops its jobs instead (userRestrictedAppNeverRuns).
+        #expect(Self.android(usage: 20, barOff: true).bucket(at: 0) == .active)
     }
 
     /// Rare: 3 sessions per 24 h; the fourth waits until the first leaves the window.
@@ -90,9 +92,10 @@ import Testing
         #expect(p.quotaUse(at: 70 * Self.minute, window: 2 * Self.hour).count == 3)
     }
 
-    /// Restricted (the BAR switch's Android counterpart): one session a day.
+    /// The restricted bucket (8 days unused; here a month): one session a day.
     @Test func restrictedOneSessionADay() {
-        var p = Self.android(usage: 20, barOff: true)
+        var p = Self.android(usage: 1.0 / 30)
+        #expect(p.bucket(at: 0) == .restricted)
         p.deviceChanged(screenOn: true, charging: false, at: 0)
         Self.run(&p, at: 0, for: 10 * Self.second)
         #expect(
@@ -227,5 +230,70 @@ import Testing
         #expect(starts.count == 186)
         // The policy hears of no deferral; only of its own requests during a run (`busy`).
         #expect(log.denials.allSatisfy { $0.1 == .busy }, "\(log.denials)")
+    }
+
+    /// A user who restricted the app's background activity (the BAR-off share): no job
+    /// runs, charging or not (MODEL.md §6.2, "Jobs: Never"). A night on the charger with
+    /// the screen off from 22:00 to 07:00: every request, every 15 min, is denied
+    /// `bar_off` with no retry time, the first gate. With `user_restricted_no_jobs` false
+    /// (the reading before issue 28) the app is in the restricted bucket instead and gets
+    /// its one run once the device is idle on power (22:31).
+    @Test func userRestrictedAppNeverRuns() {
+        let h = Self.hour, m = Self.minute
+        var p = Self.android(usage: 20, barOff: true)
+        p.deviceChanged(screenOn: false, charging: true, at: 22 * h)
+        let night = GateInputs(barOff: true, charging: true)
+        for k in 0...36 {
+            let t = 22 * h + SimTime(k) * 15 * m
+            #expect(p.admit(at: t, gates: night) == .deny(.barOff, retryAt: nil), "at \(Clock.seconds(t)) s")
+        }
+        #expect(p.admit(at: 22 * h, gates: GateInputs(barOff: true, lowPower: true)) == .deny(.barOff, retryAt: nil))
+
+        var old = Self.android(usage: 20, barOff: true) {
+            $0.platform[AndroidWorkManager.self].userRestrictedNoJobs = false
+        }
+        #expect(old.bucket(at: 0) == .restricted)
+        old.deviceChanged(screenOn: false, charging: true, at: 22 * h)
+        #expect(old.admit(at: 22 * h, gates: night) == .run)  // within quota: one session a day
+        Self.run(&old, at: 22 * h, for: Self.second)
+        #expect(old.admit(at: 22 * h + 30 * m, gates: night) == .run)  // idle since 22:31: no quota needed
+    }
+
+    /// The restricted bucket while charging (MODEL.md §6.2): charging alone does not lift
+    /// its quota (QuotaController.isQuotaFreeLocked excludes it); charging, idle (screen off
+    /// 31 min on power) and battery not low together do (JobStatus: within quota or every
+    /// dynamic constraint). A session while plugged in counts.
+    @Test func restrictedBucketChargingButNotIdle() {
+        let m = Self.minute, s = Self.second
+        var p = Self.android(usage: 1.0 / 30)  // unused for a month: restricted
+        p.deviceChanged(screenOn: true, charging: true, at: 0)
+        let charging = GateInputs(charging: true)
+        #expect(p.admit(at: 10 * m, gates: charging) == .run)  // the day's one session
+        #expect(p.runLimit(at: 10 * m) == 10 * m)
+        Self.run(&p, at: 10 * m, for: 10 * s)
+        #expect(p.quotaUse(at: 11 * m, window: Self.day).count == 1)
+        // Screen on: not idle, so the quota applies until the session leaves the window.
+        #expect(p.admit(at: 30 * m, gates: charging) == .deny(.quota, retryAt: 10 * m + 10 * s + Self.day))
+        // Screen off at 40 min: idle at 71 min.
+        p.deviceChanged(screenOn: false, charging: true, at: 40 * m)
+        #expect(p.admit(at: 50 * m, gates: charging) == .deny(.quota, retryAt: 71 * m))
+        #expect(
+            p.admit(at: 71 * m, gates: GateInputs(charging: true, belowLowLevel: true))
+                == .deny(.quota, retryAt: 10 * m + 10 * s + Self.day))
+        #expect(p.admit(at: 71 * m, gates: charging) == .run)
+        #expect(p.runLimit(at: 71 * m) == 10 * m)
+        // Unplugged: the quota again.
+        p.deviceChanged(screenOn: false, charging: false, at: 90 * m)
+        #expect(p.admit(at: 100 * m, gates: GateInputs()) == .deny(.quota, retryAt: 10 * m + 10 * s + Self.day))
+        // Another bucket while charging: no quota at all.
+        var q = Self.android(usage: 1.0 / 5)
+        q.deviceChanged(screenOn: true, charging: true, at: 0)
+        #expect(q.bucket(at: 0) == .rare)
+        for k in 0..<5 {
+            let t = (10 + SimTime(k) * 20) * m
+            #expect(q.admit(at: t, gates: charging) == .run)
+            Self.run(&q, at: t, for: 10 * s)
+        }
+        #expect(q.quotaUse(at: 2 * Self.hour, window: Self.day).count == 0)
     }
 }
