@@ -16,8 +16,8 @@ public enum StandbyBucket: Int, Sendable, CaseIterable {
 /// (the App Standby Bucket's QuotaController quota: job time or sessions per window);
 /// the restricted bucket's quota applies while charging too, unless the device is also
 /// idle and its battery not low (JobStatus: within quota or every dynamic constraint).
-/// A `spacing` denial stays pending (`keepsPending`): the work runs when it is due
-/// without the app asking again. Runs are capped at 10 min, and at the quota left. The
+/// A `spacing`, `doze` or `quota` denial stays pending (`keepsPending`): the work runs
+/// when it is due or the gate lifts, without the app asking again. Runs are capped at 10 min, and at the quota left. The
 /// iOS-only gates (foreground, force-quit, resubmission) do not apply.
 public struct AndroidWorkManager: PlatformRules {
     public static let name = "android-workmanager"
@@ -62,6 +62,8 @@ public struct AndroidWorkManager: PlatformRules {
     /// Since when the screen has been off (nil while on): JobScheduler's idle constraint.
     private var screenOffSince: SimTime? = 0
     private var charging = false
+    /// When the charger was last plugged in.
+    private var pluggedAt: SimTime = -1
     /// Since when the device has been screen-off and unplugged (the proxy for idle and
     /// stationary), nil while not.
     private var stillSince: SimTime? = 0
@@ -88,6 +90,7 @@ public struct AndroidWorkManager: PlatformRules {
         if on, screenOnSince == nil { screenOnSince = t }
         if !on, let since = screenOnSince { screenOnTotal += t - since; screenOnSince = nil }
         if on { screenOffSince = nil } else if screenOffSince == nil { screenOffSince = t }
+        if plugged && !charging { pluggedAt = t }
         charging = plugged
         if on || plugged { stillSince = nil } else if stillSince == nil { stillSince = t }
     }
@@ -198,8 +201,23 @@ public struct AndroidWorkManager: PlatformRules {
         return max(1, min(runtimeLimit, left))
     }
 
-    /// WorkManager keeps work that is not due yet; it runs when due (MODEL.md §6.2).
-    public static func keepsPending(_ reason: DenialReason) -> Bool { reason == .spacing }
+    /// JobScheduler keeps work that is not due yet, or that Doze or the quota defers: it
+    /// runs when due, in the next maintenance window, or when the quota allows (MODEL.md
+    /// §6.2), without the app asking again.
+    public static func keepsPending(_ reason: DenialReason) -> Bool {
+        reason == .spacing || reason == .doze || reason == .quota
+    }
+
+    /// The screen on or a charger ends Doze; plugging in lifts the quota (the restricted
+    /// bucket's too, if the device becomes idle before the quota clears: asked again, it
+    /// says when).
+    public func deferralLifted(_ reason: DenialReason, at t: SimTime) -> Bool {
+        switch reason {
+        case .doze: dozeEnds(at: t) == nil
+        case .quota: pluggedAt == t
+        default: false
+        }
+    }
 
     public mutating func runStarted(at t: SimTime) {
         jobRunning = true

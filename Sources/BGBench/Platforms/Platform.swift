@@ -108,6 +108,11 @@ public protocol PlatformRules: SendableMetatype {
     /// is counted under its reason and the kept request counts as a new request when it
     /// falls due. Default: never (the denial goes to the policy, §6.4 rule 2).
     static func keepsPending(_ reason: DenialReason) -> Bool
+    /// Whether the screen or charging change just told at t (`deviceChanged`) lifted a
+    /// kept denial for `reason` before its `retryAt`: the kept request is then tried at t
+    /// (`android-workmanager`: the screen on or a charger ends Doze; a charger lifts the
+    /// quota). Default: never.
+    func deferralLifted(_ reason: DenialReason, at t: SimTime) -> Bool
     /// Times the platform cut the app's budget because of how a run ended.
     var throttleEvents: Int { get }
     /// Why no policy can get a run on this platform in `scenario`, naming the setting that
@@ -151,6 +156,7 @@ public extension PlatformRules {
     mutating func runLimit(at t: SimTime) -> SimTime { runtimeLimit }
     func deniesUntil(_ reason: DenialReason, at t: SimTime) -> SimTime { t }
     static func keepsPending(_ reason: DenialReason) -> Bool { false }
+    func deferralLifted(_ reason: DenialReason, at t: SimTime) -> Bool { false }
     mutating func opened(at t: SimTime) {}
     mutating func deviceChanged(screenOn: Bool, charging: Bool, at t: SimTime) {}
 }

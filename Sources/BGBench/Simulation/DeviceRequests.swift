@@ -11,6 +11,7 @@ extension DeviceSimulation {
             return
         }
         requestPending = false
+        keptPending = false
         nextRequest = Clock.never
         if counting(t) { rec.tally.increment(.requested) }
         if inFlight {
@@ -44,6 +45,8 @@ extension DeviceSimulation {
             log("requested", "system", Clock.seconds(when), at: t)
         }
         makePending(at: when)
+        keptPending = true
+        keptReason = reason
     }
 
     /// Denials the platform has decided ahead, of a policy that answers them by their time
@@ -161,6 +164,7 @@ extension DeviceSimulation {
         switch decision {
         case .keep: return
         case .cancel:
+            keptPending = false
             if requestPending {
                 if tracing {
                     log("withdrawn", "policy", at: t)
@@ -170,6 +174,7 @@ extension DeviceSimulation {
                 if counting(t) { rec.tally.increment(.replaced); rec.tally.increment(.requested) }
             }
         case .request(let when):
+            keptPending = false
             if requestPending {
                 if tracing {
                     log("replaced", "policy", at: t)

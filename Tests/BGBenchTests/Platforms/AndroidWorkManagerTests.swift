@@ -296,4 +296,62 @@ import Testing
         }
         #expect(q.quotaUse(at: 2 * Self.hour, window: Self.day).count == 0)
     }
+
+    /// A job Doze defers stays pending (MODEL.md §6.2): it runs in the next maintenance
+    /// window, or as soon as the screen comes on, without a new request. A device with the
+    /// screen off and unplugged from t = 0 (no battery: no screen sessions or charger) is
+    /// in deep Doze from 1 h: idle until 2 h, a window 2 h – 2 h 5 min, idle until 4 h 5
+    /// min. A policy that asks once at 1 h 30 min gets its run at 2 h; one that asks at 2 h
+    /// 10 min gets it at the user's open at 3 h (the screen ends Doze), not at 4 h 5 min.
+    /// Neither policy hears of a denial.
+    @Test(arguments: [(90, nil), (130, 3)] as [(Int, Int?)])
+    func dozeDeferralRunsInTheNextWindow(askMinutes: Int, openHour: Int?) {
+        var s = TestSupport.cleanScenario(opens: openHour.map { [SimTime($0) * Self.hour] } ?? [])
+        s.platform.name = AndroidWorkManager.name
+        Self.alwaysActive(&s)
+        let days = 1
+        let feed = NewsFeed(content: s.content, days: days, seed: 1)
+        let log = SimulationLog.record {
+            AsksOnce.$at.withValue(SimTime(askMinutes) * Self.minute) {
+                _ = TestSupport.simulate(
+                    Recorded<AsksOnce>.self, AndroidWorkManager.self, scenario: s, feed: feed, days: days)
+            }
+        }
+        if openHour != nil {
+            #expect(log.opens.first == 3 * Self.hour)
+            #expect(log.runStarts == [3 * Self.hour])
+        } else {
+            #expect(log.runStarts == [2 * Self.hour])
+        }
+        #expect(log.denials.isEmpty)
+    }
+
+    /// What lifts a kept denial early: the screen on or a charger ends Doze; plugging in
+    /// lifts the quota (at that moment only); nothing lifts `spacing` but time.
+    @Test func deferralsLiftedByTheDevice() {
+        let h = Self.hour
+        var p = Self.android(usage: 6)
+        #expect(p.admit(at: 90 * Self.minute, gates: GateInputs()) == .deny(.doze, retryAt: 2 * h))
+        #expect(!p.deferralLifted(.doze, at: 90 * Self.minute))
+        p.deviceChanged(screenOn: true, charging: false, at: 100 * Self.minute)
+        #expect(p.deferralLifted(.doze, at: 100 * Self.minute))
+        #expect(!p.deferralLifted(.quota, at: 100 * Self.minute))
+        #expect(!p.deferralLifted(.spacing, at: 100 * Self.minute))
+        p.deviceChanged(screenOn: true, charging: true, at: 110 * Self.minute)
+        #expect(p.deferralLifted(.quota, at: 110 * Self.minute))
+        p.deviceChanged(screenOn: false, charging: true, at: 120 * Self.minute)
+        #expect(!p.deferralLifted(.quota, at: 120 * Self.minute))
+        #expect(AndroidWorkManager.keepsPending(.doze) && AndroidWorkManager.keepsPending(.quota))
+        #expect(!AndroidWorkManager.keepsPending(.lowPower) && !AndroidWorkManager.keepsPending(.barOff))
+    }
+}
+
+/// Asks once, at `at`, and never again.
+struct AsksOnce: WakePolicy {
+    static let name = "test-asks-once"
+    static let summary = "test only"
+    @TaskLocal static var at: SimTime = 0
+    let time: SimTime
+    init(_ context: PolicyContext) { time = Self.at }
+    mutating func start(_ view: DeviceView) -> WakeDecision { .request(at: time) }
 }
