@@ -112,11 +112,30 @@ public struct AndroidWorkManager: PlatformRules {
     }
 
     /// Doze at t: nil when not dozing (awake, or in a maintenance window), else the start
-    /// of the next maintenance window.
+    /// of the next maintenance window. Light Doze from `light_after` after the screen went
+    /// off unplugged until deep Doze takes over at `doze_after` (DeviceIdleController: deep
+    /// idle overrides light idle); a light idle period that reaches it runs into deep idle.
     public func dozeEnds(at t: SimTime) -> SimTime? {
         guard let still = stillSince else { return nil }
-        var start = still + p.dozeAfter.ticks
+        let deep = still + p.dozeAfter.ticks
+        if t >= deep { return deepDozeEnds(from: deep, at: t) }
+        guard p.lightDoze else { return nil }
+        var start = still + p.lightAfter.ticks
         guard t >= start else { return nil }
+        var idle = Double(p.lightIdleFirst.ticks)
+        while true {
+            let end = start + SimTime(idle)
+            if t < end { return end < deep ? end : deep + p.idleFirst.ticks }
+            start = end + p.lightMaintenance.ticks
+            if t < start { return nil }
+            idle = min(idle * p.lightIdleFactor, Double(p.lightIdleMax.ticks))
+        }
+    }
+
+    /// Deep Doze from `start` at t ≥ start: nil in a maintenance window, else the next
+    /// window's start.
+    func deepDozeEnds(from start: SimTime, at t: SimTime) -> SimTime? {
+        var start = start
         var idle = Double(p.idleFirst.ticks), window = Double(p.maintenanceFirst.ticks)
         while true {
             let end = start + SimTime(idle)
@@ -264,6 +283,12 @@ public struct AndroidWorkManagerParameters: ParameterSet {
     public var maintenanceFirst = TimeSpan.minutes(5)
     public var maintenanceFactor = 2.0
     public var maintenanceMax = TimeSpan.minutes(10)
+    public var lightDoze = true
+    public var lightAfter = TimeSpan.minutes(4)
+    public var lightIdleFirst = TimeSpan.minutes(5)
+    public var lightIdleFactor = 2.0
+    public var lightIdleMax = TimeSpan.minutes(15)
+    public var lightMaintenance = TimeSpan.minutes(1)
     public var userRestrictedNoJobs = true
     public var idleAfterOnPower = TimeSpan.minutes(31)
 }
@@ -345,6 +370,27 @@ extension AndroidWorkManagerParameters {
             .duration(
                 \.maintenanceMax, "maintenance_max", in: .minutes(1)...(.days(7)),
                 "longest maintenance window; MAX_IDLE_PENDING_TIMEOUT (10 min)"),
+            .flag(
+                \.lightDoze, "light_doze",
+                "light Doze: screen off and unplugged (moving or not), jobs wait outside its maintenance windows as in deep Doze (DeviceIdleJobsController); false: deep Doze only (bgbench before issue 28)"
+            ),
+            .duration(
+                \.lightAfter, "light_after", in: .seconds(0)...(.days(7)),
+                "screen off and unplugged this long before light Doze; DeviceIdleController LIGHT_IDLE_AFTER_INACTIVE_TIMEOUT (4 min)"
+            ),
+            .duration(
+                \.lightIdleFirst, "light_idle_first", in: .minutes(1)...(.days(1)),
+                "first light idle period; LIGHT_IDLE_TIMEOUT (5 min)"),
+            .number(
+                \.lightIdleFactor, "light_idle_factor", "factor", in: 1...10,
+                "each light idle period is this times the last; LIGHT_IDLE_FACTOR (2)"),
+            .duration(
+                \.lightIdleMax, "light_idle_max", in: .minutes(1)...(.days(1)),
+                "longest light idle period; LIGHT_MAX_IDLE_TIMEOUT (15 min)"),
+            .duration(
+                \.lightMaintenance, "light_maintenance", in: .seconds(1)...(.hours(1)),
+                "light Doze's maintenance window; LIGHT_IDLE_MAINTENANCE_MIN_BUDGET (1 min; AOSP lets a window grow to MAX_BUDGET, 5 min, with time earlier windows left unused, which other apps' jobs, not modelled, take)"
+            ),
             .flag(
                 \.userRestrictedNoJobs, "user_restricted_no_jobs",
                 "a user with background refresh off (`population.bar_off_share`) has restricted the app's background activity: no job runs, charging or not (denied `bar_off`; Android's battery usage details: \"Jobs: Never\"); false: the app is in the restricted bucket for good instead (bgbench before issue 28)"

@@ -105,8 +105,10 @@ import Testing
 
     /// Doze after 1 h screen-off and unplugged; idle 1 h, 2 h, 4 h, 6 h, 6 h … between
     /// maintenance windows of 5, 10, 10 … min; the screen or a charger ends it.
+    /// (Light Doze off: it is lightDozeAfternoon's.)
     @Test func dozeSchedule() {
-        var p = Self.android(usage: 6)  // active: quota never binds here
+        // Active: quota never binds here.
+        var p = Self.android(usage: 6) { $0.platform[AndroidWorkManager.self].lightDoze = false }
         let h = Self.hour, m = Self.minute
         #expect(p.dozeEnds(at: 59 * m) == nil)
         #expect(p.dozeEnds(at: h) == 2 * h)
@@ -204,8 +206,8 @@ import Testing
     }
 
     /// The same through the simulation: `fixed` at 10 min on a device that is always
-    /// active and never dozes (no screen or charger events without a battery, so Doze is
-    /// moved past the horizon), runs lasting 30 s. Every request before the work is due is
+    /// active and never dozes (no screen or charger events without a battery, so deep Doze
+    /// is moved past the horizon and light Doze off), runs lasting 30 s. Every request before the work is due is
     /// kept pending (the policy is not told), so the first run is at 10 min whatever the
     /// phase and each later one 15 min after the previous ended: 93 a day, as above. (A
     /// grid point that falls inside a 30 s run is denied `busy`, bgbench's own rule.)
@@ -214,6 +216,7 @@ import Testing
         s.platform.name = AndroidWorkManager.name
         Self.alwaysActive(&s)
         s.platform[AndroidWorkManager.self].dozeAfter = .days(7)
+        s.platform[AndroidWorkManager.self].lightDoze = false
         s.policies[FixedPolicy.self].interval = .minutes(10)
         let days = 2
         let feed = NewsFeed(content: s.content, days: days, seed: 1)
@@ -282,9 +285,9 @@ import Testing
                 == .deny(.quota, retryAt: 10 * m + 10 * s + Self.day))
         #expect(p.admit(at: 71 * m, gates: charging) == .run)
         #expect(p.runLimit(at: 71 * m) == 10 * m)
-        // Unplugged: the quota again.
+        // Unplugged: the quota again (at 99 min, light Doze's first window: 94–99 min idle).
         p.deviceChanged(screenOn: false, charging: false, at: 90 * m)
-        #expect(p.admit(at: 100 * m, gates: GateInputs()) == .deny(.quota, retryAt: 10 * m + 10 * s + Self.day))
+        #expect(p.admit(at: 99 * m, gates: GateInputs()) == .deny(.quota, retryAt: 10 * m + 10 * s + Self.day))
         // Another bucket while charging: no quota at all.
         var q = Self.android(usage: 1.0 / 5)
         q.deviceChanged(screenOn: true, charging: true, at: 0)
@@ -343,6 +346,60 @@ import Testing
         #expect(!p.deferralLifted(.quota, at: 120 * Self.minute))
         #expect(AndroidWorkManager.keepsPending(.doze) && AndroidWorkManager.keepsPending(.quota))
         #expect(!AndroidWorkManager.keepsPending(.lowPower) && !AndroidWorkManager.keepsPending(.barOff))
+    }
+
+    /// Light Doze on a screen-off afternoon, unplugged (MODEL.md §6.2; DeviceIdleController
+    /// LIGHT_* defaults): the screen goes off at 13:00; light idle from 13:04 for 5 min,
+    /// a 1 min window 13:09–13:10, idle 10 min, window 13:20–13:21, idle 15 min, window
+    /// 13:36–13:37, idle 15 min, window 13:52–13:53, then the idle that would end at 14:08
+    /// runs into deep Doze at 14:00 (1 h after the screen went off): deep idle until 15:00,
+    /// a 5 min window. Jobs wait in light idle as in deep idle.
+    @Test func lightDozeAfternoon() {
+        let h = Self.hour, m = Self.minute
+        var p = Self.android(usage: 6)
+        p.deviceChanged(screenOn: true, charging: false, at: 12 * h)
+        p.deviceChanged(screenOn: false, charging: false, at: 13 * h)
+        let at = { (hh: SimTime, mm: SimTime) in hh * h + mm * m }
+        let expected: [(SimTime, SimTime?)] = [
+            (at(13, 3), nil), (at(13, 4) - 1, nil), (at(13, 4), at(13, 9)), (at(13, 8), at(13, 9)),
+            (at(13, 9), nil), (at(13, 10) - 1, nil), (at(13, 10), at(13, 20)), (at(13, 20), nil),
+            (at(13, 21), at(13, 36)), (at(13, 36), nil), (at(13, 37), at(13, 52)), (at(13, 52), nil),
+            (at(13, 53), at(15, 0)), (at(13, 59), at(15, 0)), (at(14, 0), at(15, 0)), (at(15, 0), nil),
+            (at(15, 4), nil), (at(15, 5), at(17, 5)),
+        ]
+        for (t, end) in expected { #expect(p.dozeEnds(at: t) == end, "at \(Clock.seconds(t) / 60) min") }
+        #expect(p.admit(at: at(13, 5), gates: GateInputs()) == .deny(.doze, retryAt: at(13, 9)))
+        #expect(p.admit(at: at(13, 9), gates: GateInputs()) == .run)
+        #expect(p.admit(at: at(13, 5), gates: GateInputs(charging: true)) == .run)
+        // The screen on ends it; the next screen-off starts again from the beginning.
+        p.deviceChanged(screenOn: true, charging: false, at: at(13, 30))
+        #expect(p.dozeEnds(at: at(13, 30)) == nil)
+        p.deviceChanged(screenOn: false, charging: false, at: at(13, 31))
+        #expect(p.dozeEnds(at: at(13, 34)) == nil)
+        #expect(p.dozeEnds(at: at(13, 35)) == at(13, 40))
+        // Off: deep Doze only.
+        var q = Self.android(usage: 6) { $0.platform[AndroidWorkManager.self].lightDoze = false }
+        q.deviceChanged(screenOn: true, charging: false, at: 12 * h)
+        q.deviceChanged(screenOn: false, charging: false, at: 13 * h)
+        #expect(q.dozeEnds(at: at(13, 5)) == nil)
+    }
+
+    /// Through the simulation: a device with the screen off and unplugged from t = 0 is
+    /// in light idle 10–20 min; a single request at 5 min waits for the first run's due
+    /// time (10 min), then for light Doze's window at 20 min, where it runs.
+    @Test func lightDozeDefersThroughTheSimulation() {
+        var s = TestSupport.cleanScenario(opens: [])
+        s.platform.name = AndroidWorkManager.name
+        Self.alwaysActive(&s)
+        let feed = NewsFeed(content: s.content, days: 1, seed: 1)
+        let log = SimulationLog.record {
+            AsksOnce.$at.withValue(5 * Self.minute) {
+                _ = TestSupport.simulate(
+                    Recorded<AsksOnce>.self, AndroidWorkManager.self, scenario: s, feed: feed, days: 1)
+            }
+        }
+        #expect(log.runStarts == [20 * Self.minute])
+        #expect(log.denials.isEmpty)
     }
 }
 
