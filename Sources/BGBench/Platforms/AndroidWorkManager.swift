@@ -1,5 +1,13 @@
 import Foundation
 
+/// The Android release whose JobScheduler quotas `android-workmanager` applies.
+public enum AndroidVersion: String, Codable, Sendable, CaseIterable {
+    /// Android 12–15's QuotaController defaults (the parameters as given).
+    case android12to15 = "12-15"
+    /// Android 16's: active 20 min of job time per 60 min, working set 4 h, frequent 12 h.
+    case android16 = "16"
+}
+
 /// An App Standby Bucket (AppStandbyController; UsageStatsManager.STANDBY_BUCKET_*).
 public enum StandbyBucket: Int, Sendable, CaseIterable {
     case active, workingSet, frequent, rare, restricted
@@ -34,6 +42,10 @@ public struct AndroidWorkManager: PlatformRules {
     /// When the first run is due: the work is enqueued at t = 0 and the flex applies to
     /// its first run only (WorkSpec.calculateNextRunTime, periodCount 0).
     let firstDue: SimTime
+    /// Each bucket's quota window and job time in it (`quota_windows`, `allowed_time`, or
+    /// Android 16's with `version` 16).
+    let quotaWindow: InlineArray<5, SimTime>
+    let allowedTime: InlineArray<5, SimTime>
     /// The user restricted the app and `user_restricted_no_jobs` is false: the app is in
     /// the restricted bucket for good (bgbench's reading before issue 28).
     let restrictedForGood: Bool
@@ -74,6 +86,19 @@ public struct AndroidWorkManager: PlatformRules {
         p = setup.scenario.platform[AndroidWorkManager.self]
         runtimeLimit = p.runtimeLimit.ticks
         firstDue = max(0, p.minInterval.ticks - p.minFlex.ticks)
+        var windows = InlineArray<5, SimTime>(repeating: 0), allowed = InlineArray<5, SimTime>(repeating: 0)
+        for i in 0..<5 {
+            windows[i] = p.quotaWindows[i].ticks
+            allowed[i] = p.allowedTime.ticks
+        }
+        if p.version == .android16 {
+            windows[0] = Clock.hour
+            allowed[0] = 20 * Clock.minute
+            windows[1] = 4 * Clock.hour
+            windows[2] = 12 * Clock.hour
+        }
+        quotaWindow = windows
+        allowedTime = allowed
         restrictedForGood = setup.barOff && !p.userRestrictedNoJobs
         let gapDays = min(30, 1 / max(setup.initialUsage, 1.0 / 30))
         lastUse = -SimTime(gapDays * Double(Clock.day))
@@ -165,9 +190,9 @@ public struct AndroidWorkManager: PlatformRules {
     /// nil if a job may start at t under the bucket's quota, else when it may.
     public func quotaClears(at t: SimTime) -> SimTime? {
         let b = bucket(at: t).rawValue
-        let window = p.quotaWindows[b].ticks, limit = p.maxSessions[b]
+        let window = quotaWindow[b], limit = p.maxSessions[b]
         let use = quotaUse(at: t, window: window)
-        let allowed = p.allowedTime.ticks - p.inQuotaBuffer.ticks
+        let allowed = allowedTime[b] - p.inQuotaBuffer.ticks
         guard use.count >= limit || use.time > allowed else { return nil }
         // Oldest first: the time the window drops sessions until both limits are met.
         var time = use.time, count = use.count
@@ -216,7 +241,7 @@ public struct AndroidWorkManager: PlatformRules {
     public mutating func runLimit(at t: SimTime) -> SimTime {
         guard !admittedFree else { return runtimeLimit }
         let b = bucket(at: t).rawValue
-        let left = p.allowedTime.ticks - quotaUse(at: t, window: p.quotaWindows[b].ticks).time
+        let left = allowedTime[b] - quotaUse(at: t, window: quotaWindow[b]).time
         return max(1, min(runtimeLimit, left))
     }
 
@@ -283,6 +308,7 @@ public struct AndroidWorkManagerParameters: ParameterSet {
     public var maintenanceFirst = TimeSpan.minutes(5)
     public var maintenanceFactor = 2.0
     public var maintenanceMax = TimeSpan.minutes(10)
+    public var version = AndroidVersion.android12to15
     public var lightDoze = true
     public var lightAfter = TimeSpan.minutes(4)
     public var lightIdleFirst = TimeSpan.minutes(5)
@@ -370,6 +396,10 @@ extension AndroidWorkManagerParameters {
             .duration(
                 \.maintenanceMax, "maintenance_max", in: .minutes(1)...(.days(7)),
                 "longest maintenance window; MAX_IDLE_PENDING_TIMEOUT (10 min)"),
+            .choice(
+                \.version, "version",
+                "the Android release whose job quotas apply: `12-15` (the parameters as given; AOSP QuotaController QcConstants of Android 12–15) or `16` (Android 16's: the active bucket 20 min of job time per 60 min window, working set window 4 h, frequent 12 h; these replace `quota_windows`' first three entries and active's `allowed_time`)"
+            ),
             .flag(
                 \.lightDoze, "light_doze",
                 "light Doze: screen off and unplugged (moving or not), jobs wait outside its maintenance windows as in deep Doze (DeviceIdleJobsController); false: deep Doze only (bgbench before issue 28)"

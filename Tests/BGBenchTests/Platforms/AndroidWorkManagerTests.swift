@@ -401,6 +401,38 @@ import Testing
         #expect(log.runStarts == [20 * Self.minute])
         #expect(log.denials.isEmpty)
     }
+
+    /// `version` 16: Android 16's quotas. Active: 20 min of job time per 60 min (Android
+    /// 12–15: 10 min per 10 min), so after two 9 min runs at 10 and 34 min a third at 58
+    /// min may run only 2 min (20 − 18), where 12–15's 10 min window holds nothing and
+    /// gives the full 10. Working set: its window is 4 h, so the quota used up at 40 min
+    /// clears 4 h after the first session ended instead of 2 h.
+    @Test func android16Quotas() {
+        let m = Self.minute
+        for version in AndroidVersion.allCases {
+            let v16 = version == .android16
+            var p = Self.android(usage: 6) {
+                Self.alwaysActive(&$0)
+                $0.platform[AndroidWorkManager.self].version = version
+            }
+            p.deviceChanged(screenOn: true, charging: false, at: 0)
+            Self.run(&p, at: 10 * m, for: 9 * m)
+            #expect(p.runLimit(at: 34 * m) == 10 * m)
+            Self.run(&p, at: 34 * m, for: 9 * m)
+            #expect(p.admit(at: 58 * m, gates: GateInputs()) == .run)
+            #expect(p.runLimit(at: 58 * m) == (v16 ? 2 * m : 10 * m), "\(version)")
+
+            var w = Self.android(usage: 1.5) { $0.platform[AndroidWorkManager.self].version = version }
+            w.deviceChanged(screenOn: true, charging: false, at: 0)
+            #expect(w.bucket(at: 0) == .workingSet)
+            Self.run(&w, at: 0, for: 4 * m)
+            Self.run(&w, at: 20 * m, for: 4 * m)
+            Self.run(&w, at: 40 * m, for: 2 * m - 20 * Self.second)
+            #expect(
+                w.admit(at: 60 * m, gates: GateInputs())
+                    == .deny(.quota, retryAt: 4 * m + (v16 ? 4 : 2) * Self.hour), "\(version)")
+        }
+    }
 }
 
 /// Asks once, at `at`, and never again.
