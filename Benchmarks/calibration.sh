@@ -23,13 +23,21 @@ run lpm --policy usage --devices 200 --days 14 --set device.initial_level=0.2 --
 # 3. Timeout kills: an app without an expiration handler, its runs around each kill.
 run kills --policy usage --devices 300 --days 60 --trace-devices 300 --set population.bar_off_share=0 \
     --set app.handles_expiration=false --set app.hang_probability=0.02
-# 4. android-workmanager, an app never opened (rare bucket for good; restricted with the
-#    user's Restricted setting), no charger and no screen (so no exemption), asking every 15 min.
+# 4. android-workmanager, an app never opened (rare bucket for good; restricted when the
+#    8-day threshold stays: its last use is a month back), no charger and no screen (so no
+#    exemption), asking every 15 min. (A user-restricted app, bar_off_share=1, runs nothing.)
 android=(--policy fixed --devices 50 --days 14 --trace-devices 50 --set platform.name=android-workmanager
     --set population.model=routine --set 'population.routine.opens=[]' --set device.battery_enabled=false
     --set 'platform.android_workmanager.elapsed_time_thresholds=["0s","12h","1d","2d","365d"]')
 run rare "${android[@]}" --set population.bar_off_share=0
-run restricted "${android[@]}" --set population.bar_off_share=1
+run restricted "${android[@]}" --set population.bar_off_share=0 \
+    --set 'platform.android_workmanager.elapsed_time_thresholds=["0s","12h","1d","2d","8d"]'
+# 4b. android-workmanager on the default scenario: every user restricting the app (no run,
+#     charging or not), and `fixed` at 5 min (periodic work: at most 96 runs in any 24 h).
+run androidbar --policy fixed --devices 200 --days 14 --set platform.name=android-workmanager \
+    --set population.bar_off_share=1
+run android96 --policy fixed --devices 50 --days 7 --trace-devices 50 --set platform.name=android-workmanager \
+    --set population.bar_off_share=0 --set policies.fixed.interval=5m
 # 5. Battery: a good policy on the default scenario.
 run battery --policy adaptive,usage --devices 1000 --days 28
 
@@ -100,6 +108,14 @@ for name, limit in (("rare", 3), ("restricted", 1)):
     row(f"`android-workmanager`, `{name}` bucket, `fixed` 15 min: most sessions in any 24 h (mean {d:.2f}/day)", f"≤ {limit}", str(n), n <= limit)
     if name == "rare":
         row("… most job time in any 24 h (s)", "≤ 600", f"{t:.1f}", t <= 600 + 1e-6)
+v = float(summary("androidbar")["runs_per_day"])
+row("`android-workmanager`, `fixed` 15 min, every user restricting the app (\"Jobs: Never\"): runs/day", "0", f"{v:g}", v == 0)
+most = 0
+for runs in events("android96").values():
+    starts = [s for s, _, _ in runs]
+    for i, s in enumerate(starts):
+        most = max(most, sum(1 for t in starts[i:] if t < s + DAY))
+row("`android-workmanager`, `fixed` 5 min: most runs of a device in any 24 h (periodic work: one interval after each run ends)", "≤ 96", str(most), most <= 96)
 for p in ("adaptive", "usage"):
     v = float(summary("battery", policy=p)["battery_pct_per_day"])
     row(f"`{p}` on the default scenario: background battery %/day", "≤ 2", f"{v:.3f}", v <= 2)

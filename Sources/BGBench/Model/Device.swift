@@ -225,6 +225,8 @@ struct Battery {
     var level: Double { joules / capacity }
     /// Below the low-battery level and not charging: discretionary work is off.
     var isLow: Bool { !charging && joules < lowLevel * capacity }
+    /// Below the low level, charging or not.
+    var belowLowLevel: Bool { joules < lowLevel * capacity }
 
     /// Brings the level up to t, applying Low Power Mode at a downward 20 % crossing.
     mutating func advance(to t: SimTime) {

@@ -1,5 +1,13 @@
 import Foundation
 
+/// The Android release whose JobScheduler quotas `android-workmanager` applies.
+public enum AndroidVersion: String, Codable, Sendable, CaseIterable {
+    /// Android 12–15's QuotaController defaults (the parameters as given).
+    case android12to15 = "12-15"
+    /// Android 16's: active 20 min of job time per 60 min, working set 4 h, frequent 12 h.
+    case android16 = "16"
+}
+
 /// An App Standby Bucket (AppStandbyController; UsageStatsManager.STANDBY_BUCKET_*).
 public enum StandbyBucket: Int, Sendable, CaseIterable {
     case active, workingSet, frequent, rare, restricted
@@ -8,30 +16,48 @@ public enum StandbyBucket: Int, Sendable, CaseIterable {
 /// `android-workmanager` (MODEL.md §6.2): WorkManager periodic work run by JobScheduler.
 /// The policy's request at t stands for the app's work falling due at t; the platform
 /// runs it then unless, in this order:
-/// `low_power` (Battery Saver), `low_battery` (the work's battery-not-low constraint),
-/// `spacing` (less than min_interval − min_flex since the last run started), and, only
-/// while unplugged, `doze` (Doze, outside a maintenance window) and `quota` (the App
-/// Standby Bucket's QuotaController quota: job time or sessions per window). Every
-/// denial but the two state gates names when it can clear (`retryAt`), so a policy that
-/// asks again then reproduces WorkManager's deferral. Runs are capped at 10 min, and at
-/// the quota left. The iOS-only gates (foreground, BAR switch, force-quit, resubmission)
-/// do not apply; a user with the BAR switch off stands for Android's "Restricted"
-/// battery setting: the app is in the restricted bucket for good.
+/// `bar_off` (the user restricted the app's background activity: no jobs at all, charging
+/// or not), `low_power` (Battery Saver), `low_battery` (the work's battery-not-low constraint),
+/// `spacing` (the work is not due yet: its first run `min_interval − min_flex` after it
+/// was enqueued at t = 0, every later one `min_interval` after the previous run ended),
+/// and, only while unplugged, `doze` (Doze, outside a maintenance window) and `quota`
+/// (the App Standby Bucket's QuotaController quota: job time or sessions per window);
+/// the restricted bucket's quota applies while charging too, unless the device is also
+/// idle and its battery not low (JobStatus: within quota or every dynamic constraint).
+/// A `spacing`, `doze` or `quota` denial stays pending (`keepsPending`): the work runs
+/// when it is due or the gate lifts, without the app asking again. Runs are capped at 10 min, and at the quota left. The
+/// iOS-only gates (foreground, force-quit, resubmission) do not apply.
 public struct AndroidWorkManager: PlatformRules {
     public static let name = "android-workmanager"
     public static let summary =
-        "Android WorkManager: 15 min period (5 min flex), 10 min cap, App Standby Bucket quotas, Doze maintenance windows, none while charging"
+        "Android WorkManager: 15 min period (5 min flex), 10 min cap, App Standby Bucket quotas, Doze maintenance windows, no quota while charging (but the restricted bucket), none for a user-restricted app"
 
     /// Past job sessions kept (a ring): more than any bucket's session limit that can
-    /// bind (10 at most, but active's 75, which a 10 min window cannot reach at 10 min
+    /// bind (10 at most, but active's 75, which a 10 min window cannot reach at 15 min
     /// spacing). Sessions while charging are not kept (QuotaController does not count them).
     static let ring = 16
 
     let p: AndroidWorkManagerParameters
     public let runtimeLimit: SimTime
-    let spacing: SimTime
-    let restricted: Bool
-    private var lastRunStart: SimTime?
+    /// When the first run is due: the work is enqueued at t = 0 and the flex applies to
+    /// its first run only (WorkSpec.calculateNextRunTime, periodCount 0).
+    let firstDue: SimTime
+    /// Each bucket's quota window and job time in it (`quota_windows`, `allowed_time`, or
+    /// Android 16's with `version` 16).
+    let quotaWindow: InlineArray<5, SimTime>
+    let allowedTime: InlineArray<5, SimTime>
+    /// The user restricted the app and `user_restricted_no_jobs` is false: the app is in
+    /// the restricted bucket for good (bgbench's reading before issue 28).
+    let restrictedForGood: Bool
+    /// The run admitted last may use the whole execution cap whatever the quota (charging
+    /// outside the restricted bucket, or the restricted bucket's dynamic constraints met).
+    private var admittedFree = false
+    /// When the last run the platform started ended: the next is due `min_interval`
+    /// later (WorkerWrapper.resetPeriodic sets the period's origin at the run's end).
+    private var lastRunEnd: SimTime?
+    /// A run the platform started is in flight (a push's run is not a job: it neither
+    /// resets the period nor counts toward the quota).
+    private var jobRunning = false
     private var sessionStart = InlineArray<16, SimTime>(repeating: 0)
     private var sessionEnd = InlineArray<16, SimTime>(repeating: 0)
     private var sessions = 0
@@ -45,7 +71,11 @@ public struct AndroidWorkManager: PlatformRules {
     private var screenAtLastUse: SimTime = Clock.never
     private var screenOnTotal: SimTime = 0
     private var screenOnSince: SimTime?
+    /// Since when the screen has been off (nil while on): JobScheduler's idle constraint.
+    private var screenOffSince: SimTime? = 0
     private var charging = false
+    /// When the charger was last plugged in.
+    private var pluggedAt: SimTime = -1
     /// Since when the device has been screen-off and unplugged (the proxy for idle and
     /// stationary), nil while not.
     private var stillSince: SimTime? = 0
@@ -55,8 +85,21 @@ public struct AndroidWorkManager: PlatformRules {
     public init(_ setup: PlatformSetup) {
         p = setup.scenario.platform[AndroidWorkManager.self]
         runtimeLimit = p.runtimeLimit.ticks
-        spacing = max(0, p.minInterval.ticks - p.minFlex.ticks)
-        restricted = setup.barOff
+        firstDue = max(0, p.minInterval.ticks - p.minFlex.ticks)
+        var windows = InlineArray<5, SimTime>(repeating: 0), allowed = InlineArray<5, SimTime>(repeating: 0)
+        for i in 0..<5 {
+            windows[i] = p.quotaWindows[i].ticks
+            allowed[i] = p.allowedTime.ticks
+        }
+        if p.version == .android16 {
+            windows[0] = Clock.hour
+            allowed[0] = 20 * Clock.minute
+            windows[1] = 4 * Clock.hour
+            windows[2] = 12 * Clock.hour
+        }
+        quotaWindow = windows
+        allowedTime = allowed
+        restrictedForGood = setup.barOff && !p.userRestrictedNoJobs
         let gapDays = min(30, 1 / max(setup.initialUsage, 1.0 / 30))
         lastUse = -SimTime(gapDays * Double(Clock.day))
     }
@@ -71,6 +114,8 @@ public struct AndroidWorkManager: PlatformRules {
     public mutating func deviceChanged(screenOn on: Bool, charging plugged: Bool, at t: SimTime) {
         if on, screenOnSince == nil { screenOnSince = t }
         if !on, let since = screenOnSince { screenOnTotal += t - since; screenOnSince = nil }
+        if on { screenOffSince = nil } else if screenOffSince == nil { screenOffSince = t }
+        if plugged && !charging { pluggedAt = t }
         charging = plugged
         if on || plugged { stillSince = nil } else if stillSince == nil { stillSince = t }
     }
@@ -81,7 +126,7 @@ public struct AndroidWorkManager: PlatformRules {
     /// The App Standby Bucket at t: the last i whose screen-time and elapsed-time
     /// thresholds are both reached since the last use (AppStandbyController).
     public func bucket(at t: SimTime) -> StandbyBucket {
-        if restricted { return .restricted }
+        if restrictedForGood { return .restricted }
         let elapsed = t - lastUse
         let screen = screenAtLastUse == Clock.never ? Clock.never : screenOn(at: t) - screenAtLastUse
         for i in stride(from: 4, through: 1, by: -1)
@@ -92,11 +137,30 @@ public struct AndroidWorkManager: PlatformRules {
     }
 
     /// Doze at t: nil when not dozing (awake, or in a maintenance window), else the start
-    /// of the next maintenance window.
+    /// of the next maintenance window. Light Doze from `light_after` after the screen went
+    /// off unplugged until deep Doze takes over at `doze_after` (DeviceIdleController: deep
+    /// idle overrides light idle); a light idle period that reaches it runs into deep idle.
     public func dozeEnds(at t: SimTime) -> SimTime? {
         guard let still = stillSince else { return nil }
-        var start = still + p.dozeAfter.ticks
+        let deep = still + p.dozeAfter.ticks
+        if t >= deep { return deepDozeEnds(from: deep, at: t) }
+        guard p.lightDoze else { return nil }
+        var start = still + p.lightAfter.ticks
         guard t >= start else { return nil }
+        var idle = Double(p.lightIdleFirst.ticks)
+        while true {
+            let end = start + SimTime(idle)
+            if t < end { return end < deep ? end : deep + p.idleFirst.ticks }
+            start = end + p.lightMaintenance.ticks
+            if t < start { return nil }
+            idle = min(idle * p.lightIdleFactor, Double(p.lightIdleMax.ticks))
+        }
+    }
+
+    /// Deep Doze from `start` at t ≥ start: nil in a maintenance window, else the next
+    /// window's start.
+    func deepDozeEnds(from start: SimTime, at t: SimTime) -> SimTime? {
+        var start = start
         var idle = Double(p.idleFirst.ticks), window = Double(p.maintenanceFirst.ticks)
         while true {
             let end = start + SimTime(idle)
@@ -126,9 +190,9 @@ public struct AndroidWorkManager: PlatformRules {
     /// nil if a job may start at t under the bucket's quota, else when it may.
     public func quotaClears(at t: SimTime) -> SimTime? {
         let b = bucket(at: t).rawValue
-        let window = p.quotaWindows[b].ticks, limit = p.maxSessions[b]
+        let window = quotaWindow[b], limit = p.maxSessions[b]
         let use = quotaUse(at: t, window: window)
-        let allowed = p.allowedTime.ticks - p.inQuotaBuffer.ticks
+        let allowed = allowedTime[b] - p.inQuotaBuffer.ticks
         guard use.count >= limit || use.time > allowed else { return nil }
         // Oldest first: the time the window drops sessions until both limits are met.
         var time = use.time, count = use.count
@@ -143,31 +207,73 @@ public struct AndroidWorkManager: PlatformRules {
 
     // MARK: PlatformRules
 
+    /// When the device counts as idle for JobScheduler's idle constraint on stable power
+    /// (screen off `idle_after_on_power`), nil while the screen is on.
+    func idleAt() -> SimTime? { screenOffSince.map { $0 + p.idleAfterOnPower.ticks } }
+
     public mutating func admit(at t: SimTime, gates g: GateInputs) -> Admission {
+        admittedFree = false
+        if g.barOff && p.userRestrictedNoJobs { return .deny(.barOff, retryAt: nil) }
         if g.lowPower { return .deny(.lowPower, retryAt: nil) }
         if g.lowBattery { return .deny(.lowBattery, retryAt: nil) }
-        if let last = lastRunStart, t - last < spacing { return .deny(.spacing, retryAt: last + spacing) }
-        if g.charging { return .run }
-        if let wake = dozeEnds(at: t) { return .deny(.doze, retryAt: wake) }
-        if let clears = quotaClears(at: t) { return .deny(.quota, retryAt: clears) }
-        return .run
+        let due = lastRunEnd.map { $0 + p.minInterval.ticks } ?? firstDue
+        if t < due { return .deny(.spacing, retryAt: due) }
+        let restrictedBucket = bucket(at: t) == .restricted
+        if g.charging && !restrictedBucket {
+            admittedFree = true
+            return .run
+        }
+        if !g.charging, let wake = dozeEnds(at: t) { return .deny(.doze, retryAt: wake) }
+        guard let clears = quotaClears(at: t) else { return .run }
+        // The restricted bucket out of quota: charging, idle and battery not low together.
+        if g.charging && !g.belowLowLevel, let idle = idleAt() {
+            if idle <= t {
+                admittedFree = true
+                return .run
+            }
+            return .deny(.quota, retryAt: min(clears, idle))
+        }
+        return .deny(.quota, retryAt: clears)
     }
 
-    /// The execution cap, and while unplugged the quota left in the bucket's window.
+    /// The execution cap, and the quota left in the bucket's window unless the run was
+    /// admitted free of quota.
     public mutating func runLimit(at t: SimTime) -> SimTime {
-        guard !charging else { return runtimeLimit }
+        guard !admittedFree else { return runtimeLimit }
         let b = bucket(at: t).rawValue
-        let left = p.allowedTime.ticks - quotaUse(at: t, window: p.quotaWindows[b].ticks).time
+        let left = allowedTime[b] - quotaUse(at: t, window: quotaWindow[b]).time
         return max(1, min(runtimeLimit, left))
     }
 
+    /// JobScheduler keeps work that is not due yet, or that Doze or the quota defers: it
+    /// runs when due, in the next maintenance window, or when the quota allows (MODEL.md
+    /// §6.2), without the app asking again.
+    public static func keepsPending(_ reason: DenialReason) -> Bool {
+        reason == .spacing || reason == .doze || reason == .quota
+    }
+
+    /// The screen on or a charger ends Doze; plugging in lifts the quota (the restricted
+    /// bucket's too, if the device becomes idle before the quota clears: asked again, it
+    /// says when).
+    public func deferralLifted(_ reason: DenialReason, at t: SimTime) -> Bool {
+        switch reason {
+        case .doze: dozeEnds(at: t) == nil
+        case .quota: pluggedAt == t
+        default: false
+        }
+    }
+
     public mutating func runStarted(at t: SimTime) {
-        lastRunStart = t
+        jobRunning = true
         runStart = t
-        runCounts = !charging
+        // QuotaController counts a restricted app's sessions while plugged in too.
+        runCounts = !charging || bucket(at: t) == .restricted
     }
 
     public mutating func runEnded(at t: SimTime, status: RunStatus, broughtContent: Bool) {
+        guard jobRunning else { return }
+        jobRunning = false
+        lastRunEnd = t
         guard runCounts else { return }
         let i = sessions % Self.ring
         sessionStart[i] = runStart
@@ -202,6 +308,15 @@ public struct AndroidWorkManagerParameters: ParameterSet {
     public var maintenanceFirst = TimeSpan.minutes(5)
     public var maintenanceFactor = 2.0
     public var maintenanceMax = TimeSpan.minutes(10)
+    public var version = AndroidVersion.android12to15
+    public var lightDoze = true
+    public var lightAfter = TimeSpan.minutes(4)
+    public var lightIdleFirst = TimeSpan.minutes(5)
+    public var lightIdleFactor = 2.0
+    public var lightIdleMax = TimeSpan.minutes(15)
+    public var lightMaintenance = TimeSpan.minutes(1)
+    public var userRestrictedNoJobs = true
+    public var idleAfterOnPower = TimeSpan.minutes(31)
 }
 extension AndroidWorkManagerParameters {
     static let buckets = "(active, working_set, frequent, rare, restricted)"
@@ -224,10 +339,11 @@ extension AndroidWorkManagerParameters {
         [
             .duration(
                 \.minInterval, "min_interval", in: .minutes(1)...(.days(7)),
-                "periodic work's interval; WorkManager PeriodicWorkRequest.MIN_PERIODIC_INTERVAL_MILLIS (15 min)"),
+                "periodic work's interval: every run after the first is due this long after the previous run *ended* (androidx WorkerWrapper.resetPeriodic, WorkSpec.calculateNextRunTime); PeriodicWorkRequest.MIN_PERIODIC_INTERVAL_MILLIS (15 min)"
+            ),
             .duration(
                 \.minFlex, "min_flex", in: { .seconds(0)...$0.minInterval }, shown: "0s to `min_interval`",
-                "flex window: a period's run may come as early as its start, so run starts are at least `min_interval − min_flex` (10 min) apart; WorkManager MIN_PERIODIC_FLEX_MILLIS (5 min)"
+                "flex of the first run only: the work is enqueued at t = 0 and its first run is due `min_interval − min_flex` (10 min) later (calculateNextRunTime applies the flex when periodCount is 0); PeriodicWorkRequest.MIN_PERIODIC_FLEX_MILLIS (5 min)"
             ),
             .duration(
                 \.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(24)),
@@ -280,6 +396,39 @@ extension AndroidWorkManagerParameters {
             .duration(
                 \.maintenanceMax, "maintenance_max", in: .minutes(1)...(.days(7)),
                 "longest maintenance window; MAX_IDLE_PENDING_TIMEOUT (10 min)"),
+            .choice(
+                \.version, "version",
+                "the Android release whose job quotas apply: `12-15` (the parameters as given; AOSP QuotaController QcConstants of Android 12–15) or `16` (Android 16's: the active bucket 20 min of job time per 60 min window, working set window 4 h, frequent 12 h; these replace `quota_windows`' first three entries and active's `allowed_time`)"
+            ),
+            .flag(
+                \.lightDoze, "light_doze",
+                "light Doze: screen off and unplugged (moving or not), jobs wait outside its maintenance windows as in deep Doze (DeviceIdleJobsController); false: deep Doze only (bgbench before issue 28)"
+            ),
+            .duration(
+                \.lightAfter, "light_after", in: .seconds(0)...(.days(7)),
+                "screen off and unplugged this long before light Doze; DeviceIdleController LIGHT_IDLE_AFTER_INACTIVE_TIMEOUT (4 min)"
+            ),
+            .duration(
+                \.lightIdleFirst, "light_idle_first", in: .minutes(1)...(.days(1)),
+                "first light idle period; LIGHT_IDLE_TIMEOUT (5 min)"),
+            .number(
+                \.lightIdleFactor, "light_idle_factor", "factor", in: 1...10,
+                "each light idle period is this times the last; LIGHT_IDLE_FACTOR (2)"),
+            .duration(
+                \.lightIdleMax, "light_idle_max", in: .minutes(1)...(.days(1)),
+                "longest light idle period; LIGHT_MAX_IDLE_TIMEOUT (15 min)"),
+            .duration(
+                \.lightMaintenance, "light_maintenance", in: .seconds(1)...(.hours(1)),
+                "light Doze's maintenance window; LIGHT_IDLE_MAINTENANCE_MIN_BUDGET (1 min; AOSP lets a window grow to MAX_BUDGET, 5 min, with time earlier windows left unused, which other apps' jobs, not modelled, take)"
+            ),
+            .flag(
+                \.userRestrictedNoJobs, "user_restricted_no_jobs",
+                "a user with background refresh off (`population.bar_off_share`) has restricted the app's background activity: no job runs, charging or not (denied `bar_off`; Android's battery usage details: \"Jobs: Never\"); false: the app is in the restricted bucket for good instead (bgbench before issue 28)"
+            ),
+            .duration(
+                \.idleAfterOnPower, "idle_after_on_power", in: .minutes(1)...(.hours(4)),
+                "screen off this long while charging makes the device idle for JobScheduler's idle constraint, which with charging and battery-not-low lets a restricted-bucket job run outside its quota (JobStatus DYNAMIC_RESTRICTED_CONSTRAINTS); DeviceIdlenessTracker config_jobSchedulerInactivityIdleThresholdOnStablePower (31 min)"
+            ),
         ]
     }
 }

@@ -62,7 +62,8 @@ extension IOSBGTaskParameters {
             ),
             .duration(
                 \.minSpacing, "min_spacing", in: .hours(0)...(.hours(24)),
-                "minimum time between run starts; MODEL.md §6.3 (15 min)"),
+                "minimum time between run starts; MODEL.md §6.3 (15 min: an assumption, as Apple names no minimum; the floor third-party background-fetch libraries document)"
+            ),
             .duration(
                 \.runtimeLimit, "runtime_limit", in: .seconds(1)...(.hours(1)),
                 "refresh runtime limit from the run's start; MODEL.md §6.2 (30 s)"),

@@ -35,16 +35,18 @@ public struct GateInputs: Sendable {
     public var lowPower: Bool
     /// Below 20 % and not charging.
     public var lowBattery: Bool
+    /// Below 20 %, charging or not (`android-workmanager`: JobScheduler's battery-not-low).
+    public var belowLowLevel: Bool
     public var charging: Bool
     /// The app has a task submitted (rule 8: an app that forgets to resubmit has none).
     public var submitted: Bool
     public init(
         foreground: Bool = false, barOff: Bool = false, forceQuit: Bool = false, lowPower: Bool = false,
-        lowBattery: Bool = false, charging: Bool = false, submitted: Bool = true
+        lowBattery: Bool = false, charging: Bool = false, submitted: Bool = true, belowLowLevel: Bool = false
     ) {
         self.foreground = foreground; self.barOff = barOff; self.forceQuit = forceQuit
         self.lowPower = lowPower; self.lowBattery = lowBattery; self.charging = charging
-        self.submitted = submitted
+        self.submitted = submitted; self.belowLowLevel = belowLowLevel || lowBattery
     }
 }
 
@@ -62,8 +64,9 @@ public struct PlatformSetup: Sendable {
     public var scenario: Scenario
     /// Starting value of the usage average u, opens per day (MODEL.md §6.4 rule 4).
     public var initialUsage: Double
-    /// The user switched Background App Refresh off (`android-workmanager` reads it as
-    /// the "Restricted" battery setting; the iOS platforms see it as a gate).
+    /// The user switched Background App Refresh off (the iOS platforms see it as a gate;
+    /// `android-workmanager` too, as the user restricting the app's background activity,
+    /// or as the restricted bucket for good with `user_restricted_no_jobs` false).
     public var barOff = false
 }
 
@@ -99,6 +102,17 @@ public protocol PlatformRules: SendableMetatype {
     /// change nothing; the simulation then need not ask (`unrestricted`'s daily cap: until
     /// midnight). At most t, the default: not known.
     func deniesUntil(_ reason: DenialReason, at t: SimTime) -> SimTime
+    /// Whether a request denied for `reason` with a `retryAt` stays pending: the platform
+    /// keeps the work and tries it again at `retryAt` by itself, and the policy is not told
+    /// (`android-workmanager`: JobScheduler keeps a deferred job, MODEL.md §6.2). The denial
+    /// is counted under its reason and the kept request counts as a new request when it
+    /// falls due. Default: never (the denial goes to the policy, §6.4 rule 2).
+    static func keepsPending(_ reason: DenialReason) -> Bool
+    /// Whether the screen or charging change just told at t (`deviceChanged`) lifted a
+    /// kept denial for `reason` before its `retryAt`: the kept request is then tried at t
+    /// (`android-workmanager`: the screen on or a charger ends Doze; a charger lifts the
+    /// quota). Default: never.
+    func deferralLifted(_ reason: DenialReason, at t: SimTime) -> Bool
     /// Times the platform cut the app's budget because of how a run ended.
     var throttleEvents: Int { get }
     /// Why no policy can get a run on this platform in `scenario`, naming the setting that
@@ -141,6 +155,8 @@ public extension PlatformRules {
     mutating func systemWake(after t: SimTime) -> SimTime? { nil }
     mutating func runLimit(at t: SimTime) -> SimTime { runtimeLimit }
     func deniesUntil(_ reason: DenialReason, at t: SimTime) -> SimTime { t }
+    static func keepsPending(_ reason: DenialReason) -> Bool { false }
+    func deferralLifted(_ reason: DenialReason, at t: SimTime) -> Bool { false }
     mutating func opened(at t: SimTime) {}
     mutating func deviceChanged(screenOn: Bool, charging: Bool, at t: SimTime) {}
 }

@@ -62,6 +62,11 @@ extension DeviceSimulation {
     @inline(__always)
     mutating func deviceChanged(at t: SimTime) {
         platform.deviceChanged(screenOn: screenCount > 0, charging: chargeCount > 0, at: t)
+        // A kept request whose reason the change lifted (Doze ended) is tried now.
+        if keptPending && requestPending && requestTime > t && platform.deferralLifted(keptReason, at: t) {
+            if tracing { log("requested", "system", Clock.seconds(t), at: t) }
+            makePending(at: t)
+        }
     }
 
     /// Asks a platform that initiates wakes for its next one, after anything that may

@@ -11,6 +11,7 @@ extension DeviceSimulation {
             return
         }
         requestPending = false
+        keptPending = false
         nextRequest = Clock.never
         if counting(t) { rec.tally.increment(.requested) }
         if inFlight {
@@ -19,12 +20,33 @@ extension DeviceSimulation {
         }
         if hasBattery { battery.advance(to: t) }
         switch platform.admit(at: t, gates: gates()) {
+        case .deny(let reason, let retryAt?) where Platform.keepsPending(reason):
+            keepPending(reason, retryAt: retryAt, at: t)
         case .deny(let reason, let retryAt):
             deny(reason, retryAt: retryAt, at: t)
             decidedUntil = platform.deniesUntil(reason, at: t)
             decidedReason = reason
         case .run: startRun(at: t)
         }
+    }
+
+    /// A denial the platform keeps pending (`PlatformRules.keepsPending`): counted under
+    /// its reason like any, then the same work is requested again at `retryAt` (a tick
+    /// later at the earliest) by the platform, traced as `requested` / `system`; the
+    /// policy is not told and its pending decision is this one.
+    mutating func keepPending(_ reason: DenialReason, retryAt: SimTime, at t: SimTime) {
+        if counting(t) {
+            rec.tally.countDenial(reason)
+            rec.record(.denied, 1, at: t)
+        }
+        let when = max(retryAt, t + 1)
+        if tracing {
+            log("denied", reason.label, Clock.seconds(retryAt), at: t)
+            log("requested", "system", Clock.seconds(when), at: t)
+        }
+        makePending(at: when)
+        keptPending = true
+        keptReason = reason
     }
 
     /// Denials the platform has decided ahead, of a policy that answers them by their time
@@ -142,6 +164,7 @@ extension DeviceSimulation {
         switch decision {
         case .keep: return
         case .cancel:
+            keptPending = false
             if requestPending {
                 if tracing {
                     log("withdrawn", "policy", at: t)
@@ -151,6 +174,7 @@ extension DeviceSimulation {
                 if counting(t) { rec.tally.increment(.replaced); rec.tally.increment(.requested) }
             }
         case .request(let when):
+            keptPending = false
             if requestPending {
                 if tracing {
                     log("replaced", "policy", at: t)

@@ -60,6 +60,10 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     var nextForceQuit = false
     // The request life cycle.
     var requestPending = false
+    /// The pending request is one the platform kept after a denial for `keptReason`
+    /// (`PlatformRules.keepsPending`): a state change may let it be tried at once.
+    var keptPending = false
+    var keptReason = DenialReason.spacing
     /// When the pending request falls due. The request is no event in the queue: the
     /// loop compares this slot with the queue's earliest event (rule 1: at most one
     /// request is pending), so a replaced request leaves nothing behind to pop.
@@ -305,6 +309,6 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         GateInputs(
             foreground: foreground, barOff: traits.barOff, forceQuit: forceQuit,
             lowPower: hasBattery && battery.lowPower, lowBattery: hasBattery && battery.isLow,
-            charging: chargeCount > 0, submitted: submitted)
+            charging: chargeCount > 0, submitted: submitted, belowLowLevel: hasBattery && battery.belowLowLevel)
     }
 }
