@@ -297,7 +297,7 @@ import BGBenchTestSupport
         let dir = try Self.folder([("summary.csv", Data("junk\n".utf8))])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = bgbench(["plot", dir])
-        #expect(r.code == 65)
+        #expect(r.code == 66)  // no run.json: no input, as for check (README's exit codes)
         #expect(r.errors == "error: no run.json in '\(dir)': not a complete report folder (bgbench writes it last)\n")
         // A folder whose summary.csv was changed after the run.
         let out = dir + "/run"
