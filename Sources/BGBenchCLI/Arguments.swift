@@ -56,7 +56,7 @@ extension CLIError {
     /// else 65 (bad data).
     init(problems: [ScenarioError.Problem]) {
         let lines = problems.map { String($0.description.dropFirst("error: ".count)) }
-        let usage = problems.allSatisfy { $0.location == .override }
+        let usage = problems.allSatisfy { $0.location.isOverride }
         let unreadable = problems.allSatisfy { $0.location == .none }
         self.init(
             message: lines.joined(separator: "\nerror: "), code: usage ? .usage : unreadable ? .noInput : .data)
