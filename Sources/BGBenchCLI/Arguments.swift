@@ -33,11 +33,11 @@ func tokenize(_ arguments: [String]) -> [Token] {
 }
 
 /// A command-line failure: its message (one line, without the `error: ` prefix) and exit
-/// code, from sysexits.h: 64 usage, 65 bad data, 66 no input, 73 cannot create output.
+/// code (`ExitCode`: 64 usage, 65 bad data, 66 no input, 73 cannot create output, ...).
 /// Messages name the thing that is wrong and say what was expected.
 struct CLIError: Error, Equatable {
     var message: String
-    var code: Int32
+    var code: ExitCode
     /// Whether to add the `see 'bgbench --help'` hint line.
     var hint = true
 
@@ -56,9 +56,10 @@ extension CLIError {
     /// else 65 (bad data).
     init(problems: [ScenarioError.Problem]) {
         let lines = problems.map { String($0.description.dropFirst("error: ".count)) }
-        let usage = problems.allSatisfy { $0.location == .override }
+        let usage = problems.allSatisfy { $0.location.isOverride }
         let unreadable = problems.allSatisfy { $0.location == .none }
-        self.init(message: lines.joined(separator: "\nerror: "), code: usage ? 64 : unreadable ? 66 : 65)
+        self.init(
+            message: lines.joined(separator: "\nerror: "), code: usage ? .usage : unreadable ? .noInput : .data)
     }
 }
 

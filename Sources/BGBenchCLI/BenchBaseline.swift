@@ -117,13 +117,13 @@ enum BenchBaseline {
 
     /// Reads the baseline file before any workload runs, so a bad path fails at once.
     static func load(_ path: String) throws -> [Row] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-            let data = FileManager.default.contents(atPath: path)
-        else {
-            throw CLIError(message: "cannot read bench baseline '\(path)': no such file", code: 66, hint: false)
+        let data: [UInt8]
+        do { data = try InputFile.read(path, limit: InputFile.Limit.benchBaseline) } catch {
+            throw error.tooLarge
+                ? CLIError(message: "'\(path)': the bench baseline is \(error.reason)", code: 65, hint: false)
+                : CLIError(message: "cannot read bench baseline '\(path)': \(error.reason)", code: 66, hint: false)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: data, as: UTF8.self) else {
             throw CLIError(message: "'\(path)': not UTF-8 text", code: 65, hint: false)
         }
         return try parse(text, path: path)

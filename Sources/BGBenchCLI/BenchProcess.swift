@@ -28,7 +28,7 @@ enum BenchProcess {
             let line =
                 "error: bench: the bench process that started this workload (\(parentVariable)=\(parent)) has ended\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
-            exit(128 + SIGTERM)
+            exit(ExitCode.terminated.rawValue)
         }
     }
 
@@ -114,15 +114,18 @@ enum BenchProcess {
         let what = "workload \(workload.name) on \(threads) thread\(threads == 1 ? "" : "s")"
         let message =
             output.split(separator: "\n").first { $0.hasPrefix("error: ") }.map { ": " + $0.dropFirst(7) } ?? ""
+        // A workload interrupted ends bench as interrupted; one that crashed (a trap, the
+        // kernel's OOM killer) is an unexpected error. Its own exit code is bench's.
         if status.signal != 0 {
             throw CLIError(
-                message: "bench: \(what) was ended by signal \(status.signal)\(message)", code: 128 + status.signal,
+                message: "bench: \(what) was ended by signal \(status.signal)\(message)",
+                code: status.signal == SIGINT ? .interrupted : status.signal == SIGTERM ? .terminated : .software,
                 hint: false)
         }
         if status.code != 0 {
             throw CLIError(
-                message: "bench: \(what) failed with exit code \(status.code)\(message)", code: status.code, hint: false
-            )
+                message: "bench: \(what) failed with exit code \(status.code)\(message)",
+                code: ExitCode(rawValue: status.code) ?? .software, hint: false)
         }
         guard let m = parseResult(output, workload: workload, threads: threads, peakMB: Double(maxRSS) / 1024) else {
             throw CLIError(message: "bench: \(what) printed no result line", code: 70, hint: false)

@@ -73,7 +73,9 @@ extension Command {
             for name in listed + ReportFolder.reportFiles.filter({ !listed.contains($0) }) {
                 let source = (run.path as NSString).appendingPathComponent(name)
                 if fm.fileExists(atPath: source) {
-                    guard let data = fm.contents(atPath: source), let text = String(data: data, encoding: .utf8) else {
+                    guard let data = try? InputFile.read(source, limit: InputFile.Limit.report),
+                        let text = String(validating: data, as: UTF8.self)
+                    else {
                         throw CLIError(message: "cannot read '\(source)'", code: 66, hint: false)
                     }
                     files.append((run.name.isEmpty ? name : (run.name as NSString).appendingPathComponent(name), text))

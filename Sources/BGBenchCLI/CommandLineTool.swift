@@ -29,17 +29,17 @@ public enum CommandLineTool {
             }
             if rest.count < tokens.count { named = command.name }
             try command.execute(rest, Invocation(arguments: arguments, environment: environment), output: &output)
-            return 0
+            return ExitCode.done.rawValue
         } catch is HelpRequested {
             output.write(named.map(Command.usage(of:)) ?? Command.help)
-            return 0
+            return ExitCode.done.rawValue
         } catch let error as CLIError {
             errors.write("error: \(escapingControls(error.message))\n")
             if error.hint { errors.write("see 'bgbench --help'\n") }
-            return error.code
+            return error.code.rawValue
         } catch {
             errors.write("error: \(escapingControls("\(error)"))\n")
-            return 70  // EX_SOFTWARE: a bug, reported rather than trapped
+            return ExitCode.software.rawValue  // a bug, reported rather than trapped
         }
     }
 

@@ -166,6 +166,17 @@ struct FrontierCommand: CommandDefinition {
                 "the frontier has \(arms.count) arms (policies × knob values), more than the \(Self.maxArms) it runs side by side without --yes (docs/limits.md, \"Caps\")"
             )
         }
+        // Two spellings of one knob value (`15m,900s`) would be one arm twice.
+        for knob in knobs {
+            var seen: [String: String] = [:]
+            for arm in arms where arm.policy == knob.policy {
+                guard let value = arm.value else { continue }
+                if let other = seen.updateValue(value, forKey: ScenarioLoader.resolvedJSON(arm.scenario)) {
+                    throw CLIError.usage(
+                        "invalid value '\(knob.text)' for '--knob': '\(other)' and '\(value)' are the same value")
+                }
+            }
+        }
         let work =
             common.options.part.devices(of: common.options.devices).count * common.options.days * arms.count
             * replications

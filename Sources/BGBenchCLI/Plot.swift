@@ -62,7 +62,7 @@ struct PlotCommand: CommandDefinition {
         do {
             try ReportFolder.verifyComplete(folder)
         } catch {
-            throw CLIError(message: error.description, code: 65, hint: false)
+            throw CLIError(message: error.description, code: error.isMissing ? .noInput : .data, hint: false)
         }
         // A PNG of plot's names that bgbench did not draw is the user's (PlotFiles).
         for name in PlotFiles.names.sorted() where !force {

@@ -89,6 +89,7 @@ struct SweepCommand: CommandDefinition {
                 Command.loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" }),
                 commandLine: commandLine)
         }
+        try refuseRepeatedValues(axes, specs: common.overrides, points: points, scenarios: requests.map(\.scenario))
         let plan = try SweepPlan(points: requests, references: references?.indices)
         let job = common.job(
             passes: plan.passes, results: points.count * common.policies.count,
@@ -135,6 +136,27 @@ struct SweepCommand: CommandDefinition {
 }
 
 extension SweepCommand {
+    /// A value given twice on an axis, or two spellings of one value (`15m,900s`,
+    /// `0.1,0.10`): two points would be one scenario, simulated twice and each other's
+    /// equal on the Pareto frontier. Compared as the loader resolves them: two points
+    /// whose loaded scenarios are the same.
+    static func refuseRepeatedValues(
+        _ axes: [SweepAxis], specs: [String], points: [[String]], scenarios: [LoadedScenario]
+    ) throws {
+        for (axis, spec) in zip(axes, specs) {
+            if let twice = axis.values.enumerated().first(where: { axis.values[..<$0.offset].contains($0.element) }) {
+                throw CLIError.usage("invalid value '\(spec)' for '--set': value '\(twice.element)' given twice")
+            }
+        }
+        var seen: [String: Int] = [:]
+        for (j, loaded) in scenarios.enumerated() {
+            guard let i = seen.updateValue(j, forKey: loaded.resolvedSha256) else { continue }
+            let a = points[i].indices.first { points[i][$0] != points[j][$0] } ?? 0
+            throw CLIError.usage(
+                "invalid value '\(specs[a])' for '--set': '\(points[i][a])' and '\(points[j][a])' are the same value")
+        }
+    }
+
     /// Each point's reference point for `--baseline-point` (its index, nil for a point that
     /// is its own reference) and the reference's name, `PATH=VALUE` of the named axes; nil
     /// without the option.

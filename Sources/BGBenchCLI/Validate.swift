@@ -26,11 +26,20 @@ struct ValidateCommand: CommandDefinition {
 
     static func run<Out: TextOutputStream>(_ file: String?, _ invocation: Invocation, output: inout Out) throws {
         guard let file else { throw CLIError.usage("'validate' needs a file: a scenario JSON or a trace CSV") }
-        // Read once: a FIFO or /dev/stdin cannot be read twice.
+        // Read once: a FIFO or /dev/stdin cannot be read twice. The cap is that of the
+        // kind the name or the first bytes show, as the command that uses the file reads it.
         let lower = file.lowercased()
-        let named = lower.hasSuffix(".json") ? "scenario" : lower.hasSuffix(".csv") ? "trace" : nil
-        let data = try readingInput { try InputFile.read(file, limit: readLimit(file), kind: named) }
-        switch kind(of: file, data: data) {
+        var kind: InputKind? = lower.hasSuffix(".json") ? .scenario : lower.hasSuffix(".csv") ? .trace : nil
+        let data = try readingInput {
+            try InputFile.read(
+                file,
+                limit: { head in
+                    let sniffed = Self.kind(of: file, data: head)
+                    kind = sniffed
+                    return readLimit(sniffed)
+                }, kind: kind.map { $0 == .scenario ? "scenario" : "trace" })
+        }
+        switch kind ?? Self.kind(of: file, data: data) {
         case .scenario:
             let s = try readingInput { try ScenarioLoader.load(data: Data(data), file: file) }.scenario
             let users =
@@ -49,11 +58,11 @@ struct ValidateCommand: CommandDefinition {
         }
     }
 
-    /// The most `validate` reads of `file`: a scenario's cap for a .json name, so a 1.5 GB
-    /// .json is refused by its size at once, as `run --scenario` refuses it, not after 3 GB
-    /// of reading (issue 25); else a trace's, the larger (the kind is known after reading).
-    static func readLimit(_ file: String) -> Int {
-        file.lowercased().hasSuffix(".json") ? InputFile.Limit.scenario : InputFile.Limit.trace
+    /// The most `validate` reads of a file of `kind`: the cap of the command that uses it
+    /// (`--scenario`, `--opens-trace`), so a 1.5 GB .json is refused by its size at once,
+    /// as `run --scenario` refuses it, not after 3 GB of reading (issue 25).
+    static func readLimit(_ kind: InputKind) -> Int {
+        kind == .scenario ? InputFile.Limit.scenario : InputFile.Limit.trace
     }
 
     /// A scenario if the name ends in .json, a trace if it ends in .csv, else a scenario

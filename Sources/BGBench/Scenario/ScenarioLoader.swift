@@ -62,7 +62,19 @@ public struct ScenarioError: Error, Sendable, CustomStringConvertible {
             case file(String)
             /// A `--set path=value` override.
             case override
+            /// `--set` overrides, as given (`path=value`), that made a value of the file or
+            /// of the defaults wrong: without them the problem is not there (every
+            /// archetype weight set to 0 leaves `population.archetypes` without a positive sum).
+            case overrides([String])
             case none
+
+            /// A problem of the command line's `--set` flags (exit 64), not of a file.
+            public var isOverride: Bool {
+                switch self {
+                case .override, .overrides: true
+                default: false
+                }
+            }
         }
 
         public var location: Location
@@ -81,6 +93,7 @@ public struct ScenarioError: Error, Sendable, CustomStringConvertible {
                 case .position(let file, let line, let column): "\(file):\(line):\(column): "
                 case .file(let file): "\(file): "
                 case .override: "--set "
+                case .overrides(let flags): flags.map { "--set " + $0 }.joined(separator: ", ") + ": "
                 case .none: ""
                 }
             return "error: " + place + (path.isEmpty ? "" : path + ": ") + message
@@ -217,6 +230,34 @@ public enum ScenarioLoader {
         pruned("app") { $0 != "processing" || s.app.processing.enabled }
     }
 
+    /// `problems` with those the overrides caused (found at a place of the file or the
+    /// defaults, but not there when the same text loads without them) located at the
+    /// overrides: the ones whose path is the problem's, inside it or around it, else all.
+    private static func blamingOverrides(
+        _ problems: [ScenarioError.Problem], text: String, file: String, _ overrides: [String]
+    ) -> [ScenarioError.Problem] {
+        guard !overrides.isEmpty, problems.contains(where: { $0.location != .override }) else { return problems }
+        var without: [ScenarioError.Problem] = []
+        do { _ = try load(text: text, bytes: Data(), file: file, overrides: []) } catch let error as ScenarioError {
+            without = error.problems
+        } catch {}
+        let caused = problems.map { problem -> ScenarioError.Problem in
+            guard problem.location != .override,
+                !without.contains(where: { $0.path == problem.path && $0.message == problem.message })
+            else { return problem }
+            func within(_ a: String, _ b: String) -> Bool { a == b || a.hasPrefix(b + ".") || a.hasPrefix(b + "[") }
+            let related = overrides.filter {
+                let path = String($0.prefix { $0 != "=" })
+                return problem.path.isEmpty || within(path, problem.path) || within(problem.path, path)
+            }
+            var moved = problem
+            moved.location = .overrides(related.isEmpty ? overrides : related)
+            return moved
+        }
+        // The overrides' problems first, as the resolver orders them.
+        return caused.filter { $0.location.isOverride } + caused.filter { !$0.location.isOverride }
+    }
+
     private static func load(text: String, bytes: Data, file: String, overrides: [String]) throws -> LoadedScenario {
         let document: JSONDocument
         do {
@@ -239,7 +280,7 @@ public enum ScenarioLoader {
         let decoded = resolver.decode(merged)
         for problem in decoded?.validate() ?? [] { resolver.report(problem.path, problem.message) }
         guard resolver.problems.isEmpty, let scenario = decoded else {
-            throw ScenarioError(problems: resolver.sortedProblems)
+            throw ScenarioError(problems: blamingOverrides(resolver.sortedProblems, text: text, file: file, overrides))
         }
         return LoadedScenario(
             encoded: scenario, file: file, sha256: SHA256.hex(bytes),

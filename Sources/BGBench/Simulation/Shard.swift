@@ -49,12 +49,20 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// - Kubernetes Indexed Jobs: K = `JOB_COMPLETION_INDEX`; N from `auto/N` or
     ///   `BGBENCH_SHARD_COUNT`.
     ///
-    /// `count` is N when given as `auto/N`: it must agree with the engine's.
+    /// `count` is N when given as `auto/N`: it must agree with the engine's. Both engines'
+    /// variables set at once is refused.
     public static func fromEnvironment(_ env: [String: String], count: Int?) throws(ShardError) -> Shard {
         func integer(_ name: String) throws(ShardError) -> Int? {
             guard let text = env[name] else { return nil }
             guard let v = Int(text.trimmingCharacters(in: .whitespaces)) else { throw .badVariable(name, text) }
             return v
+        }
+        // Both engines' variables (a Slurm job that starts a Kubernetes one, or a variable
+        // left exported) would give two shards; choosing one could run a shard twice.
+        if let slurm = env["SLURM_ARRAY_TASK_ID"], let kubernetes = env["JOB_COMPLETION_INDEX"] {
+            throw .disagree(
+                "both SLURM_ARRAY_TASK_ID=\(slurm) and JOB_COMPLETION_INDEX=\(kubernetes) are set: expected the variables of one job engine; unset the other's, or give '--shard K/N'"
+            )
         }
         if let id = try integer("SLURM_ARRAY_TASK_ID") {
             guard let total = try integer("SLURM_ARRAY_TASK_COUNT"), let low = try integer("SLURM_ARRAY_TASK_MIN"),

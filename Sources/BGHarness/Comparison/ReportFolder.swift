@@ -208,7 +208,8 @@ public struct ReportFolder: Sendable {
             switch ReportManifest.difference(file, from: entry, hashing: hashing(entry.name)) {
             case nil: continue
             case .missing:
-                throw .invalid("'\(file)' is missing, but run.json's manifest lists it: not a complete report folder")
+                // A file that is not there is no input (exit 66, as README's "In CI" says).
+                throw .missing("'\(file)' is missing, but run.json's manifest lists it: not a complete report folder")
             case .size(let size):
                 throw .invalid(
                     "'\(file)' has \(size) bytes where run.json's manifest says \(entry.bytes): not the file the run wrote"
@@ -318,6 +319,8 @@ public struct ReportFolder: Sendable {
 public enum ReportFolderError: Error, Equatable, Sendable, CustomStringConvertible {
     case missing(String)
     case invalid(String)
+    /// A file or folder that is not there (exit 66), rather than one that cannot be trusted.
+    public var isMissing: Bool { if case .missing = self { true } else { false } }
     public var description: String {
         switch self {
         case .missing(let m), .invalid(let m): m

@@ -73,8 +73,12 @@ public struct ReportManifest: Sendable {
         else { return .missing }
         guard size == entry.bytes else { return .size(size) }
         guard hashing else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else { return .missing }
-        return SHA256.hex([UInt8](data)) == entry.sha256 ? nil : .content
+        // Read no more than the manifest's size: a FIFO or a device in its place is cut there.
+        let data: [UInt8]
+        do { data = try InputFile.read(path, limit: min(entry.bytes, InputFile.Limit.report)) } catch {
+            return error.tooLarge ? .content : .missing
+        }
+        return data.count == entry.bytes && SHA256.hex(data) == entry.sha256 ? nil : .content
     }
 
     /// How a file differs from its manifest entry.

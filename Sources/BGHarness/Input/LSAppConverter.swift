@@ -34,7 +34,7 @@ public enum LSAppConverter {
     public static func convert(file: String, app: String?) throws -> Output {
         let data: Data
         do {
-            data = Data(try InputFile.read(file, limit: InputFile.Limit.trace, kind: "LSApp file"))
+            data = Data(try InputFile.read(file, limit: InputFile.Limit.trace, kind: "LSApp log"))
         } catch {
             throw TraceError(problems: error.problems)
         }

@@ -43,7 +43,9 @@ public enum ShardMerge {
     /// A folder's shard.state: the header and, when asked, the payload's bytes.
     static func state(_ folder: String, payload: Bool) throws -> (ShardHeader, [UInt8]) {
         let path = (folder as NSString).appendingPathComponent(ShardState.fileName)
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let data: [UInt8]
+        do { data = try InputFile.read(path, limit: InputFile.Limit.report) } catch {
+            if error.tooLarge { throw MergeError.refused("'\(path)' is \(error.reason)") }
             throw MergeError.refused(
                 "'\(folder)' has no \(ShardState.fileName): not a shard folder (made with '--shard K/N')")
         }
@@ -53,7 +55,8 @@ public enum ShardMerge {
         }
         guard payload else { return (header, []) }
         guard newline < data.endIndex,
-            let bytes = Data(base64Encoded: data[data.index(after: newline)...], options: .ignoreUnknownCharacters)
+            let bytes = Data(
+                base64Encoded: Data(data[data.index(after: newline)...]), options: .ignoreUnknownCharacters)
         else {
             throw MergeError.refused("'\(path)': malformed shard state: its second line is not base64")
         }

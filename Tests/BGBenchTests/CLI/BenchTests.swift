@@ -201,15 +201,29 @@ import Testing
                 return nil
             } catch let error as CLIError { return error }
         }
+        // The child's exit code is bench's when README's table has it, else 70; a signal
+        // other than SIGINT or SIGTERM (a crash, the OOM killer) is 70 too.
         #expect(
-            try outcome("echo 'error: the scenario is broken' >&2; exit 3")
+            try outcome("echo 'error: the scenario is broken' >&2; exit 65")
                 == CLIError(
-                    message: "bench: workload r1/fixed on 1 thread failed with exit code 3: the scenario is broken",
-                    code: 3, hint: false))
+                    message: "bench: workload r1/fixed on 1 thread failed with exit code 65: the scenario is broken",
+                    code: .data, hint: false))
+        #expect(
+            try outcome("exit 3")
+                == CLIError(
+                    message: "bench: workload r1/fixed on 1 thread failed with exit code 3", code: .software,
+                    hint: false))
         #expect(
             try outcome("kill -KILL $$", threads: 2)
                 == CLIError(
-                    message: "bench: workload r1/fixed on 2 threads was ended by signal 9", code: 137, hint: false))
+                    message: "bench: workload r1/fixed on 2 threads was ended by signal 9", code: .software, hint: false
+                ))
+        #expect(
+            try outcome("kill -TERM $$")
+                == CLIError(
+                    message: "bench: workload r1/fixed on 1 thread was ended by signal 15", code: .terminated,
+                    hint: false
+                ))
         #expect(
             try outcome("echo all good")
                 == CLIError(

@@ -183,4 +183,38 @@ import BGBuildStamp
         #expect(fileManifest["scenario_file"] as? String == "fitness-sync")
         #expect(try String(contentsOfFile: work + "/z/summary.csv", encoding: .utf8).contains("\nmine,adaptive,all,"))
     }
+
+    /// install.sh's paths are the caller's (issue 25 item 4): run from a folder outside the
+    /// checkout with `--binary bgbench --prefix inst/`, both relative to that folder, it
+    /// installs into that folder's inst/bin (nothing in the checkout) and the copy runs;
+    /// an empty `--prefix` or `--binary` is one line and exit 64 (an empty prefix once
+    /// installed into /bin), and a binary that is not there is named by its full path.
+    @Test func installResolvesRelativePathsAgainstTheCallersFolder() throws {
+        let work = try Self.temporaryFolder("install-relative")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        try FileManager.default.createSymbolicLink(atPath: work + "/bgbench", withDestinationPath: Self.builtBinary())
+        let script = Self.root.appendingPathComponent("install.sh").path
+        let install = try Self.run(
+            [script, "--prefix", "inst/", "--binary", "bgbench"], in: work, path: "/nonexistent")
+        #expect(install.code == 0, "\(install.errors)")
+        #expect(install.errors == "")
+        #expect(install.output.hasPrefix("installed \(work)/inst/bin/bgbench\n"), "\(install.output)")
+        #expect(!FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("inst").path))
+        let version = try Self.run(["inst/bin/bgbench", "--version"], in: work, path: "/nonexistent")
+        #expect(version.code == 0 && version.output.hasPrefix("bgbench \(BuildInfo.version) "), "\(version)")
+
+        let empty = try Self.run([script, "--prefix", "", "--binary", "bgbench"], in: work, path: "/nonexistent")
+        #expect(empty.code == 64)
+        #expect(empty.output == "")
+        #expect(
+            empty.errors
+                == "error: invalid value '' for '--prefix': expected a folder (an empty prefix would install into /bin)\n"
+        )
+        let noBinary = try Self.run([script, "--prefix", "inst", "--binary", ""], in: work, path: "/nonexistent")
+        #expect(noBinary.code == 64)
+        #expect(noBinary.errors == "error: invalid value '' for '--binary': expected a built bgbench executable\n")
+        let missing = try Self.run([script, "--prefix", "inst", "--binary", "nothere"], in: work, path: "/nonexistent")
+        #expect(missing.code == 66)
+        #expect(missing.errors == "error: '\(work)/nothere' is not an executable file\n")
+    }
 }

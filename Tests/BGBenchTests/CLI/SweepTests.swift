@@ -173,6 +173,18 @@ import BGBenchTestSupport
             range.errors
                 == "error: --set population.bar_off_share: 2 is out of range: expected a number from 0 to 1\nsee 'bgbench --help'\n"
         )
+        // One value twice, or two spellings of one value (issue 25 item 8): the points'
+        // loaded scenarios compared, each spelling named.
+        for (axis, message) in [
+            ("policies.fixed.interval=15m,15m", "value '15m' given twice"),
+            ("policies.fixed.interval=15m,30m,900s", "'15m' and '900s' are the same value"),
+            ("population.bar_off_share=0.1,0.10", "'0.1' and '0.10' are the same value"),
+        ] {
+            let twice = bgbench(["sweep", "--set", "population.low_power_share=0,0.5", "--set", axis, "--out", out])
+            #expect(twice.code == 64)
+            #expect(
+                twice.errors == "error: invalid value '\(axis)' for '--set': \(message)\nsee 'bgbench --help'\n")
+        }
         let none = bgbench(["sweep", "--out", out])
         #expect(
             none.errors

@@ -224,6 +224,11 @@ import BGBenchTestSupport
             "error: invalid value 'fixed=15m,,1h' for '--knob': expected POLICY=V1,V2,... with no empty value\n"
         ),
         (["--knob", "fixed=15m,15m"], "error: invalid value 'fixed=15m,15m' for '--knob': value '15m' given twice\n"),
+        // Two spellings of one value, found by the arms' loaded scenarios (issue 25 item 8).
+        (
+            ["--knob", "fixed=15m,1h,900s", "--policy", "fixed"],
+            "error: invalid value 'fixed=15m,1h,900s' for '--knob': '15m' and '900s' are the same value\n"
+        ),
         (
             ["--knob", "fixed=abc"],
             "error: invalid value 'abc' for '--knob fixed': expected a duration such as 90, \"90s\", \"15m\", \"2h\" or \"1d\"\n"

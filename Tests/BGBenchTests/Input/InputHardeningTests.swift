@@ -171,9 +171,16 @@ import BGBenchTestSupport
         let run = bgbench(["--scenario", path, "--out", folder + "/out"])
         #expect(run.code == 65 && run.errors == validate.errors)
         // The same message would come after reading the whole file; what keeps memory flat
-        // is the cap validate reads with.
-        #expect(ValidateCommand.readLimit("a/huge.JSON") == 1 << 20)
-        #expect(ValidateCommand.readLimit("t.csv") == 1 << 31 && ValidateCommand.readLimit("/dev/stdin") == 1 << 31)
+        // is the cap validate reads with: the scenario's for a .json name, or for a name
+        // without a kind when the first bytes are a JSON object.
+        #expect(ValidateCommand.readLimit(.scenario) == 1 << 20 && ValidateCommand.readLimit(.trace) == 1 << 31)
+        #expect(rename(path, folder + "/huge") == 0)
+        let unnamed = bgbench(["validate", folder + "/huge"])
+        #expect(unnamed.code == 65)
+        #expect(
+            unnamed.errors
+                == "error: \(folder)/huge: the scenario file is 1500000000 bytes: expected at most 1048576 (1 MiB; docs/limits.md)\nsee 'bgbench --help'\n"
+        )
     }
 
     /// Point 13: root reads /dev/null and a FIFO like files; a folder is "is a directory".
@@ -290,7 +297,7 @@ import BGBenchTestSupport
         let dir = try Self.folder([("summary.csv", Data("junk\n".utf8))])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let r = bgbench(["plot", dir])
-        #expect(r.code == 65)
+        #expect(r.code == 66)  // no run.json: no input, as for check (README's exit codes)
         #expect(r.errors == "error: no run.json in '\(dir)': not a complete report folder (bgbench writes it last)\n")
         // A folder whose summary.csv was changed after the run.
         let out = dir + "/run"

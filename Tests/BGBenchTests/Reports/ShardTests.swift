@@ -237,6 +237,28 @@ import BGBenchTestSupport
                 || ProcessInfo.processInfo.environment["SLURM_ARRAY_TASK_ID"] != nil)
     }
 
+    /// Both job engines' variables set (issue 25 item 8): `--shard auto` refuses in one
+    /// line naming both, exit 64, whether they agree or not, rather than pick Slurm's.
+    @Test func bothJobEnginesAreRefused() {
+        let slurm = [
+            "SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "3",
+            "SLURM_ARRAY_TASK_COUNT": "4",
+        ]
+        for index in ["1", "2"] {
+            let env = slurm.merging(["JOB_COMPLETION_INDEX": index, "BGBENCH_SHARD_COUNT": "4"]) { $1 }
+            var output = "", errors = ""
+            let code = CommandLineTool.run(
+                arguments: ["run", "--shard", "auto", "--days", "1", "--devices", "1", "--out", freshPath("both")],
+                output: &output, errors: &errors, environment: env)
+            #expect(code == 64)
+            #expect(
+                errors
+                    == "error: '--shard auto': both SLURM_ARRAY_TASK_ID=1 and JOB_COMPLETION_INDEX=\(index) are set: expected the variables of one job engine; unset the other's, or give '--shard K/N'\nsee 'bgbench --help'\n"
+            )
+            #expect(output == "")
+        }
+    }
+
     /// Every block lands in exactly one shard, for any split.
     @Test func shardsPartitionTheBlocks() {
         for devices in [1, 64, 65, 300, 1000] {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BGBench
+import BGBenchTestSupport
 
 /// Loads `json` as "s.json" and returns the error text, or nil when it loads.
 private func errorText(_ json: String, overrides: [String] = []) -> String? {
@@ -159,6 +160,32 @@ private func errorText(_ json: String, overrides: [String] = []) -> String? {
     ])
     func badOverrideReportsExactError(overrides: [String], expected: String) {
         #expect(errorText("{}", overrides: overrides) == expected)
+    }
+
+    /// A problem the `--set` flags caused at a value of the file or the defaults (issue 25
+    /// item 8): every archetype weight set to 0 leaves `population.archetypes` without a
+    /// positive sum. It names the flags whose paths are in the problem's (exit 64 on the
+    /// command line), not a line of the defaults; the same problem in the file stays there.
+    @Test func problemsCausedByOverridesNameTheFlags() throws {
+        let zero = ["heavy", "daily", "occasional", "rare"].map { "population.archetypes.\($0).weight=0" }
+        let message = "population.archetypes: expected archetype weights with a positive sum"
+        #expect(
+            errorText(ScenarioLoader.builtInDefaultText(), overrides: ["population.rate_sigma=0.5"] + zero)
+                == "error: " + zero.map { "--set " + $0 }.joined(separator: ", ") + ": " + message)
+        // A file whose weights sum to zero: its line, whatever the flags do elsewhere.
+        let json = #"{"population": {"archetypes": {"a": {"weight": 0}}}}"#
+        #expect(errorText(json, overrides: ["population.rate_sigma=0.5"]) == "error: s.json:1:31: " + message)
+        // A flag that breaks a rule tying two sections is named though its path is elsewhere.
+        #expect(
+            errorText(#"{"population": {"legacy_ios_share": 0.2}}"#, overrides: ["platform.name=android-workmanager"])
+                == "error: --set platform.name=android-workmanager: population.legacy_ios_share: 0.2 needs platform ios-bgtask: the share of iOS 12 devices that use ios-fetch mixes into an ios-bgtask fleet (platform is android-workmanager); expected 0"
+        )
+        let run = bgbench(zero.flatMap { ["--set", $0] } + ["--days", "1", "--devices", "1", "--out", freshPath("w")])
+        #expect(run.code == 64)
+        #expect(
+            run.errors
+                == "error: " + zero.map { "--set " + $0 }.joined(separator: ", ") + ": " + message
+                + "\nsee 'bgbench --help'\n")
     }
 
     /// Loading goes on after a problem: every unknown key, type error and range problem.
