@@ -56,12 +56,14 @@ struct ReportPipeline {
         output: inout Out,
         _ work: (_ progress: (@Sendable (Int) -> Void)?) throws -> Product
     ) throws {
+        // The output first (a folder that cannot be written is exit 73 whatever the job),
+        // then the estimate: a refusal leaves nothing, as the staging folder is dropped.
+        if estimateOnly, let job { return output.write(try admit(job)) }
+        let folder = try FolderTransaction(out: out, force: force, scope: .report(kind), inputs: inputs)
         if let job {
             let line = try admit(job)
-            if estimateOnly { return output.write(line) }
             if line.hasPrefix("estimate"), !quiet, isatty(2) != 0 { FileHandle.standardError.write(Data(line.utf8)) }
         }
-        let folder = try FolderTransaction(out: out, force: force, scope: .report(kind), inputs: inputs)
         let progress = progressTotal.flatMap { ProgressLine.make(total: $0, quiet: quiet) }
         var advance: (@Sendable (Int) -> Void)?
         if let progress { advance = { progress.advance($0) } }

@@ -239,10 +239,16 @@ import Testing
         try #require(try bgbench(Self.tiny + ["--out", "small/r"]).code == 0)
         #expect(try bgbench(check + ["small/j.xml"]).code == 0)
         let before = snapshot()
-        let r = try bgbench([
-            "--policy", "fixed,adaptive", "--days", "3", "--devices", "400", "--per-device", "--quiet", "--out",
-            "small/r",
-        ])
+        let big = ["--policy", "fixed,adaptive", "--days", "3", "--devices", "400", "--per-device", "--quiet"]
+        // The estimate sees the files will not fit and refuses before anything is written.
+        let refused = try bgbench(big + ["--out", "small/r"])
+        #expect(refused.code == 71)
+        #expect(
+            refused.errors.hasPrefix("error: the job (400 devices × 3 days × 2 configurations × 1 seed) writes about "),
+            "\(refused.errors)")
+        #expect(snapshot() == before, "the earlier report whole, no staging folder left")
+        // Started anyway, the write itself meets the full disk.
+        let r = try bgbench(big + ["--yes", "--out", "small/r"])
         #expect(r.code == 73)
         #expect(
             r.errors.hasPrefix("error: cannot write '\(small)/r/")
