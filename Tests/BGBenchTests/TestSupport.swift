@@ -82,8 +82,8 @@ enum TestSupport {
         let context = DeviceRunContext(
             scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day,
             countFrom: SimTime(warmupDays) * Clock.day, feed: feed)
-        var simulation = DeviceSimulation<Policy, Platform>(
-            index: index, context: context, queue: EventQueue(),
+        var simulation = DeviceSimulation<Platform>(
+            policy: PolicyCalls(Policy.self), index: index, context: context, queue: EventQueue(),
             storage: RecorderStorage(days: days, firstDay: warmupDays))
         var result = FleetResult(scenario: scenario, days: days, keepDevices: false)
         let record = simulation.run()

@@ -100,6 +100,7 @@ struct AppTask {
     /// `extraBytes` ride on the first request (catalog images). `limit`, if given,
     /// replaces the runtime limit for this run (a platform that stops a job early, as
     /// Android does when its quota runs out).
+    @inline(__always)
     mutating func run(
         on network: NetworkKind, newItems: Int, newBytes: Double, itemBytes: Double,
         extraBytes: Double = 0, limit runLimit: SimTime? = nil
@@ -164,6 +165,7 @@ struct AppTask {
 
     /// A foreground fetch at a stale open: one request for what the cache misses.
     /// Returns the user's wait and the energy (costed apart from background work).
+    @inline(__always)
     mutating func foregroundFetch(
         on network: NetworkKind, missingBytes: Double, itemBytes: Double, extraBytes: Double = 0
     )

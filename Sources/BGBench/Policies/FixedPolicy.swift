@@ -3,6 +3,7 @@
 public struct FixedPolicy: WakePolicy {
     public static let name = "fixed"
     public static let summary = "heuristic: ask every `interval` (default 15 min) from a random phase"
+    public static let callbacks: PolicyCallbacks = [.denied, .runStarted]
 
     let interval: SimTime
     var next: SimTime

@@ -3,5 +3,6 @@
 public struct NoWakePolicy: WakePolicy {
     public static let name = "none"
     public static let summary = "baseline: no background work; every stale open fetches in the foreground"
+    public static let callbacks: PolicyCallbacks = []
     public init(_ context: PolicyContext) {}
 }

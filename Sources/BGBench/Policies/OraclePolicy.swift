@@ -5,6 +5,7 @@
 public struct OraclePolicy: WakePolicy {
     public static let name = "oracle"
     public static let summary = "bound: knows future opens and items; wakes just before each open that would be stale"
+    public static let callbacks: PolicyCallbacks = .all.subtracting(.midnight)
     public static let isClairvoyant = true
 
     var future: Clairvoyance

@@ -71,6 +71,21 @@ public enum PolicyKnowledge: Int, Comparable, Sendable {
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
 
+/// The device-side callbacks of a ``WakePolicy`` it subscribes to (`start` is always
+/// called; `published` is governed by `observesPublications`, `deniedAhead` by its
+/// answer).
+public struct PolicyCallbacks: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let opened = Self(rawValue: 1 << 0)
+    public static let denied = Self(rawValue: 1 << 1)
+    public static let runStarted = Self(rawValue: 1 << 2)
+    public static let runEnded = Self(rawValue: 1 << 3)
+    public static let stateChanged = Self(rawValue: 1 << 4)
+    public static let midnight = Self(rawValue: 1 << 5)
+    public static let all: Self = [.opened, .denied, .runStarted, .runEnded, .stateChanged, .midnight]
+}
+
 /// A wake-prediction policy (MODEL.md §7): decides when to ask for a background wake; the
 /// platform decides whether it runs. One value per device. Each callback may return a
 /// decision; the defaults keep the pending request. Adding a policy is one file (the
@@ -117,6 +132,12 @@ public protocol WakePolicy: SendableMetatype {
     /// published (what the app's own server knows) and may send silent pushes. Only such
     /// policies are called at publications (others pay nothing for them).
     static var observesPublications: Bool { get }
+    /// The callbacks the policy is told of (its subscriptions): the device calls, and
+    /// builds a view for, only these. A callback left out must be one whose answer is
+    /// always `.keep` with nothing changed (the default implementation). Default: all;
+    /// the built-in policies name theirs, and a test checks each gives the same results
+    /// as with all.
+    static var callbacks: PolicyCallbacks { get }
     /// The server published content now (server-side policies only).
     mutating func published(_ view: DeviceView) -> PushDecision
 }
@@ -133,12 +154,13 @@ public extension WakePolicy {
     mutating func stateChanged(_ view: DeviceView) -> WakeDecision { .keep }
     mutating func midnight(_ view: DeviceView) -> WakeDecision { .keep }
     static var observesPublications: Bool { false }
+    static var callbacks: PolicyCallbacks { .all }
     mutating func published(_ view: DeviceView) -> PushDecision { .none }
 }
 
-/// A policy as the registry holds it: its name, summary and type, and the fleet
-/// simulation specialised for it (built where the type is concrete, so the device loop
-/// is compiled for this policy rather than dispatched through witness tables).
+/// A policy as the registry holds it: its name, summary and type, and the table the device
+/// loop calls it through (`PolicyCalls`, built here where the type is concrete, so each
+/// callback is compiled for this policy; a policy from another package gets the same).
 public struct PolicyEntry: Sendable {
     public let name: String
     public let summary: String
@@ -147,7 +169,8 @@ public struct PolicyEntry: Sendable {
     public let knowledge: PolicyKnowledge
     /// The type of the policy's parameters; nil when it has none.
     public let parameters: (any ParameterSet.Type)?
-    let blocks: @Sendable (FleetJob) -> BlockRunner?
+    /// How the device loop calls it.
+    let calls: PolicyCalls
 
     public init<P: WakePolicy>(_ policy: P.Type) {
         name = P.name
@@ -155,7 +178,7 @@ public struct PolicyEntry: Sendable {
         type = policy
         knowledge = P.knowledge
         parameters = P.Parameters.self == NoParameters.self ? nil : P.Parameters.self
-        blocks = { job in PlatformRegistry.visit(job.platform, PolicyBlocks<P>(job: job)) }
+        calls = PolicyCalls(policy)
     }
 }
 

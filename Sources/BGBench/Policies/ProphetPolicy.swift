@@ -38,6 +38,7 @@ public struct ProphetPolicy: WakePolicy {
     public static let summary =
         "bound: knows each user's true open intensity and the feed's (not the draws); plans runs for the most expected fresh opens"
     public static let knowledge = PolicyKnowledge.intensity
+    public static let callbacks: PolicyCallbacks = .all.subtracting(.runEnded)
 
     static let slotsPerDay = 288
     static let slot = Clock.day / SimTime(slotsPerDay)

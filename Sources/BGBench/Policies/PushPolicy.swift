@@ -13,6 +13,7 @@
 public struct PushPolicy: WakePolicy {
     public static let name = "push"
     public static let summary = "server-side: silent push on content change within the push budget, refresh fallback"
+    public static let callbacks: PolicyCallbacks = .all.subtracting([.runEnded, .midnight])
     public static var observesPublications: Bool { true }
 
     private let perHour: Int

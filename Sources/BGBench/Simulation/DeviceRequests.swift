@@ -77,7 +77,7 @@ extension DeviceSimulation {
         }
     }
 
-    @inline(__always)
+    @inline(never)
     mutating func deny(_ reason: DenialReason, retryAt: SimTime?, at t: SimTime) {
         if counting(t) {
             rec.tally.countDenial(reason)
@@ -87,6 +87,7 @@ extension DeviceSimulation {
             log("denied", reason.label, retryAt.map { Clock.seconds($0) }, at: t)
         }
         // A retry at the same instant would be denied again, forever: it waits a tick.
+        guard callbacks.contains(.denied) else { return }
         var decision = policy.denied(reason, retryAt: retryAt, view(at: t))
         if case .request(let when) = decision, when <= t { decision = .request(at: t + 1) }
         apply(decision, at: t)
@@ -127,18 +128,14 @@ extension DeviceSimulation {
         inFlightStatus = run.status
         inFlightContent = missing.count > 0
         schedule(.runEnd, at: t + run.duration)
-        apply(policy.runStarted(view(at: t)), at: t)
+        if callbacks.contains(.runStarted) { apply(policy.runStarted(view(at: t)), at: t) }
     }
 
     @inline(__always)
     mutating func runEnded(at t: SimTime) {
         inFlight = false
         let status = inFlightStatus, start = inFlightStart
-        if tracing {
-            log(
-                status == .expired ? "expired" : status == .killed ? "killed" : "completed",
-                status.label, Clock.seconds(t - start), at: t)
-        }
+        if tracing { logRunEnd(status, start: start, at: t) }
         if inFlightStatus == .newData || inFlightStatus == .noData {
             // The update holds everything published up to the run's start (R1 rule 7).
             if inFlightHolds && inFlightStart > cacheTime {
@@ -150,8 +147,21 @@ extension DeviceSimulation {
         let throttles = platform.throttleEvents
         platform.runEnded(at: t, status: inFlightStatus, broughtContent: inFlightContent)
         if counting(t) { rec.tally[.throttleEvents] += platform.throttleEvents - throttles }
-        apply(policy.runEnded(inFlightStatus, view(at: t)), at: t)
+        if callbacks.contains(.runEnded) { tellRunEnded(at: t) }
         planSystemWake(at: t)
+    }
+
+    // Kept out of `runEnded`, so that it stays small enough to be inlined into the loop.
+    @inline(never)
+    mutating func logRunEnd(_ status: RunStatus, start: SimTime, at t: SimTime) {
+        log(
+            status == .expired ? "expired" : status == .killed ? "killed" : "completed",
+            status.label, Clock.seconds(t - start), at: t)
+    }
+
+    @inline(never)
+    mutating func tellRunEnded(at t: SimTime) {
+        apply(policy.runEnded(inFlightStatus, view(at: t)), at: t)
     }
 
     // MARK: Policy

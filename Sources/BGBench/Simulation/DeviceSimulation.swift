@@ -3,8 +3,10 @@ import Foundation
 /// One device as a small discrete-event simulation (MODEL.md §2): the user's opens, phone
 /// use, charging and network are exogenous and drawn from the device's own streams; the
 /// policy asks for wakes, the platform decides, the app's task runs, and every open is
-/// scored for freshness. Generic over policy and platform so both are specialised into
-/// the loop; the loop allocates nothing.
+/// scored for freshness. Generic over the platform, whose rules the loop consults at
+/// every step, so they are specialised into it; the policy is called through its type's
+/// table (`PolicyCalls`), so the loop is compiled once per platform, not once per policy
+/// and platform. The loop allocates nothing.
 ///
 /// This file holds the state, the set-up and the loop; the handlers are extensions in
 /// their own files: the request life cycle (DeviceRequests.swift), the user and charging
@@ -12,10 +14,13 @@ import Foundation
 /// the content kinds and the processing task (DeviceContent.swift). Everything counted
 /// goes to the recorder (`rec`, Metrics/DeviceRecorder.swift), whose output `run()`
 /// returns.
-struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
+struct DeviceSimulation<Platform: PlatformRules> {
     let traits: DeviceTraits
     let queue: EventQueue<SimEvent>
-    var policy: Policy
+    let policy: DevicePolicy
+    /// The policy's `observesPublications` and `callbacks`, read once.
+    let observesPublications: Bool
+    let callbacks: PolicyCallbacks
     var platform: Platform
     var opens: UserOpens
     var screen: ProfiledPoisson
@@ -109,9 +114,12 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
     /// when it grew).
     let ctx: DeviceRunContext
 
-    /// Device `index` of the run, recording into `storage` (a worker's buffers, handed
-    /// back in the record `run()` returns).
-    init(index: Int, context ctx: DeviceRunContext, queue: EventQueue<SimEvent>, storage: RecorderStorage) {
+    /// Device `index` of the run under the policy `calls` are of, recording into `storage`
+    /// (a worker's buffers, handed back in the record `run()` returns).
+    init(
+        policy calls: PolicyCalls, index: Int, context ctx: DeviceRunContext, queue: EventQueue<SimEvent>,
+        storage: RecorderStorage
+    ) {
         self.ctx = ctx
         let s = ctx.scenario
         let device = UInt64(index)
@@ -170,11 +178,14 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
         cursor = FeedCursor(feed: feed)
         push = PushChannel(s.push, rng: stream(.push))
         averageItemBytes = feed.times.isEmpty ? 0 : feed.totalBytes / Double(feed.times.count)
-        policy = Policy(
+        observesPublications = calls.observesPublications
+        callbacks = calls.callbacks
+        policy = DevicePolicy(
+            calls,
             PolicyContext(
                 scenario: s, deviceIndex: index, horizon: ctx.horizon, random: stream(.policy),
-                clairvoyance: Policy.isClairvoyant ? Clairvoyance(opens: opens, feed: feed) : .none,
-                intensity: Policy.knowledge == .intensity
+                clairvoyance: calls.isClairvoyant ? Clairvoyance(opens: opens, feed: feed) : .none,
+                intensity: calls.knowledge == .intensity
                     ? OpenIntensity(opens: poisson, routine: routine, trace: ctx.opensTrace, device: index) : .none))
     }
 
@@ -195,7 +206,7 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             schedule(.processingDeadline, at: processing.due + processing.deadline, payload: processing.instance)
         }
         apply(policy.start(view(at: 0)), at: 0)
-        if Policy.observesPublications { scheduleNextPublication() }
+        if observesPublications { scheduleNextPublication() }
         planSystemWake(at: 0)
 
         if hasBattery {
@@ -225,27 +236,20 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             }
             // A request was counted when it was made (`apply`).
             if !requestFirst { rec.tally.increment(.events) }
+            // The most frequent first: the optimiser inlines handlers into the loop in this
+            // order until the loop reaches its size budget.
             switch event.kind {
+            case .request: request(at: t)
+            case .runEnd: runEnded(at: t)
+            case .screenOn: screenOn(at: t)
+            case .screenOff: screenOff(at: t)
+            case .sessionEnd: endSession(at: t, forceQuit: event.payload == 1)
+            case .open: open(at: t)
             case .midnight: midnight(at: t)
             case .chargeOn: setCharging(delta: 1, at: t)
             case .chargeOff: setCharging(delta: -1, at: t)
-            case .lowPowerOff:
-                if event.payload == lowPowerGeneration {
-                    battery.advance(to: t)
-                    if processingEnabled { considerProcessing(at: t) }
-                    toldBattery()
-                    apply(policy.stateChanged(view(at: t)), at: t)
-                    planSystemWake(at: t)
-                }
-            case .screenOn: screenOn(at: t)
-            case .screenOff: screenOff(at: t)
-            case .runEnd: runEnded(at: t)
-            case .sessionEnd: endSession(at: t, forceQuit: event.payload == 1)
-            case .open: open(at: t)
-            case .request: request(at: t)
-            case .publish:
-                apply(policy.published(view(at: t)), at: t)
-                scheduleNextPublication()
+            case .lowPowerOff: if event.payload == lowPowerGeneration { lowPowerEnded(at: t) }
+            case .publish: published(at: t)
             case .pushSend:
                 if pushSendPending && t == pushSendTime { sendPush(at: t) }
             case .pushArrive: pushArrived(at: t)
@@ -269,6 +273,24 @@ struct DeviceSimulation<Policy: WakePolicy, Platform: PlatformRules> {
             archetype: traits.archetype,
             attributes: DeviceAttributes(
                 platform: Platform.name, traits: traits, nights: nights, nightsCharging: nightsCharging))
+    }
+
+    /// Low Power Mode ended at t (rare: kept out of the loop's body, so the frequent
+    /// handlers fit the optimiser's inlining budget for it).
+    @inline(never)
+    mutating func lowPowerEnded(at t: SimTime) {
+        battery.advance(to: t)
+        if processingEnabled { considerProcessing(at: t) }
+        toldBattery()
+        if callbacks.contains(.stateChanged) { apply(policy.stateChanged(view(at: t)), at: t) }
+        planSystemWake(at: t)
+    }
+
+    /// Content was published at t: the server side of a push policy hears of it.
+    @inline(never)
+    mutating func published(at t: SimTime) {
+        apply(policy.published(view(at: t)), at: t)
+        scheduleNextPublication()
     }
 
     // MARK: Recording and scheduling

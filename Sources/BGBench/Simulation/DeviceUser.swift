@@ -87,7 +87,7 @@ extension DeviceSimulation {
         }
     }
 
-    @inline(__always)
+    @inline(never)
     mutating func midnight(at t: SimTime) {
         flushDay(Clock.dayIndex(t) - 1)
         if t == ctx.countFrom && hasBattery {
@@ -98,7 +98,7 @@ extension DeviceSimulation {
         platform.midnight(at: t, opens: opensToday)
         opensToday = 0
         if hasBattery { planCharging(day: Clock.dayIndex(t)) }
-        apply(policy.midnight(view(at: t)), at: t)
+        if callbacks.contains(.midnight) { apply(policy.midnight(view(at: t)), at: t) }
         planSystemWake(at: t)
         schedule(.midnight, at: t + Clock.day)
     }
@@ -145,7 +145,7 @@ extension DeviceSimulation {
         if let off = battery.lowPowerOffTime { schedule(.lowPowerOff, at: off, payload: lowPowerGeneration) }
         deviceChanged(at: t)
         toldBattery()
-        apply(policy.stateChanged(view(at: t)), at: t)
+        if callbacks.contains(.stateChanged) { apply(policy.stateChanged(view(at: t)), at: t) }
         planSystemWake(at: t)
     }
 
@@ -186,7 +186,7 @@ extension DeviceSimulation {
         toldBattery()
         guard changed else { return }
         if tracing { log("battery", battery.lowPower ? "low_power" : "low_battery", battery.level, at: t) }
-        apply(policy.stateChanged(view(at: t)), at: t)
+        if callbacks.contains(.stateChanged) { apply(policy.stateChanged(view(at: t)), at: t) }
         planSystemWake(at: t)
     }
 
@@ -251,7 +251,7 @@ extension DeviceSimulation {
         }
         if length > 0 { schedule(.sessionEnd, at: t + length, payload: quits ? 1 : 0) }
         scheduleNextOpen()
-        apply(policy.opened(view(at: t)), at: t)
+        if callbacks.contains(.opened) { apply(policy.opened(view(at: t)), at: t) }
         // A session of no length (R1) ends here, as its event would have right after.
         if length == 0 { endSession(at: t, forceQuit: quits) }
         planSystemWake(at: t)

@@ -127,7 +127,8 @@ public enum Fleet {
                 countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed, traceDevices: options.traceDevices,
                 opensTrace: options.opensTrace)
             let job = FleetJob(context: context, options: options, platform: arm.scenario.platform.name)
-            guard let runner = arm.policy.blocks(job) else {
+            guard let runner = PlatformRegistry.visit(job.platform, PlatformBlocks(policy: arm.policy.calls, job: job))
+            else {
                 throw SimulationError.unknownPlatform(arm.scenario.platform.name)
             }
             return runner
@@ -143,7 +144,7 @@ public enum Fleet {
         try simulate(scenario: scenario, policy: policy, options: options, feed: feed, progress: progress).fleet
     }
 
-    /// The same for a policy type (not specialised unless the type is known here).
+    /// The same for a policy type.
     public static func run<P: WakePolicy>(
         scenario: Scenario, policy: P.Type, options: RunOptions,
         feed: NewsFeed, progress: (@Sendable (Int) -> Void)? = nil
@@ -208,10 +209,10 @@ public enum Fleet {
             joint: run.joint)
     }
 
-    /// One block of devices under policy P on platform F, added to `result` (and each
+    /// One block of devices under `policy` on platform F, added to `result` (and each
     /// device's tally to `worker.tallies` when the worker keeps them).
-    static func runBlock<P: WakePolicy, F: PlatformRules>(
-        _: P.Type, _: F.Type, block: Int, context: DeviceRunContext, options: RunOptions,
+    static func runBlock<F: PlatformRules>(
+        _ policy: PolicyCalls, _: F.Type, block: Int, context: DeviceRunContext, options: RunOptions,
         into result: inout FleetResult,
         worker: FleetWorker, load: ServerLoadCounts
     ) {
@@ -223,12 +224,12 @@ public enum Fleet {
             let record =
                 F.runsAsLegacyVariant(scenario: context.scenario, seed: context.seed, device: device)
                 ? simulate(
-                    P.self, F.LegacyVariant.self, device: device, context: context, queue: worker.queue,
+                    policy, F.LegacyVariant.self, device: device, context: context, queue: worker.queue,
                     storage: storage)
-                : simulate(P.self, F.self, device: device, context: context, queue: worker.queue, storage: storage)
+                : simulate(policy, F.self, device: device, context: context, queue: worker.queue, storage: storage)
             if options.checksInvariants, let broken = DeviceInvariants.violations(record.tally).first {
                 fatalError(
-                    "invariant broken on device \(device) (policy \(P.name), platform \(F.name), seed \(context.seed)): \(broken)"
+                    "invariant broken on device \(device) (policy \(policy.name), platform \(F.name), seed \(context.seed)): \(broken)"
                 )
             }
             result.add(record)
@@ -239,13 +240,14 @@ public enum Fleet {
         worker.storage = storage
     }
 
-    /// One device, specialised for its policy and platform: its record.
+    /// One device, specialised for its platform: its record.
     @inline(__always)
-    static func simulate<P: WakePolicy, F: PlatformRules>(
-        _: P.Type, _: F.Type, device: Int, context: DeviceRunContext, queue: EventQueue<SimEvent>,
-        storage: RecorderStorage
+    static func simulate<F: PlatformRules>(
+        _ policy: PolicyCalls, _: F.Type, device: Int, context: DeviceRunContext,
+        queue: EventQueue<SimEvent>, storage: RecorderStorage
     ) -> DeviceRecord {
-        var simulation = DeviceSimulation<P, F>(index: device, context: context, queue: queue, storage: storage)
+        var simulation = DeviceSimulation<F>(
+            policy: policy, index: device, context: context, queue: queue, storage: storage)
         return simulation.run()
     }
 }
@@ -323,7 +325,7 @@ struct WorkerTotals {
     }
 }
 
-/// One policy's block simulation, specialised for its policy and platform types.
+/// One policy's block simulation, specialised for its platform type.
 struct BlockRunner: Sendable {
     /// A block's result before any device is added.
     let empty: FleetResult
@@ -331,24 +333,25 @@ struct BlockRunner: Sendable {
         @Sendable (_ block: Int, _ worker: FleetWorker, _ load: ServerLoadCounts, _ result: inout FleetResult) -> Void
 }
 
-/// One fleet simulation waiting for its policy and platform types.
+/// One fleet simulation waiting for its platform type.
 struct FleetJob: Sendable {
     let context: DeviceRunContext
     let options: RunOptions
     let platform: String
 }
 
-/// Makes a policy P's block runner once the registry supplies the platform type.
-struct PolicyBlocks<P: WakePolicy>: PlatformVisitor {
+/// Makes a policy's block runner once the registry supplies the platform type.
+struct PlatformBlocks: PlatformVisitor {
+    let policy: PolicyCalls
     let job: FleetJob
     func visit<F: PlatformRules>(_: F.Type) -> BlockRunner {
-        let context = job.context, options = job.options
+        let context = job.context, options = job.options, policy = policy
         let empty = FleetResult(
             scenario: context.scenario, days: options.days, keepDevices: options.keepDevices,
             replay: context.opensTrace != nil)
         return BlockRunner(empty: empty) { block, worker, load, result in
             Fleet.runBlock(
-                P.self, F.self, block: block, context: context, options: options, into: &result,
+                policy, F.self, block: block, context: context, options: options, into: &result,
                 worker: worker, load: load)
         }
     }

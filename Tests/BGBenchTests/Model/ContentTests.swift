@@ -21,8 +21,9 @@ import Testing
             scenario: scenario, seed: seed, horizon: SimTime(days) * Clock.day, countFrom: 0,
             feed: feed, traceDevices: 1, deviceFeeds: [feed])
         let record = ScheduledWakes.$times.withValue(wakes) {
-            var simulation = DeviceSimulation<ScheduledWakes, Unrestricted>(
-                index: 0, context: context, queue: EventQueue(), storage: RecorderStorage(days: days, firstDay: 0))
+            var simulation = DeviceSimulation<Unrestricted>(
+                policy: PolicyCalls(ScheduledWakes.self), index: 0, context: context, queue: EventQueue(),
+                storage: RecorderStorage(days: days, firstDay: 0))
             return simulation.run()
         }
         defer { record.storage.release() }
