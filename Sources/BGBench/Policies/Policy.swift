@@ -194,6 +194,7 @@ public enum PolicyRegistry {
         PolicyEntry(KDEPolicy.self),
         PolicyEntry(LogisticPolicy.self),
         PolicyEntry(PushPolicy.self),
+        PolicyEntry(SchedulePolicy.self),
         PolicyEntry(OraclePolicy.self),
         PolicyEntry(ProphetPolicy.self),
     ]
