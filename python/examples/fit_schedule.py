@@ -106,7 +106,8 @@ def main() -> None:
     )
     if args.frontier:
         report = bgbench.frontier(knob={"fixed": ["15m", "30m", "1h", "2h"], "schedule": ["0.5", "1", "2", "4"]}, **common)
-        print(report.frontier.to_string(index=False))
+        columns = ["arm", "fresh_open_rate", "fresh_open_rate_difference", "background_energy_j_per_day", "runs_per_day"]
+        print(report.frontier[columns].to_string(index=False))
     else:
         report = bgbench.run(**common)
         fleet = report.summary[report.summary["archetype"] == "all"]
