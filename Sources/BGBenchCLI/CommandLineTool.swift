@@ -33,6 +33,12 @@ public enum CommandLineTool {
         } catch is HelpRequested {
             output.write(named.map(Command.usage(of:)) ?? Command.help)
             return ExitCode.done.rawValue
+        } catch let error as TraceError {
+            // A policy's input read as its run starts (`schedule`'s plan): as any input file.
+            let error = CLIError(problems: error.problems)
+            errors.write("error: \(escapingControls(error.message))\n")
+            if error.hint { errors.write("see 'bgbench --help'\n") }
+            return error.code.rawValue
         } catch let error as CLIError {
             errors.write("error: \(escapingControls(error.message))\n")
             if error.hint { errors.write("see 'bgbench --help'\n") }

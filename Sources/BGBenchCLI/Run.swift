@@ -84,7 +84,8 @@ extension Command {
     }
 }
 
-/// `--policy`: every registered policy, or these. `all` is read from the registry when the
+/// `--policy`: every registered policy that needs no input file (`PolicyRegistry.inAll`:
+/// all but `schedule`), or these. `all` is read from the registry when the
 /// names are asked for, not when the option is parsed or a command's defaults are made,
 /// so a policy registered in between (a library user's, a test's) is in it, and help
 /// shows `all` whatever has been registered.
@@ -94,7 +95,7 @@ enum PolicyChoice: Equatable {
 
     var names: [String] {
         switch self {
-        case .all: PolicyRegistry.all.map(\.name)
+        case .all: PolicyRegistry.inAll.map(\.name)
         case .named(let names): names
         }
     }

@@ -42,7 +42,8 @@ struct RunArguments {
         [
             .value(
                 "policy", "NAME[,NAME...]", expected: "'all' or policy names separated by commas",
-                help: "policies to compare, or 'all'", shownDefault: { $0.policyChoice.shown }
+                help: "policies to compare, or 'all' (every one but schedule, which needs a plan file)",
+                shownDefault: { $0.policyChoice.shown }
             ) { values, text, _ in
                 values.policyChoice = try Command.parsePolicies(text)
             },

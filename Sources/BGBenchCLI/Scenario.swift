@@ -32,7 +32,8 @@ struct ScenarioCommand: CommandDefinition {
             ) { values, text, _ in values.overrides.append(text) },
             .value(
                 "policy", "NAME[,NAME...]", expected: "'all' or policy names separated by commas",
-                help: "the run's policies, or 'all'", shownDefault: { $0.policies.shown }
+                help: "the run's policies, or 'all' (every one but schedule, which needs a plan file)",
+                shownDefault: { $0.policies.shown }
             ) { values, text, _ in
                 values.policies = try Command.parsePolicies(text)
             },

@@ -54,6 +54,11 @@ public struct PolicyContext {
     /// The user's true open intensity, for policies whose `knowledge` is `.intensity` only
     /// (the `prophet` bound); every other policy receives an empty one.
     public var intensity: OpenIntensity = .none
+    /// The device's platform by name (`ios-fetch` for a legacy device of an `ios-bgtask`
+    /// fleet): what an app knows of the system it runs on.
+    public var platform: String = ""
+    /// What the policy's `prepare` read for the run (`schedule`: its plan), nil for others.
+    public var prepared: (any Sendable)? = nil
 }
 
 /// What a policy is entitled to know (MODEL.md §7). Ordinary policies see only what a
@@ -106,6 +111,14 @@ public protocol WakePolicy: SendableMetatype {
     /// default), `.intensity` (``OpenIntensity``) or `.future` (``Clairvoyance``; the
     /// default when `isClairvoyant`).
     static var knowledge: PolicyKnowledge { get }
+    /// Whether the policy runs only with an input file the scenario names (`schedule`:
+    /// `policies.schedule.plan`): `--policy all` leaves it out. Default: false.
+    static var needsInput: Bool { get }
+    /// Reads, once per run and before any device starts, what the policy needs from
+    /// outside the scenario (`schedule`: its plan file); every device's `init` finds it in
+    /// `context.prepared`. Throws ``TraceError`` with the input's problems (a missing file:
+    /// one problem without a place). Default: nil, nothing read.
+    static func prepare(_ scenario: Scenario) throws -> (any Sendable)?
     /// The simulation starts (t = 0).
     mutating func start(_ view: DeviceView) -> WakeDecision
     /// The user opened the app (after the open's freshness was scored).
@@ -145,6 +158,8 @@ public protocol WakePolicy: SendableMetatype {
 public extension WakePolicy {
     static var isClairvoyant: Bool { false }
     static var knowledge: PolicyKnowledge { isClairvoyant ? .future : .observed }
+    static var needsInput: Bool { false }
+    static func prepare(_ scenario: Scenario) throws -> (any Sendable)? { nil }
     mutating func start(_ view: DeviceView) -> WakeDecision { .keep }
     mutating func opened(_ view: DeviceView) -> WakeDecision { .keep }
     mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision { .keep }
@@ -169,6 +184,10 @@ public struct PolicyEntry: Sendable {
     public let knowledge: PolicyKnowledge
     /// The type of the policy's parameters; nil when it has none.
     public let parameters: (any ParameterSet.Type)?
+    /// Whether `--policy all` leaves it out: it needs an input file (`WakePolicy.needsInput`).
+    public let needsInput: Bool
+    /// `WakePolicy.prepare`: what the policy reads for a run before its devices start.
+    let prepare: @Sendable (Scenario) throws -> (any Sendable)?
     /// How the device loop calls it.
     let calls: PolicyCalls
 
@@ -178,6 +197,8 @@ public struct PolicyEntry: Sendable {
         type = policy
         knowledge = P.knowledge
         parameters = P.Parameters.self == NoParameters.self ? nil : P.Parameters.self
+        needsInput = P.needsInput
+        prepare = { try P.prepare($0) }
         calls = PolicyCalls(policy)
     }
 }
@@ -196,6 +217,7 @@ public enum PolicyRegistry {
         PolicyEntry(KDEPolicy.self),
         PolicyEntry(LogisticPolicy.self),
         PolicyEntry(PushPolicy.self),
+        PolicyEntry(SchedulePolicy.self),
         PolicyEntry(OraclePolicy.self),
         PolicyEntry(ProphetPolicy.self),
     ]
@@ -205,6 +227,9 @@ public enum PolicyRegistry {
 
     /// All policies, built-in first, then registered ones in registration order.
     public static var all: [PolicyEntry] { builtIn + added.withLock { $0 } }
+
+    /// The policies `--policy all` runs: every one that needs no input file of its own.
+    public static var inAll: [PolicyEntry] { all.filter { !$0.needsInput } }
 
     public static func named(_ name: String) -> PolicyEntry? {
         all.first { $0.name == name }

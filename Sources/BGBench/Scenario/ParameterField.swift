@@ -104,6 +104,12 @@ public struct ParameterField<Root> {
         Self(name: name, unit: "boolean", range: "", doc: doc) { _, _, _ in }
     }
 
+    /// A file's path (a string; "" for none): what the file must hold is the reader's
+    /// to check, when the component runs.
+    public static func path(_ key: KeyPath<Root, String>, _ name: String, _ doc: String) -> Self {
+        Self(name: name, unit: "path", range: "", doc: doc) { _, _, _ in }
+    }
+
     /// One of a String enum's values (the decoder rejects the others).
     public static func choice<E: CaseIterable & RawRepresentable<String>>(
         _ key: KeyPath<Root, E>, _ name: String,

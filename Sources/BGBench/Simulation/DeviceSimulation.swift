@@ -186,7 +186,8 @@ struct DeviceSimulation<Platform: PlatformRules> {
                 scenario: s, deviceIndex: index, horizon: ctx.horizon, random: stream(.policy),
                 clairvoyance: calls.isClairvoyant ? Clairvoyance(opens: opens, feed: feed) : .none,
                 intensity: calls.knowledge == .intensity
-                    ? OpenIntensity(opens: poisson, routine: routine, trace: ctx.opensTrace, device: index) : .none))
+                    ? OpenIntensity(opens: poisson, routine: routine, trace: ctx.opensTrace, device: index) : .none,
+                platform: Platform.name, prepared: ctx.prepared))
     }
 
     /// Runs the device to the horizon and returns what it recorded: its totals, its

@@ -125,7 +125,7 @@ public enum Fleet {
             let context = DeviceRunContext(
                 scenario: arm.scenario, seed: options.seed, horizon: SimTime(options.days) * Clock.day,
                 countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed, traceDevices: options.traceDevices,
-                opensTrace: options.opensTrace)
+                opensTrace: options.opensTrace, prepared: try arm.policy.prepare(arm.scenario))
             let job = FleetJob(context: context, options: options, platform: arm.scenario.platform.name)
             guard let runner = PlatformRegistry.visit(job.platform, PlatformBlocks(policy: arm.policy.calls, job: job))
             else {

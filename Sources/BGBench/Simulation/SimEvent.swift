@@ -54,6 +54,8 @@ struct DeviceRunContext: Sendable {
     var traceDevices = 0
     /// Trace replay: device i's opens are the trace's device i (MODEL.md §3).
     var opensTrace: OpensTrace? = nil
+    /// What the policy's `prepare` read for the run (`PolicyContext.prepared`).
+    var prepared: (any Sendable)? = nil
     /// For tests: device i's own item stream (`sync`) when there is an entry for it, in
     /// place of one generated from the seed.
     var deviceFeeds: [NewsFeed] = []

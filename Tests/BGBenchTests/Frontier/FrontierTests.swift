@@ -194,7 +194,7 @@ import BGBenchTestSupport
     }
 
     /// The built-in policies with a knob, as the messages list them (fixed, adaptive, usage,
-    /// histogram, nhpp, bayes, kde, logistic, push; a new built-in policy with a knob joins them).
+    /// histogram, nhpp, bayes, kde, logistic, push, schedule; a new built-in policy with a knob joins them).
     static let withKnob = PolicyRegistry.builtIn.filter { $0.parameters?.knob != nil }.map(\.name).joined(
         separator: ", ")
 

@@ -16,6 +16,8 @@ import Testing
         static var knowledge: PolicyKnowledge { P.knowledge }
         static var observesPublications: Bool { P.observesPublications }
         static var callbacks: PolicyCallbacks { .all }
+        static var needsInput: Bool { P.needsInput }
+        static func prepare(_ scenario: Scenario) throws -> (any Sendable)? { try P.prepare(scenario) }
         var base: P
         init(_ context: PolicyContext) { base = P(context) }
         mutating func start(_ view: DeviceView) -> WakeDecision { base.start(view) }
@@ -33,12 +35,25 @@ import Testing
 
     static let platforms = [IOSBGTask.name, IOSFetch.name, AndroidWorkManager.name, Unrestricted.name]
 
+    /// `schedule`'s plan: every 20 min by day, hourly from midnight to 07:00, off on Sunday
+    /// mornings, and every 10 min for users who open the app 10 times a day or more.
+    static let plan: String = {
+        var rows = ["device,platform,opens_per_day,hour_of_week,interval"]
+        for day in 0..<6 {
+            rows.append("*,*,*,\(day * 24)-\(day * 24 + 6),1h")
+            rows.append("*,*,*,\(day * 24 + 7)-\(day * 24 + 23),20m")
+        }
+        rows += ["*,*,*,144-155,off", "*,*,*,156-167,20m", "*,*,10-,*,10m"]
+        return ScheduleTests.planFile(rows.joined(separator: "\n") + "\n")
+    }()
+
     /// The run of `entry` on `platform`: per-device totals of 70 devices (two blocks) and
     /// the event log of the first 3 (a traced device tells `denied` every denial; an
     /// untraced one may handle a run of them through `deniedAhead`).
     static func run(_ entry: PolicyEntry, platform: String) throws -> FleetResult {
         var scenario = try TestSupport.loadScenario("default").scenario
         scenario.platform.name = platform
+        scenario.policies[SchedulePolicy.self].plan = Self.plan
         if platform == IOSFetch.name { scenario.platform[IOSFetch.self].minimumInterval = .every(.minutes(30)) }
         let options = RunOptions(devices: 70, days: 7, seed: 7, threads: 2, keepDevices: true, traceDevices: 3)
         let feed = NewsFeed(content: scenario.content, days: options.days, seed: options.seed)
