@@ -64,7 +64,10 @@ for round in $(seq 1 "$runs"); do
         times[$side]+="$seconds "
         sha=${side}_sha
         rows+=("${!sha},$round,$seconds")
-        printf 'round %d  %-7s %s  %7.1f s\n' "$round" "$side" "$(git -C "$work/$side" rev-parse --short HEAD)" "$seconds"
+        # The load average over the last 5 minutes as the build ends: above the core count,
+        # something else ran meanwhile.
+        printf 'round %d  %-7s %s  %7.1f s  (load %s)\n' "$round" "$side" "$(git -C "$work/$side" rev-parse --short HEAD)" \
+            "$seconds" "$(cut -d' ' -f2 /proc/loadavg)"
     done
 done
 
