@@ -73,9 +73,11 @@ public struct JobEstimate: Sendable {
     /// (measured: 1,000 traced devices × 365 days under `fixed` and `adaptive`, 22 GB),
     /// when they are kept to the end.
     static let tracedBytesPerDeviceDay = 30_000.0
-    /// Streamed rows (``RowSpool``): the ended segments held waiting for their turn
-    /// (`pendingBytes`) and each worker's two buffers of `flushBytes`.
-    static let spoolBytes = 16e6
+    /// Streamed rows (``RowSpool``): the ended segments held waiting for their turn (its
+    /// 16 MB `pendingBytes`, in arrays that grow by doubling, and what the allocator keeps
+    /// of them: fitted between the 70 MB and 135 MB peaks of docs/limits.md's streamed
+    /// runs) and each worker's two buffers of `flushBytes`.
+    static let spoolBytes = 48e6
     static let spoolBytesPerWorker = 2e6
     /// Per worker and day with traced devices, streamed: the traced device a worker is
     /// simulating holds its event rows, and then their text, until it ends (a device's
