@@ -48,6 +48,20 @@ struct ReportPipeline {
         /// Wall seconds and device-days simulated, for the shard line.
         var seconds: Double = 0
         var deviceDays: Int = 0
+        /// Every file's name in writing order when the work wrote some into the staging
+        /// folder itself (a run's streamed devices.csv and events.csv); nil: `files`' names.
+        var names: [String]? = nil
+    }
+
+    /// The staging folder, for work that writes files into it as it goes (``RowSpool``):
+    /// its path, and the lock a file's creation takes so that a signal never races it.
+    struct Staging {
+        var path: String
+        /// The folder it will be put in place of, for messages.
+        var target: String
+        let critical: @Sendable (() throws -> Void) throws -> Void = { body in
+            try Interruption.critical { _ in try body() }
+        }
     }
 
     /// Checks and stages the folder, runs `work` (given the progress callback), writes and
@@ -55,6 +69,14 @@ struct ReportPipeline {
     func run<Out: TextOutputStream>(
         output: inout Out,
         _ work: (_ progress: (@Sendable (Int) -> Void)?) throws -> Product
+    ) throws {
+        try run(output: &output) { progress, _ in try work(progress) }
+    }
+
+    /// The same for work that writes files into the staging folder as it goes.
+    func run<Out: TextOutputStream>(
+        output: inout Out,
+        _ work: (_ progress: (@Sendable (Int) -> Void)?, _ staging: Staging) throws -> Product
     ) throws {
         // The output first (a folder that cannot be written is exit 73 whatever the job),
         // then the estimate: a refusal leaves nothing, as the staging folder is dropped.
@@ -67,7 +89,7 @@ struct ReportPipeline {
         let progress = progressTotal.flatMap { ProgressLine.make(total: $0, quiet: quiet) }
         var advance: (@Sendable (Int) -> Void)?
         if let progress { advance = { progress.advance($0) } }
-        let product = try work(advance)
+        let product = try work(advance, Staging(path: folder.staging, target: folder.target))
         progress?.finish()
         try folder.write(product.files)
         try folder.commit()
@@ -78,7 +100,7 @@ struct ReportPipeline {
                     deviceDays: product.deviceDays))
         }
         output.write(product.text)
-        output.write(Self.reportsLine(out, files: product.files.map(\.0)))
+        output.write(Self.reportsLine(out, files: product.names ?? product.files.map(\.0)))
     }
 
     /// Estimates the job (docs/limits.md, "Before a job starts"): a large one is timed on
@@ -101,7 +123,7 @@ struct ReportPipeline {
                 refusal =
                     "needs about \(JobEstimate.bytes(estimate.memoryBytes)) of memory and this machine has "
                     + "\(JobEstimate.bytes(memory)) available"
-            } else if let disk, estimate.outputBytes > disk {
+            } else if let disk, estimate.outputBytes + estimate.stagingBytes > disk {
                 refusal =
                     "writes about \(JobEstimate.bytes(estimate.outputBytes)) and '\(out)' has \(JobEstimate.bytes(disk)) free"
             } else if let seconds = estimate.seconds, seconds > Self.longestSeconds {

@@ -33,14 +33,40 @@ struct RunCommand: CommandDefinition {
         try common.finish()
         let loaded = try Command.loadScenario(common.scenarioFile, overrides: common.overrides)
         let request = try common.request(loaded, commandLine: ["bgbench"] + invocation.arguments)
-        let job = common.job(
+        var job = common.job(
             passes: [common.policies.count], results: common.policies.count, scenario: loaded.scenario,
             policies: common.policies)
-        try common.pipeline(.run, work: common.workPerScenario, job: job).run(output: &output) { progress in
-            let report = try Runner.run(request, progress: progress)
+        // A whole run streams devices.csv and events.csv (below); a shard keeps their rows.
+        job.shape.streamsRows = common.options.shard == nil
+        try common.pipeline(.run, work: common.workPerScenario, job: job).run(output: &output) { progress, staging in
+            // devices.csv and events.csv go into the staging folder as the devices finish
+            // (a shard keeps its rows: its shard.state carries them to the merge).
+            let o = request.options
+            let streams: [RowSpool.Stream] =
+                o.shard != nil ? [] : (o.keepDevices ? [.devices] : []) + (o.traceDevices > 0 ? [.events] : [])
+            let spool = try streamed(staging) {
+                try streams.isEmpty
+                    ? nil
+                    : RowSpool(
+                        folder: staging.path, streams: streams, scenarioName: loaded.scenario.name,
+                        results: request.seeds.flatMap { seed in request.policies.map { ($0, seed) } },
+                        critical: staging.critical)
+            }
+            let report = try streamed(staging) { try Runner.run(request, progress: progress, rows: spool) }
+            let written = try streamed(staging) { try spool?.finish() ?? [] }
+            let folder = ReportWriter.folder(report, written: written)
             return .init(
-                files: ReportWriter.files(report), text: SummaryTable.render(report),
-                seconds: report.wallSeconds, deviceDays: report.simulatedDeviceDays)
+                files: folder.files, text: SummaryTable.render(report),
+                seconds: report.wallSeconds, deviceDays: report.simulatedDeviceDays, names: folder.names)
+        }
+    }
+
+    /// `body`'s result; a report file it cannot write is exit 73, named in the target folder.
+    static func streamed<T>(_ staging: ReportPipeline.Staging, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as ReportError {
+            guard case .cannotWrite(let name, let reason) = error else { throw error }
+            throw CLIError.cannotCreate(
+                "cannot write '\((staging.target as NSString).appendingPathComponent(name))': \(reason)")
         }
     }
 }

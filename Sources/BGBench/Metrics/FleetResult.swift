@@ -31,8 +31,10 @@ public struct FleetResult: Sendable {
     /// Network requests per minute of the UTC day (filled at the end of a fleet run).
     public var serverLoad: ServerLoad
     let keepsDevices: Bool
+    /// Whether traced devices' events are kept (not when a spool writes them).
+    let keepsTrace: Bool
 
-    init(scenario: Scenario, days: Int, keepDevices: Bool, replay: Bool = false) {
+    init(scenario: Scenario, days: Int, keepDevices: Bool, replay: Bool = false, keepTrace: Bool = true) {
         serverLoad = ServerLoad(days: 0, firstDay: 0)
         archetypeNames =
             replay
@@ -42,6 +44,7 @@ public struct FleetResult: Sendable {
         daily = SeriesTally(rows: days)
         hourly = SeriesTally(rows: 24)
         keepsDevices = keepDevices
+        keepsTrace = keepTrace
     }
 
     /// Adds one device's record: its open stalenesses (into its archetype's histogram only:
@@ -53,7 +56,7 @@ public struct FleetResult: Sendable {
         for i in 0..<s.daily.count / SeriesField.count { daily.add(row: s.firstDay + i, s.day(i)) }
         for h in 0..<24 { hourly.add(row: h, r.hour(h)) }
         add(device: r.device, archetype: r.archetype, r.tally, attributes: r.attributes)
-        trace.append(contentsOf: r.trace)
+        if keepsTrace { trace.append(contentsOf: r.trace) }
     }
 
     /// Adds one device's totals.

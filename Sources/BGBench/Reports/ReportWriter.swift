@@ -13,19 +13,34 @@ public enum ReportWriter {
 
     /// Every file of the run's report folder as (name, text), in writing order: run.json
     /// last, with the manifest of the others (name, size, SHA-256).
-    public static func files(_ report: RunReport) -> [(String, String)] {
-        var files = reportFiles(report)
+    public static func files(_ report: RunReport) -> [(String, String)] { folder(report).files }
+
+    /// The run's report folder when some of its files are `written` already (a
+    /// ``RowSpool``'s devices.csv and events.csv, in the staging folder): `files`, the
+    /// others to write as (name, text), run.json last, whose manifest lists every file;
+    /// `names`, every file's name in writing order (the manifest's, then run.json).
+    public static func folder(_ report: RunReport, written: [RowSpool.Written] = [])
+        -> (files: [(String, String)], names: [String])
+    {
+        var files = reportFiles(report, streamed: Set(written.map(\.name)))
         files.append((ReportFile.long.name, LongTable.runCSV(files)))
         if report.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
-        let manifest = manifest(files)
+        var manifest = manifest(files)
+        // Where reportFiles puts devices.csv and events.csv: right after scenario.json.
+        if !written.isEmpty, let scenario = manifest.firstIndex(where: { $0.name == ReportFile.scenario.name }) {
+            manifest.insert(
+                contentsOf: written.map { RunManifest.File(name: $0.name, bytes: $0.bytes, sha256: $0.sha256) },
+                at: scenario + 1)
+        }
         // scenario.json is the run's resolved scenario: its hash is in the manifest already.
         let resolved = manifest.first { $0.name == ReportFile.scenario.name }?.sha256
         files.append((ReportFile.run.name, runJSON(report, manifest: manifest, resolvedSha256: resolved)))
-        return files
+        return (files, manifest.map(\.name) + [ReportFile.run.name])
     }
 
-    /// The files of ``files(_:)`` but run.json: what a sweep writes for each point.
-    public static func reportFiles(_ report: RunReport) -> [(String, String)] {
+    /// The files of ``files(_:)`` but run.json: what a sweep writes for each point;
+    /// `streamed` files are left out (written elsewhere).
+    public static func reportFiles(_ report: RunReport, streamed: Set<String> = []) -> [(String, String)] {
         var files: [(String, String)] = [
             (ReportFile.summary.name, summaryCSV(report)),
             (ReportFile.daily.name, SeriesReports.dailyCSV(report)),
@@ -33,10 +48,10 @@ public enum ReportWriter {
             (ReportFile.server.name, SeriesReports.serverCSV(report)),
             (ReportFile.scenario.name, report.request.scenario.resolvedJSON(policies: report.request.policies)),
         ]
-        if report.request.options.keepDevices {
+        if report.request.options.keepDevices && !streamed.contains(ReportFile.devices.name) {
             files.append((ReportFile.devices.name, SeriesReports.devicesCSV(report)))
         }
-        if report.request.options.traceDevices > 0 {
+        if report.request.options.traceDevices > 0 && !streamed.contains(ReportFile.events.name) {
             files.append((ReportFile.events.name, SeriesReports.eventsCSV(report)))
         }
         if let baseline = report.baselinePolicy {

@@ -83,14 +83,20 @@ public enum SeriesReports {
         csv.row(devicesHeader)
         let name = report.request.scenario.scenario.name
         for r in report.results {
-            let names = r.result.archetypeNames
+            let labels = (name, r.policy, String(r.seed))
             for d in r.result.devices {
-                csv.row(
-                    [name, r.policy, String(r.seed), String(d.device), names[d.archetype]] + d.attributes.fields
-                        + d.values.map { CSVNumber.format($0) })
+                csv.row(deviceFields(d, labels, archetypeNames: r.result.archetypeNames))
             }
         }
         return csv.output
+    }
+
+    /// One row of devices.csv: `labels` are the scenario, policy and seed.
+    static func deviceFields(
+        _ d: DeviceRow, _ labels: (scenario: String, policy: String, seed: String), archetypeNames: [String]
+    ) -> [String] {
+        [labels.scenario, labels.policy, labels.seed, String(d.device), archetypeNames[d.archetype]]
+            + d.attributes.fields + d.values.map { CSVNumber.format($0) }
     }
 
     /// The metrics paired.csv compares: every metric that splits by device.
@@ -277,18 +283,22 @@ public enum SeriesReports {
         csv.row(eventsHeader)
         let name = report.request.scenario.scenario.name
         for r in report.results {
-            for e in r.result.trace {
-                // Times and durations are whole microseconds: printed exactly.
-                let value =
-                    e.value.map {
-                        $0 == $0.rounded() ? CSVNumber.format($0) : CSVNumber.seconds(Clock.ticks(seconds: $0))
-                    } ?? ""
-                csv.row([
-                    name, r.policy, String(r.seed), String(e.device), CSVNumber.seconds(e.time),
-                    String(Clock.dayIndex(e.time)), e.event, e.detail, value,
-                ])
-            }
+            let labels = (name, r.policy, String(r.seed))
+            for e in r.result.trace { csv.row(eventFields(e, labels)) }
         }
         return csv.output
+    }
+
+    /// One row of events.csv: `labels` are the scenario, policy and seed.
+    static func eventFields(_ e: TraceRow, _ labels: (scenario: String, policy: String, seed: String)) -> [String] {
+        // Times and durations are whole microseconds: printed exactly.
+        let value =
+            e.value.map {
+                $0 == $0.rounded() ? CSVNumber.format($0) : CSVNumber.seconds(Clock.ticks(seconds: $0))
+            } ?? ""
+        return [
+            labels.scenario, labels.policy, labels.seed, String(e.device), CSVNumber.seconds(e.time),
+            String(Clock.dayIndex(e.time)), e.event, e.detail, value,
+        ]
     }
 }

@@ -8,37 +8,88 @@ package enum SHA256 {
 
     /// The 32-byte digest of `bytes`.
     static func digest(_ bytes: some Sequence<UInt8>) -> [UInt8] {
-        var message = Array(bytes)
-        let bitCount = UInt64(message.count) &* 8
-        message.append(0x80)
-        message += [UInt8](repeating: 0, count: (120 - message.count % 64) % 64)
-        message += (0..<8).map { UInt8(truncatingIfNeeded: bitCount >> (56 - 8 * UInt64($0))) }
+        var hasher = Hasher()
+        hasher.update(Array(bytes))
+        return hasher.finish()
+    }
 
-        var h0: UInt32 = 0x6a09e667, h1: UInt32 = 0xbb67ae85, h2: UInt32 = 0x3c6ef372, h3: UInt32 = 0xa54ff53a
-        var h4: UInt32 = 0x510e527f, h5: UInt32 = 0x9b05688c, h6: UInt32 = 0x1f83d9ab, h7: UInt32 = 0x5be0cd19
-        var w = InlineArray<64, UInt32>(repeating: 0)
-        message.withUnsafeBufferPointer { m in
+    /// A digest fed in pieces (a report file written as it is produced, `RowSpool`): the
+    /// same digest as of the pieces joined.
+    package struct Hasher {
+        private var h: [UInt32] = [
+            0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+        ]
+        /// The bytes after the last whole 64-byte block (fewer than 64).
+        private var tail: [UInt8] = []
+        /// Every byte fed so far.
+        private(set) var count: UInt64 = 0
+
+        package init() {}
+
+        package mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            count &+= UInt64(bytes.count)
+            var rest = bytes[...]
+            if !tail.isEmpty {
+                let take = min(64 - tail.count, rest.count)
+                tail += rest.prefix(take)
+                rest = rest.dropFirst(take)
+                guard tail.count == 64 else { return }
+                tail.withUnsafeBytes { compress(UnsafeRawBufferPointer(rebasing: $0[...])) }
+                tail.removeAll(keepingCapacity: true)
+            }
+            let whole = rest.count - rest.count % 64
+            if whole > 0 {
+                compress(UnsafeRawBufferPointer(rebasing: rest.prefix(whole)))
+            }
+            tail += rest.dropFirst(whole)
+        }
+
+        package mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
+
+        /// The 32-byte digest of every byte fed.
+        package mutating func finish() -> [UInt8] {
+            let bitCount = count &* 8
+            var last = tail
+            last.append(0x80)
+            last += [UInt8](repeating: 0, count: (120 - last.count % 64) % 64)
+            last += (0..<8).map { UInt8(truncatingIfNeeded: bitCount >> (56 - 8 * UInt64($0))) }
+            last.withUnsafeBytes { compress($0) }
+            tail = []
+            return h.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }
+        }
+
+        /// The digest as 64 lowercase hex digits.
+        package mutating func hex() -> String {
+            let digits = Array("0123456789abcdef")
+            return String(finish().flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+        }
+
+        /// Runs the compression function over whole 64-byte blocks.
+        private mutating func compress(_ m: UnsafeRawBufferPointer) {
+            var h0 = h[0], h1 = h[1], h2 = h[2], h3 = h[3], h4 = h[4], h5 = h[5], h6 = h[6], h7 = h[7]
+            var w = InlineArray<64, UInt32>(repeating: 0)
             for block in stride(from: 0, to: m.count, by: 64) {
                 for t in 0..<16 {
                     let i = block + 4 * t
                     w[t] = UInt32(m[i]) << 24 | UInt32(m[i + 1]) << 16 | UInt32(m[i + 2]) << 8 | UInt32(m[i + 3])
                 }
                 for t in 16..<64 {
-                    let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
-                    let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
+                    let s0 = SHA256.rotr(w[t - 15], 7) ^ SHA256.rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
+                    let s1 = SHA256.rotr(w[t - 2], 17) ^ SHA256.rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
                     w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
                 }
                 var (a, b, c, d, e, f, g, hh) = (h0, h1, h2, h3, h4, h5, h6, h7)
                 for t in 0..<64 {
-                    let t1 = hh &+ (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) &+ ((e & f) ^ (~e & g)) &+ k[t] &+ w[t]
-                    let t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) &+ ((a & b) ^ (a & c) ^ (b & c))
+                    let t1 =
+                        hh &+ (SHA256.rotr(e, 6) ^ SHA256.rotr(e, 11) ^ SHA256.rotr(e, 25)) &+ ((e & f) ^ (~e & g))
+                        &+ SHA256.k[t] &+ w[t]
+                    let t2 =
+                        (SHA256.rotr(a, 2) ^ SHA256.rotr(a, 13) ^ SHA256.rotr(a, 22)) &+ ((a & b) ^ (a & c) ^ (b & c))
                     (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
                 }
                 h0 &+= a; h1 &+= b; h2 &+= c; h3 &+= d; h4 &+= e; h5 &+= f; h6 &+= g; h7 &+= hh
             }
-        }
-        return [h0, h1, h2, h3, h4, h5, h6, h7].flatMap { v in
-            (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) }
+            h = [h0, h1, h2, h3, h4, h5, h6, h7]
         }
     }
 

@@ -23,6 +23,10 @@ public struct RunOptions: Sendable {
     /// The part of the fleet this process simulates (`--shard K/N`, its report a shard
     /// folder); nil for the whole run.
     public var shard: Shard?
+    /// Where devices.csv's and events.csv's rows go as the devices finish (a whole run's
+    /// report folder, ``RowSpool``), and the index among the spool's results of this fleet
+    /// run's first policy; nil: they are kept in memory (`FleetResult.devices`, `.trace`).
+    public var rows: (spool: RowSpool, firstResult: Int)?
     /// The shard simulated: `shard`, or the whole fleet.
     public var part: Shard { shard ?? .whole }
     public init(
@@ -176,7 +180,10 @@ public enum Fleet {
             defer { worker.storage.release() }
             var totals = WorkerTotals(runners: runners, pairs: pairs.count, joint: joint)
             var tallies = [[DeviceTally]](repeating: [], count: keeps ? policies : 0)
+            worker.sink = options.rows?.spool.sink()
             while true {
+                // A report file that cannot be written stops the run (RowSpool.check says why).
+                if let rows = options.rows, rows.spool.failed { break }
                 let claimed = next.add(1, ordering: .relaxed).oldValue
                 if claimed >= blocks.count { break }
                 let block = blocks.lowerBound + claimed
@@ -184,7 +191,9 @@ public enum Fleet {
                 for p in 0..<policies {
                     let start = DispatchTime.now().uptimeNanoseconds
                     worker.tallies.removeAll(keepingCapacity: true)
+                    worker.sink?.begin(block: block, result: options.rows!.firstResult + p)
                     runners[p].run(block, worker, loads[p], &totals.results[p])
+                    worker.sink?.end()
                     if keeps { tallies[p] = worker.tallies }
                     totals.busy[p] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                     progress?(size * options.days)
@@ -233,6 +242,7 @@ public enum Fleet {
                 )
             }
             result.add(record)
+            worker.sink?.add(record, archetypeNames: result.archetypeNames)
             load.add(record.storage.load)
             storage = record.storage
             if worker.keepsTallies { worker.tallies.append(record.tally) }
@@ -292,6 +302,8 @@ final class FleetWorker {
     var storage: RecorderStorage
     let keepsTallies: Bool
     var tallies: [DeviceTally] = []
+    /// Where the devices' rows go, when a spool writes them (`RunOptions.rows`).
+    var sink: RowSink?
     init(days: Int, firstDay: Int, keepsTallies: Bool) {
         storage = RecorderStorage(days: days, firstDay: firstDay)
         self.keepsTallies = keepsTallies
@@ -346,9 +358,10 @@ struct PlatformBlocks: PlatformVisitor {
     let job: FleetJob
     func visit<F: PlatformRules>(_: F.Type) -> BlockRunner {
         let context = job.context, options = job.options, policy = policy
+        // Rows a spool writes are not kept.
         let empty = FleetResult(
-            scenario: context.scenario, days: options.days, keepDevices: options.keepDevices,
-            replay: context.opensTrace != nil)
+            scenario: context.scenario, days: options.days, keepDevices: options.keepDevices && options.rows == nil,
+            replay: context.opensTrace != nil, keepTrace: options.rows == nil)
         return BlockRunner(empty: empty) { block, worker, load, result in
             Fleet.runBlock(
                 policy, F.self, block: block, context: context, options: options, into: &result,

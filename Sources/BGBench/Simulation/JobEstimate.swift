@@ -21,6 +21,9 @@ public struct JobShape: Sendable {
     public var traceDevices: Int
     /// A shard keeps each result's per-day server counts for its merge.
     public var shard: Bool
+    /// devices.csv and events.csv are written as the devices finish (a whole run's,
+    /// ``RowSpool``) rather than kept to the end (a shard's, a sweep's).
+    public var streamsRows = false
 
     public init(
         devices: Int, days: Int, countedDays: Int, seeds: Int, passes: [Int], results: Int, workers: Int,
@@ -46,6 +49,9 @@ public struct JobEstimate: Sendable {
     public var deviceDays: Double
     public var memoryBytes: Double
     public var outputBytes: Double
+    /// Disk used beside the files while they are written: a streamed file's last part
+    /// (one result's rows) until it is appended (``RowSpool/finish()``).
+    public var stagingBytes: Double = 0
     /// nil without a calibration.
     public var seconds: Double?
 
@@ -64,8 +70,19 @@ public struct JobEstimate: Sendable {
     /// line (measured: 1,000 devices × 30 days × 12 policies: 1,800 bytes, rounded up).
     static let deviceRowBytes = 2000.0
     /// Per traced device-day: its event rows in memory and their events.csv lines
-    /// (measured: 1,000 traced devices × 365 days under `fixed` and `adaptive`, 22 GB).
+    /// (measured: 1,000 traced devices × 365 days under `fixed` and `adaptive`, 22 GB),
+    /// when they are kept to the end.
     static let tracedBytesPerDeviceDay = 30_000.0
+    /// Streamed rows (``RowSpool``): the ended segments held waiting for their turn (its
+    /// 16 MB `pendingBytes`, in arrays that grow by doubling, and what the allocator keeps
+    /// of them: fitted between the 70 MB and 135 MB peaks of docs/limits.md's streamed
+    /// runs) and each worker's two buffers of `flushBytes`.
+    static let spoolBytes = 48e6
+    static let spoolBytesPerWorker = 2e6
+    /// Per worker and day with traced devices, streamed: the traced device a worker is
+    /// simulating holds its event rows, and then their text, until it ends (a device's
+    /// rows are handed over whole).
+    static let tracedBytesPerWorkerDay = 20_000.0
     /// Report file bytes per result and day (daily.csv and its share of the rest), per
     /// result (server.csv's 1440 lines, hourly.csv, summary.csv), per devices.csv line and
     /// per traced device-day (events.csv).
@@ -89,12 +106,25 @@ public struct JobEstimate: Sendable {
         let pass =
             widest * counted * Self.gridBytesPerArmDay + widest * workers * days * Self.seriesBytesPerArmDay
             + workers * days * Self.deviceBytesPerDay
+        let rows =
+            shape.streamsRows
+            ? 0
+            : (shape.keepDevices ? Self.deviceRowBytes * Double(shape.devices) : 0) + Self.tracedBytesPerDeviceDay
+                * traced
         let kept =
             results
-            * (days * Self.seriesBytesPerArmDay + (shape.shard ? counted * Self.gridBytesPerArmDay : 0)
-                + (shape.keepDevices ? Self.deviceRowBytes * Double(shape.devices) : 0)
-                + Self.tracedBytesPerDeviceDay * traced)
-        memoryBytes = Self.baseBytes + pass + kept
+            * (days * Self.seriesBytesPerArmDay + (shape.shard ? counted * Self.gridBytesPerArmDay : 0) + rows)
+        // Streamed rows cost a fixed spool and, while a traced device runs, its own rows.
+        let spool =
+            shape.streamsRows && (shape.keepDevices || traced > 0)
+            ? Self.spoolBytes + workers * Self.spoolBytesPerWorker
+                + (traced > 0 ? workers * days * Self.tracedBytesPerWorkerDay : 0) : 0
+        memoryBytes = Self.baseBytes + pass + kept + spool
+        // While a streamed file is put together, the last result's part is still on disk beside it.
+        stagingBytes =
+            shape.streamsRows && results > 1
+            ? (shape.keepDevices ? Self.outputBytesPerDeviceRow * Double(shape.devices) : 0)
+                + Self.outputBytesPerTracedDeviceDay * traced : 0
         seconds = secondsPerArmDeviceDay.map { deviceDays * $0 / workers }
     }
 

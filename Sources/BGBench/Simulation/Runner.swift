@@ -71,7 +71,12 @@ public struct RunReport: Sendable {
 /// Runs every policy of a request over the same fleet: the same device seeds and the same
 /// feed, so every policy meets the same users (common random numbers, MODEL.md §2).
 public enum Runner {
-    public static func run(_ request: RunRequest, progress: (@Sendable (Int) -> Void)? = nil) throws -> RunReport {
+    /// With `rows`, devices.csv's and events.csv's rows are written into it as the devices
+    /// finish (its results: every seed's policies, in report order) instead of being kept
+    /// in the results; the caller then calls its `finish()`.
+    public static func run(
+        _ request: RunRequest, progress: (@Sendable (Int) -> Void)? = nil, rows: RowSpool? = nil
+    ) throws -> RunReport {
         let scenario = request.scenario.scenario
         let start = DispatchTime.now()
         var results: [PolicyResult] = []
@@ -81,6 +86,7 @@ public enum Runner {
             var options = request.options
             options.seed = seed
             options.threads = threads
+            options.rows = rows.map { ($0, results.count) }
             let feed = feed(scenario, days: options.days, seed: seed)
             let entries = try request.policies.map { name in
                 guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
@@ -92,6 +98,7 @@ public enum Runner {
             let run = try Fleet.simulate(
                 scenario: scenario, policies: entries, baseline: baseline, options: options,
                 feed: feed, progress: progress)
+            try rows?.check()
             for (i, name) in request.policies.enumerated() {
                 results.append(
                     PolicyResult(

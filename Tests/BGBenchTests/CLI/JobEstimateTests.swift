@@ -33,6 +33,29 @@ import BGBenchTestSupport
         #expect(JobEstimate(shard).memoryBytes - e.memoryBytes == grids)
     }
 
+    /// A whole run streams devices.csv and events.csv (RowSpool): their rows cost disk and
+    /// a fixed spool, not memory per device or traced device-day, as they do when kept (a
+    /// shard's, a sweep's).
+    @Test func streamedRowsCostDiskNotMemory() {
+        var shape = Self.shape
+        shape.keepDevices = true
+        shape.traceDevices = 1000
+        let none = JobEstimate(Self.shape), kept = JobEstimate(shape)
+        shape.streamsRows = true
+        let streamed = JobEstimate(shape)
+        // Kept: 4 results × (1,000 rows × 2,000 B + 1,000 traced devices × 100 days × 30,000 B).
+        let rows: Double = 4 * (1000 * 2000 + 1000 * 100 * 30000)
+        #expect(kept.memoryBytes - none.memoryBytes == rows)
+        // Streamed: 48 MB + 2 workers × 2 MB, and each worker's traced device, 100 days × 20,000 B.
+        let spool: Double = 48e6 + 2 * 2e6 + 2 * 100 * 20000
+        #expect(streamed.memoryBytes - none.memoryBytes == spool)
+        #expect(streamed.outputBytes == kept.outputBytes)
+        // Beside the files while a streamed file is put together: one result's rows.
+        let part: Double = 1000 * 300 + 1000 * 100 * 7700
+        #expect(streamed.stagingBytes == part)
+        #expect(kept.stagingBytes == 0)
+    }
+
     /// The time refusal, with a calibration fixed by hand: 1e8 devices × 36,500 days on 2
     /// workers at 10 µs per device-day is 211 days; the pass holds one grid of 36,500 days
     /// (210 MB), two workers' series (110 MB) and per-day device state (511 MB), the
@@ -83,6 +106,15 @@ import BGBenchTestSupport
         ])
         #expect(memory.code == 71)
         #expect(memory.errors.contains(" of memory and this machine has "), "\(memory.errors)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        // Under two policies and one seed the traced events are streamed, so memory is no
+        // longer what stops the job: their 562 GB on disk is.
+        let disk = bgbench([
+            "--devices", "1000", "--days", "36500", "--policy", "fixed,adaptive", "--trace-devices", "1000", "--out",
+            out,
+        ])
+        #expect(disk.code == 71)
+        #expect(disk.errors.contains(" writes about 562 GB and '\(out)' has "), "\(disk.errors)")
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
