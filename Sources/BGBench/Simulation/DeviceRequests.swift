@@ -86,8 +86,8 @@ extension DeviceSimulation {
         if tracing {
             log("denied", reason.label, retryAt.map { Clock.seconds($0) }, at: t)
         }
-        // A retry at the same instant would be denied again, forever: it waits a tick.
         guard callbacks.contains(.denied) else { return }
+        // A retry at the same instant would be denied again, forever: it waits a tick.
         var decision = policy.denied(reason, retryAt: retryAt, view(at: t))
         if case .request(let when) = decision, when <= t { decision = .request(at: t + 1) }
         apply(decision, at: t)
