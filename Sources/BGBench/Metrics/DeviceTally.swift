@@ -5,13 +5,13 @@
 /// `tally[ticks: .staleness] += t`, `tally[amount: .backgroundEnergy] += joules`.
 public struct DeviceTally: Sendable {
     /// One slot per quantity, in ``Quantity`` order: counts and ticks as integers, amounts
-    /// as the bit patterns of doubles. 51 = `Quantity.count` (MetricTableTests checks it).
+    /// as the bit patterns of doubles. 52 = `Quantity.count` (MetricTableTests checks it).
     ///
     /// The hot accessors below read and write the slots unchecked (`slots[unchecked:]`):
-    /// every index is a quantity's raw value, 0..<Quantity.count = 51, or a run status or
+    /// every index is a quantity's raw value, 0..<Quantity.count = 52, or a run status or
     /// denial reason added to the first slot of its block (the cases follow each other in
     /// ``Quantity``), so none can fall outside.
-    var slots = InlineArray<51, Int64>(repeating: 0)
+    var slots = InlineArray<52, Int64>(repeating: 0)
 
     public init() {}
 
@@ -73,7 +73,7 @@ public enum Quantity: Int, CaseIterable, Sendable {
     /// (rule 3); `denied` is the sum of the reasons after it (in ``DenialReason`` order).
     case requested, replaced, pending, runs, denied
     case deniedForeground, deniedBarOff, deniedForceQuit, deniedLowPower, deniedLowBattery
-    case deniedNotSubmitted, deniedSpacing, deniedBudget, deniedBusy, deniedDoze, deniedQuota
+    case deniedNotSubmitted, deniedSpacing, deniedBudget, deniedBusy, deniedDoze, deniedQuota, deniedLightDoze
     /// Runs by how they ended (in ``RunStatus`` order).
     case newData, noData, failed, expired, killed
     /// Budget cuts; background energy (J) and bytes by network; time at 0 % battery; time
@@ -110,7 +110,8 @@ public enum Quantity: Int, CaseIterable, Sendable {
         case .runs: "runs"
         case .denied: "denied"
         case .deniedForeground, .deniedBarOff, .deniedForceQuit, .deniedLowPower, .deniedLowBattery,
-            .deniedNotSubmitted, .deniedSpacing, .deniedBudget, .deniedBusy, .deniedDoze, .deniedQuota:
+            .deniedNotSubmitted, .deniedSpacing, .deniedBudget, .deniedBusy, .deniedDoze, .deniedQuota,
+            .deniedLightDoze:
             "denied_" + DenialReason(rawValue: UInt8(rawValue - Quantity.deniedForeground.rawValue))!.label
         case .newData, .noData, .failed, .expired, .killed:
             RunStatus(rawValue: UInt8(rawValue - Quantity.newData.rawValue))!.label

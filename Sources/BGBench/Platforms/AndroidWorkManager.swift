@@ -20,11 +20,12 @@ public enum StandbyBucket: Int, Sendable, CaseIterable {
 /// or not), `low_power` (Battery Saver), `low_battery` (the work's battery-not-low constraint),
 /// `spacing` (the work is not due yet: its first run `min_interval − min_flex` after it
 /// was enqueued at t = 0, every later one `min_interval` after the previous run ended),
-/// and, only while unplugged, `doze` (Doze, outside a maintenance window) and `quota`
+/// and, only while unplugged, `doze` and `light_doze` (deep or light Doze, outside a
+/// maintenance window) and `quota`
 /// (the App Standby Bucket's QuotaController quota: job time or sessions per window);
 /// the restricted bucket's quota applies while charging too, unless the device is also
 /// idle and its battery not low (JobStatus: within quota or every dynamic constraint).
-/// A `spacing`, `doze` or `quota` denial stays pending (`keepsPending`): the work runs
+/// A `spacing`, `doze`, `light_doze` or `quota` denial stays pending (`keepsPending`): the work runs
 /// when it is due or the gate lifts, without the app asking again. Runs are capped at 10 min, and at the quota left. The
 /// iOS-only gates (foreground, force-quit, resubmission) do not apply.
 public struct AndroidWorkManager: PlatformRules {
@@ -137,25 +138,29 @@ public struct AndroidWorkManager: PlatformRules {
     }
 
     /// Doze at t: nil when not dozing (awake, or in a maintenance window), else the start
-    /// of the next maintenance window. Light Doze from `light_after` after the screen went
-    /// off unplugged until deep Doze takes over at `doze_after` (DeviceIdleController: deep
-    /// idle overrides light idle); a light idle period that reaches it runs into deep idle.
-    public func dozeEnds(at t: SimTime) -> SimTime? {
+    /// of the next maintenance window and whether the device is in light idle. Light Doze
+    /// from `light_after` after the screen went off unplugged until deep Doze takes over at
+    /// `doze_after` (DeviceIdleController: deep idle overrides light idle); a light idle
+    /// period that reaches it runs into deep idle.
+    public func doze(at t: SimTime) -> (windowAt: SimTime, light: Bool)? {
         guard let still = stillSince else { return nil }
         let deep = still + p.dozeAfter.ticks
-        if t >= deep { return deepDozeEnds(from: deep, at: t) }
+        if t >= deep { return deepDozeEnds(from: deep, at: t).map { ($0, false) } }
         guard p.lightDoze else { return nil }
         var start = still + p.lightAfter.ticks
         guard t >= start else { return nil }
         var idle = Double(p.lightIdleFirst.ticks)
         while true {
             let end = start + SimTime(idle)
-            if t < end { return end < deep ? end : deep + p.idleFirst.ticks }
+            if t < end { return (end < deep ? end : deep + p.idleFirst.ticks, true) }
             start = end + p.lightMaintenance.ticks
             if t < start { return nil }
             idle = min(idle * p.lightIdleFactor, Double(p.lightIdleMax.ticks))
         }
     }
+
+    /// The start of the next maintenance window, light or deep, or nil when not dozing.
+    public func dozeEnds(at t: SimTime) -> SimTime? { doze(at: t)?.windowAt }
 
     /// Deep Doze from `start` at t ≥ start: nil in a maintenance window, else the next
     /// window's start.
@@ -223,7 +228,7 @@ public struct AndroidWorkManager: PlatformRules {
             admittedFree = true
             return .run
         }
-        if !g.charging, let wake = dozeEnds(at: t) { return .deny(.doze, retryAt: wake) }
+        if !g.charging, let d = doze(at: t) { return .deny(d.light ? .lightDoze : .doze, retryAt: d.windowAt) }
         guard let clears = quotaClears(at: t) else { return .run }
         // The restricted bucket out of quota: charging, idle and battery not low together.
         if g.charging && !g.belowLowLevel, let idle = idleAt() {
@@ -249,7 +254,7 @@ public struct AndroidWorkManager: PlatformRules {
     /// runs when due, in the next maintenance window, or when the quota allows (MODEL.md
     /// §6.2), without the app asking again.
     public static func keepsPending(_ reason: DenialReason) -> Bool {
-        reason == .spacing || reason == .doze || reason == .quota
+        reason == .spacing || reason == .doze || reason == .lightDoze || reason == .quota
     }
 
     /// The screen on or a charger ends Doze; plugging in lifts the quota (the restricted
@@ -257,7 +262,7 @@ public struct AndroidWorkManager: PlatformRules {
     /// says when).
     public func deferralLifted(_ reason: DenialReason, at t: SimTime) -> Bool {
         switch reason {
-        case .doze: dozeEnds(at: t) == nil
+        case .doze, .lightDoze: dozeEnds(at: t) == nil
         case .quota: pluggedAt == t
         default: false
         }

@@ -5,11 +5,13 @@ public enum DenialReason: UInt8, Sendable, CaseIterable {
     case foreground, barOff, forceQuit, lowPower, lowBattery, notSubmitted, spacing, budget
     /// A run of the task is still in flight: bgbench launches one run of a task at a time.
     case busy
-    /// `android-workmanager`: the device is in Doze and outside a maintenance window.
+    /// `android-workmanager`: the device is in deep Doze and outside a maintenance window.
     case doze
     /// `android-workmanager`: the App Standby Bucket's job quota (time or sessions per
     /// window) is used up.
     case quota
+    /// `android-workmanager`: the device is in light Doze and outside a maintenance window.
+    case lightDoze
     public var label: String {
         switch self {
         case .foreground: "foreground"
@@ -23,6 +25,7 @@ public enum DenialReason: UInt8, Sendable, CaseIterable {
         case .busy: "busy"
         case .doze: "doze"
         case .quota: "quota"
+        case .lightDoze: "light_doze"
         }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// sees half a file; run.json, written last, marks a complete folder.
 public enum ReportWriter {
     /// The version of the report formats (columns and run.json fields).
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     public static func write(_ report: RunReport, to directory: String) throws {
         try writeFolder(directory, files: files(report))

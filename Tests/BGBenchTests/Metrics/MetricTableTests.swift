@@ -75,7 +75,7 @@ import Testing
         #expect(DeviceTally().slots.count == Quantity.count)
         #expect(
             DenialReason.allCases.map { Quantity.denied($0).rawValue }
-                == Array(Quantity.deniedForeground.rawValue...Quantity.deniedQuota.rawValue))
+                == Array(Quantity.deniedForeground.rawValue...Quantity.deniedLightDoze.rawValue))
         #expect(
             RunStatus.allCases.map { Quantity.outcome($0).rawValue }
                 == Array(Quantity.newData.rawValue...Quantity.killed.rawValue))

@@ -368,7 +368,13 @@ import Testing
             (at(15, 4), nil), (at(15, 5), at(17, 5)),
         ]
         for (t, end) in expected { #expect(p.dozeEnds(at: t) == end, "at \(Clock.seconds(t) / 60) min") }
-        #expect(p.admit(at: at(13, 5), gates: GateInputs()) == .deny(.doze, retryAt: at(13, 9)))
+        // Deferred in light idle, `light_doze`; in deep idle, `doze`. The light idle period
+        // that runs into deep idle is still light Doze, with deep Doze's first window.
+        #expect(p.admit(at: at(13, 5), gates: GateInputs()) == .deny(.lightDoze, retryAt: at(13, 9)))
+        #expect(p.admit(at: at(13, 55), gates: GateInputs()) == .deny(.lightDoze, retryAt: at(15, 0)))
+        #expect(p.admit(at: at(14, 30), gates: GateInputs()) == .deny(.doze, retryAt: at(15, 0)))
+        #expect(p.deferralLifted(.lightDoze, at: at(15, 0)) && !p.deferralLifted(.lightDoze, at: at(14, 59)))
+        #expect(AndroidWorkManager.keepsPending(.lightDoze))
         #expect(p.admit(at: at(13, 9), gates: GateInputs()) == .run)
         #expect(p.admit(at: at(13, 5), gates: GateInputs(charging: true)) == .run)
         // The screen on ends it; the next screen-off starts again from the beginning.

@@ -156,9 +156,9 @@ import BGBenchTestSupport
         #expect(long.allSatisfy { ($0["seed"] == "") == ($0["pooled"] == "true") })
         #expect(long.allSatisfy { $0["seed"] == "" || UInt64($0["seed"]!) != nil })
         // No figure dropped: one row per summary metric, per paired.csv row, and one or two
-        // per replications.csv row (51 metric columns in summary.csv today).
+        // per replications.csv row (52 metric columns in summary.csv today).
         let metrics = SummarySchema.metrics.count
-        #expect(metrics == 51)
+        #expect(metrics == 52)
         let pairedRows = try Self.records("run", "paired.csv").count
         let withDifference = replications.filter { $0["baseline"] != "" }.count
         #expect(long.count == summary.count * metrics + pairedRows + replications.count + withDifference)
