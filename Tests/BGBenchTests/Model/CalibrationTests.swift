@@ -155,6 +155,61 @@ import Testing
     }
 }
 
+extension CalibrationTests {
+    /// A daily-opened app on android-workmanager, unplugged for good (no charger, no other
+    /// phone use), opened at 12:00 for an instant, asking every 15 min. AOSP's timeline
+    /// (MODEL.md §6.2; DeviceIdleController's defaults) gives nine runs a day: at the open
+    /// (the screen on ends Doze and the kept work runs); in light Doze (idle from 12:04) at
+    /// the windows 12:20, 12:36 and 12:52 (not 12:09: the work is due 15 min after the last
+    /// run ended); in deep Doze (from 13:00) at the windows 14:00, 16:05, 20:15, 02:25 and
+    /// 08:35. Every run waited for a window or the open, three of the nine in light Doze:
+    /// the work fell due at 12:15, 12:35 and 12:51 in light idle, and at 13:07 (past 13:00:
+    /// deep idle has cut the light idle period short), 14:15, 16:20, 20:30, 02:40 and 08:50
+    /// in deep idle (08:50's wait ends at the open).
+    @Test(arguments: ["fixed", "deferring"])
+    func androidDailyAppUnpluggedByDay(policy: String) throws {
+        var s = TestSupport.cleanScenario(opens: [12 * Self.hour])
+        s.platform.name = AndroidWorkManager.name
+        let days = 4
+        let feed = NewsFeed(content: s.content, days: days, seed: 1)
+        var tally = DeviceTally()
+        let log = SimulationLog.record {
+            tally =
+                policy == "fixed"
+                ? TestSupport.simulate(
+                    Recorded<FixedPolicy>.self, AndroidWorkManager.self, scenario: s, feed: feed, days: days,
+                    warmupDays: 1)
+                : TestSupport.simulate(
+                    Recorded<Deferring>.self, AndroidWorkManager.self, scenario: s, feed: feed, days: days,
+                    warmupDays: 1)
+        }
+        let m = Clock.minute
+        let clock: [SimTime] = [
+            12 * Self.hour, 12 * Self.hour + 20 * m, 12 * Self.hour + 36 * m, 12 * Self.hour + 52 * m,
+            14 * Self.hour, 16 * Self.hour + 5 * m, 20 * Self.hour + 15 * m,
+            Self.day + 2 * Self.hour + 25 * m, Self.day + 8 * Self.hour + 35 * m,
+        ]
+        // Days 1 and 2 open at 12:00 on a device in Doze since the day before's open.
+        for day in 1...2 {
+            let from = SimTime(day) * Self.day + 12 * Self.hour
+            let starts = log.runStarts.filter { $0 >= from && $0 < from + Self.day }
+            #expect(starts == clock.map { SimTime(day) * Self.day + $0 }, "day \(day)")
+        }
+        // Asking 15 min after each start, as WorkManager's own period does, the app is told
+        // of no deferral: each run's wait is one kept denial at the moment the work fell
+        // due, so the counts are the timeline's (from day 1 to the horizon, three days:
+        // 02:40 and 08:50 before each open, four after it). `fixed` asks on its grid, whose
+        // random phase decides how many of its asks fall in Doze.
+        if policy == "deferring" {
+            #expect(tally.denials(.lightDoze) == 3 * 3)
+            #expect(tally.denials(.doze) == 3 * 6)
+            #expect(tally.denials(.spacing) == 3 * 9)
+        } else {
+            #expect(tally.denials(.lightDoze) > 0 && tally.denials(.doze) > 0)
+        }
+    }
+}
+
 /// Asks at once, then 15 min after each run starts, and at `retryAt` after a denial: how
 /// WorkManager defers work until Doze's window or the quota allows it.
 struct Deferring: WakePolicy {
