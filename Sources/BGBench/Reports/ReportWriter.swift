@@ -171,8 +171,7 @@ public enum ReportWriter {
     /// target as it was.
     public static func writeAtomically(_ text: String, to path: String) throws {
         if isStream(path) {
-            let fd = open(path, O_WRONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw ReportError.cannotWrite(path, reason: String(cString: strerror(errno))) }
+            let fd = try openStream(path)
             defer { close(fd) }
             if let reason = writeAll(fd, Array(text.utf8)) { throw ReportError.cannotWrite(path, reason: reason) }
             return
@@ -183,6 +182,33 @@ public enum ReportWriter {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw ReportError.cannotWrite(path, reason: reason)
+        }
+    }
+
+    /// How long a FIFO may stay without a reader before a write into it fails: a reader
+    /// started just after bgbench has time to open it, and one that never comes does not
+    /// hold the command forever.
+    package static let fifoReaderWait: Duration = .seconds(10)
+
+    /// Opens a device, FIFO or socket for writing. A FIFO is opened without blocking, again
+    /// every 50 ms until a process reads it or `fifoReaderWait` has passed (opening it
+    /// plainly would wait for a reader forever), then switched back to blocking writes.
+    static func openStream(_ path: String, wait: Duration = fifoReaderWait) throws -> Int32 {
+        let deadline = ContinuousClock.now + wait
+        while true {
+            let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+                return fd
+            }
+            guard errno == ENXIO || errno == EINTR else {
+                throw ReportError.cannotWrite(path, reason: String(cString: strerror(errno)))
+            }
+            if ContinuousClock.now >= deadline {
+                throw ReportError.cannotWrite(
+                    path, reason: "a FIFO that no process opened for reading within \(wait)")
+            }
+            usleep(50_000)
         }
     }
 
