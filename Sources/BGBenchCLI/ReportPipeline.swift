@@ -31,7 +31,7 @@ struct ReportPipeline {
     /// A job that simulates: its shape and how to time this machine on it.
     struct Job {
         var shape: JobShape
-        var calibrate: () throws -> Double
+        var calibrate: () throws -> JobEstimate.Calibration
     }
 
     /// Jobs from this many simulated device-days on are timed and, on a terminal, shown.
@@ -110,7 +110,7 @@ struct ReportPipeline {
     /// `--estimate` asks).
     func admit(_ job: Job) throws -> String {
         let large = job.shape.deviceDays >= Self.shownFrom || estimateOnly
-        let estimate = JobEstimate(job.shape, secondsPerArmDeviceDay: large ? try job.calibrate() : nil)
+        let estimate = JobEstimate(job.shape, calibration: large ? try job.calibrate() : nil)
         let memory = JobEstimate.availableMemory, disk = JobEstimate.availableDisk(at: out)
         func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
         let what = [

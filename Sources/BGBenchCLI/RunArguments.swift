@@ -222,7 +222,10 @@ struct RunArguments {
                     threads: options.resolvedThreads,
                     blocks: options.part.blocks(devices: options.devices).count),
                 keepDevices: options.keepDevices, traceDevices: options.traceDevices, shard: options.shard != nil),
-            calibrate: { try JobEstimate.calibrate(scenario: scenario, policies: policies, seed: seed) })
+            calibrate: {
+                try JobEstimate.calibrate(
+                    scenario: scenario, policies: policies, seed: seed, traces: options.traceDevices > 0)
+            })
     }
 
     /// The device-days a run of one scenario simulates (for the progress line): its shard's.

@@ -91,8 +91,17 @@ public struct JobEstimate: Sendable {
     static let outputBytesPerDeviceRow = 300.0
     static let outputBytesPerTracedDeviceDay = 7700.0
 
-    /// The estimate of `shape`; `secondsPerArmDeviceDay`, from ``calibrate``, gives the time.
-    public init(_ shape: JobShape, secondsPerArmDeviceDay: Double? = nil) {
+    /// The estimate of `shape`; the ``Calibration`` (``calibrate``) gives the time.
+    public init(_ shape: JobShape, calibration: Calibration?) {
+        self.init(
+            shape, secondsPerArmDeviceDay: calibration?.secondsPerArmDeviceDay,
+            secondsPerTracedDeviceDay: calibration?.secondsPerTracedDeviceDay ?? 0)
+    }
+
+    /// The estimate of `shape`: an arm-device-day takes `secondsPerArmDeviceDay` on one
+    /// worker, and a traced device-day of a result `secondsPerTracedDeviceDay` more (its
+    /// events recorded and printed as events.csv lines).
+    public init(_ shape: JobShape, secondsPerArmDeviceDay: Double? = nil, secondsPerTracedDeviceDay: Double = 0) {
         let days = Double(shape.days), counted = Double(shape.countedDays), seeds = Double(shape.seeds)
         let workers = Double(max(1, shape.workers)), results = Double(shape.results) * seeds
         deviceDays = shape.deviceDays
@@ -125,23 +134,53 @@ public struct JobEstimate: Sendable {
             shape.streamsRows && results > 1
             ? (shape.keepDevices ? Self.outputBytesPerDeviceRow * Double(shape.devices) : 0)
                 + Self.outputBytesPerTracedDeviceDay * traced : 0
-        seconds = secondsPerArmDeviceDay.map { deviceDays * $0 / workers }
+        let tracedDeviceDays = results * traced
+        seconds = secondsPerArmDeviceDay.map {
+            (deviceDays * $0 + tracedDeviceDays * secondsPerTracedDeviceDay) / workers
+        }
     }
 
-    /// Seconds per arm-device-day on this machine for `policies` on `scenario`: each policy
-    /// simulated alone on a small fleet (64 devices, 7 days, the job's seed), timed, and
-    /// averaged over the policies. About 3,000 device-days: a few tenths of a second.
-    public static func calibrate(scenario: Scenario, policies: [String], seed: UInt64) throws -> Double {
+    /// This machine's speed for a job: seconds per arm-device-day, and per traced
+    /// device-day on top of it (0 when the job traces no device).
+    public struct Calibration: Sendable {
+        public var secondsPerArmDeviceDay: Double
+        public var secondsPerTracedDeviceDay: Double
+    }
+
+    /// This machine's speed for `policies` on `scenario`: each policy simulated alone on a
+    /// small fleet (64 devices, 7 days, the job's seed), timed, and averaged over the
+    /// policies. About 3,000 device-days: a few tenths of a second. When the job traces
+    /// devices (`traces`), the same fleet again with every device traced and its events
+    /// printed as events.csv lines: the difference is the traced device-day's cost, which
+    /// grows with the policy's events (`fixed` on the default scenario: about 200 lines a
+    /// device-day, 30 times its untraced cost; docs/limits.md, "Before a job starts").
+    public static func calibrate(scenario: Scenario, policies: [String], seed: UInt64, traces: Bool = false) throws
+        -> Calibration
+    {
         var options = RunOptions(devices: 64, days: 7, seed: seed, threads: 1)
         options.warmupDays = 0
         let feed = Runner.feed(scenario, days: options.days, seed: seed)
-        let start = DispatchTime.now()
-        for name in policies {
+        let entries = try policies.map { name in
             guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
+            return policy
+        }
+        let deviceDays = Double(max(1, entries.count) * options.devices * options.days)
+        var start = DispatchTime.now()
+        for policy in entries {
             _ = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed)
         }
-        let seconds = Runner.seconds(since: start)
-        return seconds / Double(max(1, policies.count) * options.devices * options.days)
+        let plain = Runner.seconds(since: start) / deviceDays
+        guard traces else { return Calibration(secondsPerArmDeviceDay: plain, secondsPerTracedDeviceDay: 0) }
+        options.traceDevices = options.devices
+        start = DispatchTime.now()
+        for policy in entries {
+            let result = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed)
+            var csv = CSVWriter("")
+            for e in result.trace { csv.row(SeriesReports.eventFields(e, (scenario.name, policy.name, "1"))) }
+            withExtendedLifetime(csv) {}
+        }
+        let traced = Runner.seconds(since: start) / deviceDays
+        return Calibration(secondsPerArmDeviceDay: plain, secondsPerTracedDeviceDay: max(0, traced - plain))
     }
 
     /// The memory this machine has for a job: /proc/meminfo's MemAvailable, else the

@@ -56,6 +56,32 @@ import BGBenchTestSupport
         #expect(kept.stagingBytes == 0)
     }
 
+    /// Traced devices cost time as well: each traced device-day of each result its events'
+    /// recording and printing, on top of the simulation, shared by the workers. 4 results ×
+    /// 50 traced devices × 100 days at 300 µs, with 4e5 device-days at 10 µs, on 2 workers.
+    @Test func tracedDevicesCostTime() {
+        var shape = Self.shape
+        shape.traceDevices = 50
+        let calibration = JobEstimate.Calibration(secondsPerArmDeviceDay: 1e-5, secondsPerTracedDeviceDay: 3e-4)
+        // (4e5 × 1e-5 + 4 × 50 × 100 × 3e-4) / 2 = (4 + 6) / 2.
+        #expect(abs(JobEstimate(shape, calibration: calibration).seconds! - 5) < 1e-9)
+        // More traced devices than the fleet has: the fleet's. (4 + 4 × 1,000 × 100 × 3e-4) / 2.
+        shape.traceDevices = 5000
+        #expect(abs(JobEstimate(shape, calibration: calibration).seconds! - 62) < 1e-9)
+        #expect(abs(JobEstimate(Self.shape, calibration: calibration).seconds! - 2) < 1e-9)
+    }
+
+    /// The calibration of a traced job times the tracing: on the default scenario `fixed`
+    /// prints about 200 event lines a device-day, which costs more than simulating it
+    /// (measured: 25–35 times as much, release build); here only that it costs something and
+    /// that an untraced job's calibration charges nothing for it.
+    @Test func calibrationTimesTheTracing() throws {
+        let plain = try JobEstimate.calibrate(scenario: Scenario(), policies: ["fixed"], seed: 1)
+        #expect(plain.secondsPerArmDeviceDay > 0 && plain.secondsPerTracedDeviceDay == 0)
+        let traced = try JobEstimate.calibrate(scenario: Scenario(), policies: ["fixed"], seed: 1, traces: true)
+        #expect(traced.secondsPerTracedDeviceDay > 0)
+    }
+
     /// The time refusal, with a calibration fixed by hand: 1e8 devices × 36,500 days on 2
     /// workers at 10 µs per device-day is 211 days; the pass holds one grid of 36,500 days
     /// (210 MB), two workers' series (110 MB) and per-day device state (511 MB), the
@@ -67,7 +93,8 @@ import BGBenchTestSupport
         shape.countedDays = 36500
         shape.passes = [1]
         shape.results = 1
-        let job = ReportPipeline.Job(shape: shape, calibrate: { 1e-5 })
+        let job = ReportPipeline.Job(
+            shape: shape, calibrate: { .init(secondsPerArmDeviceDay: 1e-5, secondsPerTracedDeviceDay: 0) })
         var pipeline = ReportPipeline(out: freshPath("never"), force: false, kind: .run)
         #expect(throws: CLIError.self) { try pipeline.admit(job) }
         do { _ = try pipeline.admit(job) } catch let error as CLIError {
