@@ -70,6 +70,11 @@ struct DeviceRecorder {
     /// devices build no strings).
     mutating func log(_ event: String, _ detail: String, _ value: Double? = nil, at t: SimTime) {
         trace?.append(TraceRow(device: device, time: t, event: event, detail: detail, value: value))
+        // Streamed: the log goes to the worker's events buffer in chunks, not kept whole.
+        if let spill = storage.traceSpill, (trace?.count ?? 0) >= spill.chunkRows {
+            spill.take(trace!)
+            trace!.removeAll(keepingCapacity: true)
+        }
     }
 
     /// The device's totals so far of the series fields (a day's row is what they gained
@@ -148,6 +153,9 @@ struct RecorderStorage {
     var firstDay = -1
     var staleness = ReusableLog<Double>()
     var load: ServerRequestLog
+    /// Where a traced device's events go as it runs when a spool writes them (nil: kept
+    /// in the record to the device's end).
+    var traceSpill: TraceSpill?
 
     init(days: Int, firstDay: Int) {
         load = ServerRequestLog(days: days, firstDay: firstDay)

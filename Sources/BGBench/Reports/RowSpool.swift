@@ -20,8 +20,10 @@ import Synchronization
 ///   other results' parts are appended to it in order, then removed; the file's SHA-256
 ///   and size are computed as its bytes are written.
 ///
-/// Memory is then at most `pendingBytes` plus each worker's buffer (`flushBytes` and one
-/// device's rows per file), whatever the devices, traced devices and days. Every write
+/// Memory is then at most `pendingBytes` plus each worker's buffer (`flushBytes`, one
+/// device's devices.csv row and at most `traceChunkRows` of its events, which a traced
+/// device hands over as it goes: ``TraceSpill``), whatever the devices, traced devices
+/// and days. Every write
 /// happens under the spool's lock, in order; creating a file goes through `critical`
 /// (the command's interruption lock), so a signal never races a new file in a staging
 /// folder it removes. A write that fails (a full disk) is kept, stops the run at its next
@@ -56,6 +58,9 @@ public final class RowSpool: @unchecked Sendable {
     let flushBytes: Int
     /// The most bytes of ended segments held in memory waiting for their turn.
     let pendingBytes: Int
+    /// A traced device hands its events to its worker's buffer every this many rows, so a
+    /// device of many days never holds its whole log.
+    let traceChunkRows: Int
     let critical: @Sendable (() throws -> Void) throws -> Void
 
     /// One result's part of one stream.
@@ -100,7 +105,7 @@ public final class RowSpool: @unchecked Sendable {
     /// of the run's results in report order; `firstBlock` the first block of the fleet.
     public init(
         folder: String, streams: [Stream], scenarioName: String, results: [(policy: String, seed: UInt64)],
-        firstBlock: Int = 0, flushBytes: Int = 1 << 20, pendingBytes: Int = 16 << 20,
+        firstBlock: Int = 0, flushBytes: Int = 1 << 20, pendingBytes: Int = 16 << 20, traceChunkRows: Int = 4096,
         critical: @escaping @Sendable (() throws -> Void) throws -> Void = { try $0() }
     ) throws {
         self.folder = folder
@@ -109,6 +114,7 @@ public final class RowSpool: @unchecked Sendable {
         self.results = results.map { Result(policy: $0.policy, seed: String($0.seed)) }
         self.flushBytes = max(1, flushBytes)
         self.pendingBytes = max(0, pendingBytes)
+        self.traceChunkRows = max(1, traceChunkRows)
         self.critical = critical
         var parts: [[Part]] = []
         for stream in Stream.allCases {
@@ -339,10 +345,28 @@ final class RowSink {
             case .events:
                 for e in record.trace { csv.row(SeriesReports.eventFields(e, labels)) }
             }
-            buffers[stream.rawValue] += csv.output.utf8
-            if buffers[stream.rawValue].count >= spool.flushBytes {
-                spool.hand(&buffers[stream.rawValue], stream: stream, result: result, block: block, ended: false)
-            }
+            append(csv.output, to: stream)
+        }
+    }
+
+    /// Adds events of the device being simulated, before its end (``TraceSpill``); the
+    /// rest come with its record (``add(_:archetypeNames:)``).
+    func addEvents(_ rows: [TraceRow]) {
+        guard spool.streams.contains(.events) else { return }
+        var csv = CSVWriter("")
+        for e in rows { csv.row(SeriesReports.eventFields(e, labels)) }
+        append(csv.output, to: .events)
+    }
+
+    /// The spill a worker's recorder storage carries while this sink takes its events.
+    func traceSpill() -> TraceSpill? {
+        spool.streams.contains(.events) ? TraceSpill(chunkRows: spool.traceChunkRows) { self.addEvents($0) } : nil
+    }
+
+    private func append(_ text: String, to stream: RowSpool.Stream) {
+        buffers[stream.rawValue] += text.utf8
+        if buffers[stream.rawValue].count >= spool.flushBytes {
+            spool.hand(&buffers[stream.rawValue], stream: stream, result: result, block: block, ended: false)
         }
     }
 
@@ -351,5 +375,16 @@ final class RowSink {
         for stream in spool.streams {
             spool.hand(&buffers[stream.rawValue], stream: stream, result: result, block: block, ended: true)
         }
+    }
+}
+
+/// Where a traced device's recorder hands its events every `chunkRows` rows while it runs
+/// (a whole run's, streamed: ``RowSink/traceSpill()``), so its log is bounded in days.
+final class TraceSpill {
+    let chunkRows: Int
+    let take: ([TraceRow]) -> Void
+    init(chunkRows: Int, take: @escaping ([TraceRow]) -> Void) {
+        self.chunkRows = chunkRows
+        self.take = take
     }
 }

@@ -181,6 +181,7 @@ public enum Fleet {
             var totals = WorkerTotals(runners: runners, pairs: pairs.count, joint: joint)
             var tallies = [[DeviceTally]](repeating: [], count: keeps ? policies : 0)
             worker.sink = options.rows?.spool.sink()
+            worker.storage.traceSpill = worker.sink?.traceSpill()
             while true {
                 // A report file that cannot be written stops the run (RowSpool.check says why).
                 if let rows = options.rows, rows.spool.failed { break }

@@ -79,10 +79,11 @@ public struct JobEstimate: Sendable {
     /// runs) and each worker's two buffers of `flushBytes`.
     static let spoolBytes = 48e6
     static let spoolBytesPerWorker = 2e6
-    /// Per worker and day with traced devices, streamed: the traced device a worker is
-    /// simulating holds its event rows, and then their text, until it ends (a device's
-    /// rows are handed over whole).
-    static let tracedBytesPerWorkerDay = 20_000.0
+    /// Per worker with traced devices, streamed: the traced device a worker is simulating
+    /// holds at most a chunk of its event rows (``RowSpool``'s `traceChunkRows`, 4,096) and
+    /// their text before handing them over, whatever its days (about 100 bytes a row and
+    /// 80 of text, with the arrays' growth, rounded up).
+    static let tracedBytesPerWorker = 2e6
     /// Report file bytes per result and day (daily.csv and its share of the rest), per
     /// result (server.csv's 1440 lines, hourly.csv, summary.csv), per devices.csv line and
     /// per traced device-day (events.csv).
@@ -127,7 +128,7 @@ public struct JobEstimate: Sendable {
         let spool =
             shape.streamsRows && (shape.keepDevices || traced > 0)
             ? Self.spoolBytes + workers * Self.spoolBytesPerWorker
-                + (traced > 0 ? workers * days * Self.tracedBytesPerWorkerDay : 0) : 0
+                + (traced > 0 ? workers * Self.tracedBytesPerWorker : 0) : 0
         memoryBytes = Self.baseBytes + pass + kept + spool
         // While a streamed file is put together, the last result's part is still on disk beside it.
         stagingBytes =

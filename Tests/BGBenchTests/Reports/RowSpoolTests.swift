@@ -31,11 +31,13 @@ import BGBenchTestSupport
     }
 
     /// The rows written through a spool whose limits are tiny (every device's rows are
-    /// handed over as they come, out-of-order segments are held or spilled) are the
-    /// in-memory writers' bytes; the spool held no more than its limit; the manifest's
-    /// sizes and hashes are the files'; nothing else is left in the folder.
-    @Test(arguments: [(1, 0), (2, 0), (2, 3000), (3, 1 << 30)])
-    func spooledRowsAreTheInMemoryFiles(_ c: (threads: Int, pending: Int)) throws {
+    /// handed over as they come, a traced device's events in chunks of `chunk` rows while
+    /// it runs, out-of-order segments are held or spilled) are the in-memory writers'
+    /// bytes; the spool held no more than its limit; the manifest's sizes and hashes are
+    /// the files'; nothing else is left in the folder. (A traced device logs about 200
+    /// events a day under `fixed` here: chunks of 1 and 37 rows cut every device's log.)
+    @Test(arguments: [(1, 0, 4096), (2, 0, 1), (2, 3000, 37), (3, 1 << 30, 37)])
+    func spooledRowsAreTheInMemoryFiles(_ c: (threads: Int, pending: Int, chunk: Int)) throws {
         let memory = try Runner.run(Self.request(threads: 1))
         let folder = freshFolder("spool")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -43,7 +45,7 @@ import BGBenchTestSupport
         let spool = try RowSpool(
             folder: folder, streams: [.events, .devices], scenarioName: request.scenario.scenario.name,
             results: request.seeds.flatMap { seed in request.policies.map { ($0, seed) } }, flushBytes: 700,
-            pendingBytes: c.pending)
+            pendingBytes: c.pending, traceChunkRows: c.chunk)
         let streamed = try Runner.run(request, rows: spool)
         let written = try spool.finish()
         #expect(spool.peakHeldBytes <= c.pending)
