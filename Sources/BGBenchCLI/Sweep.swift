@@ -33,7 +33,10 @@ struct SweepCommand: CommandDefinition {
         values given and every other axis as its own (paired-points.csv); the named axes
         must be under 'policies.' or 'platform.', which change neither users nor content.
         The terminal shows a line per point and policy: the fleet's headline metrics
-        (means over the seeds) and the Pareto mark.
+        (means over the seeds) and the Pareto mark; then which of the fleet's frontier
+        marks are not significant: each frontier point against its neighbour on the
+        frontier and each dominated point against the point dominating it, device by
+        device (pareto-pairs.csv).
         """
     static let defaults: Values = {
         var values = Values()
@@ -108,6 +111,8 @@ struct SweepCommand: CommandDefinition {
                     axes: axes, values: points, reference: references.names, reports: run.reports,
                     comparisons: run.comparisons)
             }
+            let pareto = report.paretoPairs(reports: run.reports, joint: run.joint)
+            report.paretoPairs = pareto?.csv
             let shardFiles =
                 common.options.shard == nil
                 ? []
@@ -129,6 +134,7 @@ struct SweepCommand: CommandDefinition {
                 text: SweepTable.render(
                     report, headline: requests[0].scenario.scenario.report.headline,
                     replications: common.replications)
+                    + (pareto.map { SweepTable.paretoLines($0.verdicts, replications: common.replications) } ?? "")
                     + "\(points.count) points × \(common.policies.count) policies\(shared), \(seeds): \(SummaryTable.fixed(run.wallSeconds, 2)) s\n",
                 seconds: run.wallSeconds, deviceDays: run.simulated.deviceDays)
         }

@@ -143,6 +143,14 @@ extension ReportFile {
         what:
             "each policy at each point minus the same policy at its reference point, device by device, with 95 % intervals (\"Points compared\" below)"
     )
+    public static let paretoPairs = ReportFile(
+        name: "pareto-pairs.csv", format: .csv(header: ParetoPairs.header), folders: [.sweep],
+        when:
+            "`bgbench sweep`, whole (not a shard or merge), at most \(SweepPlan.maxJointArms) distinct configurations meeting the same users",
+        writer: "SweepReport.paretoPairs", readBack: .compared,
+        what:
+            "each frontier point of the fleet minus its neighbour on the frontier, and each dominated point minus the frontier point dominating it: fresh-open rate and J/day, device by device, with 95 % intervals (\"Pareto pairs\" below)"
+    )
     public static let long = ReportFile(
         name: "long.csv", format: .csv(header: LongTable.header), folders: every, when: "always",
         writer: "LongTable", readBack: .compared,
@@ -199,7 +207,7 @@ extension ReportFile {
     /// copies them (run.json last, as it marks a complete folder), the figures after.
     public static let all: [ReportFile] = [
         summary, daily, hourly, server, devices, events, paired, replications, frontier, frontierMatched, pointPairs,
-        long,
+        paretoPairs, long,
         scenario,
         scenarioPoint, shardState, run, headlinePNG, frontierPNG, dailyPNG, hourlyPNG, frontierCurvesPNG, stalenessPNG,
         energyPNG,
