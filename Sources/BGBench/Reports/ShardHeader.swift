@@ -73,8 +73,9 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     /// folder's manifest was rewritten to match (format 2; nil in a format 1 header).
     public var payloadSha256: String?
 
-    /// 2: the header carries `payload_sha256`. The merge refuses any other format.
-    public static let formatVersion = 2
+    /// 2: the header carries `payload_sha256`; 3: each paired tally carries its
+    /// archetypes' moments (paired-archetypes.csv). The merge refuses any other format.
+    public static let formatVersion = 3
 
     /// The header of a shard made of `requests` (a run's one, a sweep's points').
     init(

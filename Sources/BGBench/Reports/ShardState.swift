@@ -254,20 +254,28 @@ extension SeriesTally {
 extension PairedTally {
     func encode(_ w: inout StateWriter) {
         w.int(moments.count)
-        for m in moments {
-            w.double(m.n)
-            w.double(m.unequal)
-            w.exacts(m.sums)
+        w.int(archetypes.count)
+        for list in [moments] + archetypes {
+            for m in list {
+                w.double(m.n)
+                w.double(m.unequal)
+                w.exacts(m.sums)
+            }
         }
     }
     init(_ r: inout StateReader) throws(ShardStateError) {
         self.init()
         guard try r.count() == moments.count else { throw .malformed("paired tallies of another metric list") }
-        for k in moments.indices {
-            moments[k].n = try r.double()
-            moments[k].unequal = try r.double()
-            moments[k].sums = try r.exacts(PairedMoments.Sum.allCases.count)
+        archetypes = Array(repeating: Self.empty, count: try r.count())
+        func read(_ list: inout [PairedMoments]) throws(ShardStateError) {
+            for k in list.indices {
+                list[k].n = try r.double()
+                list[k].unequal = try r.double()
+                list[k].sums = try r.exacts(PairedMoments.Sum.allCases.count)
+            }
         }
+        try read(&moments)
+        for a in archetypes.indices { try read(&archetypes[a]) }
     }
 }
 
