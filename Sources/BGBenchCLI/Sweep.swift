@@ -106,6 +106,8 @@ struct SweepCommand: CommandDefinition {
                 if common.options.shard != nil { state.add(pointReport) }
             }
             report.simulated = run.simulated
+            // A shard's groups' joint sums after its points' results (SweepPlan.jointGroups' layout).
+            if common.options.shard != nil { for group in run.joint { for sums in group.sums { state.add(sums) } } }
             if let references {
                 report.pointPairs = PointPairs.csv(
                     axes: axes, values: points, reference: references.names, reports: run.reports,

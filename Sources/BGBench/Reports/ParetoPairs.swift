@@ -151,7 +151,7 @@ public enum ParetoPairs {
 extension SweepReport {
     /// pareto-pairs.csv for the fleet's (`all`) frontier marks of summary.csv's `pareto`
     /// column, from the groups' joint moments (`SweepRun.joint`); nil when no group kept
-    /// them (a shard, or more than ``SweepPlan/maxJointArms`` arms).
+    /// them (every group of more than ``SweepPlan/maxJointArms`` arms, or of one).
     public func paretoPairs(reports: [RunReport], joint: [SweepRun.GroupJoint]) -> ParetoPairs.Output? {
         guard !joint.isEmpty else { return nil }
         let (keys, front, _, candidates) = paretoFlags()

@@ -153,7 +153,7 @@ extension ReportFile {
     public static let paretoPairs = ReportFile(
         name: "pareto-pairs.csv", format: .csv(header: ParetoPairs.header), folders: [.sweep],
         when:
-            "`bgbench sweep`, whole (not a shard or merge), at most \(SweepPlan.maxJointArms) distinct configurations meeting the same users",
+            "`bgbench sweep` of at most \(SweepPlan.maxJointArms) distinct configurations meeting the same users",
         writer: "SweepReport.paretoPairs", readBack: .compared,
         what:
             "each frontier point of the fleet minus its neighbour on the frontier, and each dominated point minus the frontier point dominating it: fresh-open rate and J/day, device by device, with 95 % intervals (\"Pareto pairs\" below)"

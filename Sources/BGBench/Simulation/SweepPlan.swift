@@ -118,10 +118,14 @@ public struct SweepPlan: Sendable {
     /// 18,528 sums, a few per cent of the devices' simulation).
     public static let maxJointArms = 64
 
-    /// Whether a group's pass keeps the joint sums: two arms or more, at most
-    /// ``maxJointArms``, and a whole sweep (a shard's are not in shard.state).
-    func keepsJoint(_ group: Group) -> Bool {
-        (2...Self.maxJointArms).contains(group.arms.count) && points[group.points[0]].options.shard == nil
+    /// Whether a group's pass keeps the joint sums: two arms or more, at most ``maxJointArms``.
+    func keepsJoint(_ group: Group) -> Bool { (2...Self.maxJointArms).contains(group.arms.count) }
+
+    /// The groups that keep joint sums, in order, with their arms' count: the layout of
+    /// the joint sums a sweep shard's shard.state carries after its points' results (per
+    /// group, per seed), so that `bgbench merge` reads and adds them.
+    public var jointGroups: [(points: [Int], armOf: [[Int]], arms: Int)] {
+        groups.filter(keepsJoint).map { ($0.points, $0.armOf, $0.arms.count) }
     }
 
     /// Runs every group's pass for every seed and returns each point's report.
@@ -211,6 +215,10 @@ extension SweepRun {
         public var armOf: [[Int]]
         /// Per seed, in seed order.
         public var sums: [JointSums]
+
+        public init(points: [Int], armOf: [[Int]], sums: [JointSums]) {
+            self.points = points; self.armOf = armOf; self.sums = sums
+        }
 
         /// The arm of `policy` (an index into the point's policies) at `point`, nil when
         /// the point is not in the group.

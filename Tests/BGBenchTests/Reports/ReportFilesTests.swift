@@ -61,12 +61,9 @@ import BGBenchTestSupport
         // What the table places in this kind and these options reach is there.
         let expected = ReportFile.all.filter { $0.folders.contains(kind) && $0.format != .png }.map(\.name)
         // paired-points.csv needs --baseline-point, which a shard refuses (SweepPairsTests
-        // checks its header and reads it back); a shard writes no pareto-pairs.csv
-        // (ParetoPairsTests does).
+        // checks its header and reads it back).
         for name in expected
-        where !(kind == .frontier && ["devices.csv", "events.csv"].contains(name))
-            && !["paired-points.csv", "pareto-pairs.csv"].contains(name)
-        {
+        where !(kind == .frontier && ["devices.csv", "events.csv"].contains(name)) && name != "paired-points.csv" {
             #expect(names.contains { ReportFile.named($0)?.name == name }, "\(kind) folder lacks \(name)")
         }
         // check's list is the table's run and frontier files, in its order, run.json last.

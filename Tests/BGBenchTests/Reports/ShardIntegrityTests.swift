@@ -56,7 +56,7 @@ import BGBenchTestSupport
         let parsed = try ShardHeader.parse(
             Substring(String(contentsOfFile: "\(folder)/shard.state", encoding: .utf8).split(separator: "\n")[0]))
         let request = try parsed.request(0)
-        var runs = try ShardState.decode(payload, requests: [request], joint: nil).runs
+        var runs = try ShardState.decode(payload, requests: [request], joint: []).runs
         edit(&runs[0][0].result)
         var w = StateWriter()
         for r in runs[0] {
