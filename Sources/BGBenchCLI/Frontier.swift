@@ -86,7 +86,9 @@ struct FrontierCommand: CommandDefinition {
             },
             RunArguments.options.option("policy").lifted(\Values.run),
             RunArguments.options.option("baseline-policy").lifted(\Values.run)
-                .withHelp("the policy whose point at the scenario's own parameters every arm is compared with"),
+                .withHelp(
+                    "what every arm is compared with: a policy's point at the scenario's own parameters, or one arm of its knob as POLICY[KNOB=VALUE], e.g. 'fixed[interval=30m]'"
+                ),
             RunArguments.options.option("replications").lifted(\Values.run)
                 .withHelp("R seeds (S, S+1, ...); the intervals are then across the seeds"),
         ]
@@ -106,8 +108,13 @@ struct FrontierCommand: CommandDefinition {
     static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
         var common = values.run
         let knobs = values.knobs, levels = values.levels, range = values.range, quality = values.quality
+        // An arm of a knob as the baseline (`fixed[interval=30m]`) is checked against the
+        // arms (`Frontier.arms`), a policy's point by `finish`.
+        let armBaseline = common.baseline.flatMap { $0.contains("[") || $0.contains("]") ? $0 : nil }
+        if armBaseline != nil { common.baseline = nil }
         try common.finish()
-        let policies = common.policies, replications = common.replications, baseline = common.baseline
+        let policies = common.policies, replications = common.replications
+        let baseline = armBaseline ?? common.baseline
         var knobValues: [String: [String]] = [:]
         for knob in knobs {
             guard policies.contains(knob.policy) else {
@@ -264,7 +271,7 @@ extension Command {
             + "; \(SummaryTable.fixed(run.wallSeconds, 1)) s\n"
         let level = mean(quality, baseline)
         out +=
-            "baseline \(baseline) at its own point: \(quality.name) \(SummaryTable.fixed(level * scale, ratio ? 1 : 3))"
+            "baseline \(baseline)\(report.arms[0].knob == nil ? " at its own point" : ""): \(quality.name) \(SummaryTable.fixed(level * scale, ratio ? 1 : 3))"
             + (ratio ? " %" : " \(quality.unit)")
             + ", \(SummaryTable.fixed(mean(FrontierAxis.energy.metric, baseline), 1)) J/day\n"
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }

@@ -33,7 +33,10 @@ struct SweepCommand: CommandDefinition {
         values given and every other axis as its own (paired-points.csv); the named axes
         must be under 'policies.' or 'platform.', which change neither users nor content.
         The terminal shows a line per point and policy: the fleet's headline metrics
-        (means over the seeds) and the Pareto mark.
+        (means over the seeds) and the Pareto mark; then which of the fleet's frontier
+        marks are not significant: each frontier point against its neighbour on the
+        frontier and each dominated point against the point dominating it, device by
+        device (pareto-pairs.csv).
         """
     static let defaults: Values = {
         var values = Values()
@@ -103,11 +106,15 @@ struct SweepCommand: CommandDefinition {
                 if common.options.shard != nil { state.add(pointReport) }
             }
             report.simulated = run.simulated
+            // A shard's groups' joint sums after its points' results (SweepPlan.jointGroups' layout).
+            if common.options.shard != nil { for group in run.joint { for sums in group.sums { state.add(sums) } } }
             if let references {
                 report.pointPairs = PointPairs.csv(
                     axes: axes, values: points, reference: references.names, reports: run.reports,
                     comparisons: run.comparisons)
             }
+            let pareto = report.paretoPairs(reports: run.reports, joint: run.joint)
+            report.paretoPairs = pareto?.csv
             let shardFiles =
                 common.options.shard == nil
                 ? []
@@ -129,6 +136,7 @@ struct SweepCommand: CommandDefinition {
                 text: SweepTable.render(
                     report, headline: requests[0].scenario.scenario.report.headline,
                     replications: common.replications)
+                    + (pareto.map { SweepTable.paretoLines($0.verdicts, replications: common.replications) } ?? "")
                     + "\(points.count) points × \(common.policies.count) policies\(shared), \(seeds): \(SummaryTable.fixed(run.wallSeconds, 2)) s\n",
                 seconds: run.wallSeconds, deviceDays: run.simulated.deviceDays)
         }

@@ -48,4 +48,35 @@ enum SweepTable {
         }
         return out + "\n"
     }
+
+    /// The pairs of pareto-pairs.csv whose relation is not significant, a line each with
+    /// the paired differences (fresh opens in percentage points, energy in J/day), to the
+    /// precision of their intervals.
+    static func paretoLines(_ verdicts: [ParetoPairs.Verdict], replications: Int) -> String {
+        let interval = replications > 1 ? "across the \(replications) seeds" : "over devices"
+        let weak = verdicts.filter { $0.significant != true }
+        guard !verdicts.isEmpty else { return "pareto-pairs.csv: no frontier neighbours and no dominated point\n" }
+        guard !weak.isEmpty else {
+            return
+                "pareto-pairs.csv: every one of the \(verdicts.count) frontier pairs significant (95 % intervals \(interval))\n"
+        }
+        func difference(_ e: Estimate?, _ scale: Double, _ unit: String) -> String {
+            guard let e else { return "-" }
+            let decimals = SummaryTable.intervalDecimals(e, scale: scale) ?? 2
+            let value = (e.value >= 0 ? "+" : "") + SummaryTable.fixed(e.value * scale, decimals)
+            guard let low = e.low, let high = e.high else { return value + " " + unit }
+            return
+                "\(value) [\(SummaryTable.fixed(low * scale, decimals)), \(SummaryTable.fixed(high * scale, decimals))] \(unit)"
+        }
+        var out =
+            "pareto-pairs.csv: \(weak.count) of \(verdicts.count) frontier pairs not significant (95 % intervals \(interval)):\n"
+        for v in weak {
+            let relation =
+                v.relation == .neighbours
+                ? "neighbours on the frontier, the trade-off not shown" : "dominated, not significantly"
+            out +=
+                "  \(v.point) − \(v.reference) (\(relation)): fresh opens \(difference(v.fresh, 100, "points")), energy \(difference(v.energy, 1, "J/day"))\n"
+        }
+        return out
+    }
 }

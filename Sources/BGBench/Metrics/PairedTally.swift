@@ -180,28 +180,47 @@ public struct PairedMetric: Sendable {
 /// (17 exact sums and two counts a metric), whatever the fleet: the fleet keeps one per
 /// policy and worker.
 public struct PairedTally: Sendable, Equatable {
-    public internal(set) var moments = [PairedMoments](
-        repeating: PairedMoments(), count: MetricTable.pairedMetrics.count)
+    public internal(set) var moments = Self.empty
+    /// The same comparison within each archetype, by index into
+    /// ``FleetResult/archetypeNames`` (as far as the highest archetype a device had):
+    /// paired-archetypes.csv.
+    public internal(set) var archetypes: [[PairedMoments]] = []
     public var devices: Int { Int(moments.first?.n ?? 0) }
+
+    static let empty = [PairedMoments](repeating: PairedMoments(), count: MetricTable.pairedMetrics.count)
 
     public init() {}
 
-    /// Adds one device's values under the policy (a) and the baseline (b), in ``Quantity`` order.
-    mutating func add(policy a: [Double], baseline b: [Double]) {
+    /// Adds one device's values under the policy (a) and the baseline (b), in ``Quantity``
+    /// order, to the fleet's moments and its archetype's.
+    mutating func add(policy a: [Double], baseline b: [Double], archetype: Int) {
+        if archetypes.count <= archetype {
+            archetypes += Array(repeating: Self.empty, count: archetype + 1 - archetypes.count)
+        }
         for (k, metric) in MetricTable.pairedMetrics.enumerated() {
             let q = metric.quantity.rawValue
-            moments[k].add(ya: a[q], yb: b[q], xa: metric.x(a), xb: metric.x(b))
+            let xa = metric.x(a), xb = metric.x(b)
+            moments[k].add(ya: a[q], yb: b[q], xa: xa, xb: xb)
+            archetypes[archetype][k].add(ya: a[q], yb: b[q], xa: xa, xb: xb)
         }
     }
 
     package mutating func merge(_ other: PairedTally) {
         for k in moments.indices { moments[k].merge(other.moments[k]) }
+        if archetypes.count < other.archetypes.count {
+            archetypes += Array(repeating: Self.empty, count: other.archetypes.count - archetypes.count)
+        }
+        for (a, list) in other.archetypes.enumerated() {
+            for k in list.indices { archetypes[a][k].merge(list[k]) }
+        }
     }
 
-    /// Adds the comparisons of a block's devices, device by device: for each pair, its
+    /// Adds the comparisons of a block's devices (`archetypes`: each device's), device by device: for each pair, its
     /// arm's tallies against its baseline arm's (into the pair's entry of `result`). Each
     /// arm's values are read once per device.
-    static func add(_ tallies: [[DeviceTally]], pairs: [ArmPair], into result: inout [PairedTally]) {
+    static func add(
+        _ tallies: [[DeviceTally]], archetypes: [Int], pairs: [ArmPair], into result: inout [PairedTally]
+    ) {
         var values = [[Double]](repeating: [], count: tallies.count)
         for i in tallies[pairs[0].baseline].indices {
             for pair in pairs {
@@ -209,7 +228,7 @@ public struct PairedTally: Sendable, Equatable {
                 if values[pair.baseline].isEmpty { values[pair.baseline] = tallies[pair.baseline][i].values() }
             }
             for (k, pair) in pairs.enumerated() {
-                result[k].add(policy: values[pair.arm], baseline: values[pair.baseline])
+                result[k].add(policy: values[pair.arm], baseline: values[pair.baseline], archetype: archetypes[i])
             }
             for a in values.indices { values[a].removeAll(keepingCapacity: true) }
         }

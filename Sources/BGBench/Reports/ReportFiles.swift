@@ -101,6 +101,13 @@ extension ReportFile {
         what:
             "each policy minus the baseline policy, device by device, every metric that splits by device, with 95 % intervals"
     )
+    public static let pairedArchetypes = ReportFile(
+        name: "paired-archetypes.csv", format: .csv(header: SeriesReports.pairedArchetypesHeader), folders: runs,
+        when: "as paired.csv (not in a frontier folder)", writer: "SeriesReports.pairedArchetypesCSV",
+        readBack: .compared,
+        what:
+            "paired.csv within each archetype: each policy minus the baseline policy over the archetype's devices, per seed and across seeds, with 95 % intervals (\"paired-archetypes.csv\" below)"
+    )
     public static let replications = ReportFile(
         name: "replications.csv", format: .csv(header: SeriesReports.replicationsHeader), folders: every,
         when: "`--replications R`, R ≥ 2", writer: "SeriesReports.replicationsCSV", readBack: .compared,
@@ -142,6 +149,14 @@ extension ReportFile {
         when: "`bgbench sweep --baseline-point PATH=VALUE`", writer: "PointPairs.csv", readBack: .compared,
         what:
             "each policy at each point minus the same policy at its reference point, device by device, with 95 % intervals (\"Points compared\" below)"
+    )
+    public static let paretoPairs = ReportFile(
+        name: "pareto-pairs.csv", format: .csv(header: ParetoPairs.header), folders: [.sweep],
+        when:
+            "`bgbench sweep` of at most \(SweepPlan.maxJointArms) distinct configurations meeting the same users",
+        writer: "SweepReport.paretoPairs", readBack: .compared,
+        what:
+            "each frontier point of the fleet minus its neighbour on the frontier, and each dominated point minus the frontier point dominating it: fresh-open rate and J/day, device by device, with 95 % intervals (\"Pareto pairs\" below)"
     )
     public static let long = ReportFile(
         name: "long.csv", format: .csv(header: LongTable.header), folders: every, when: "always",
@@ -198,8 +213,9 @@ extension ReportFile {
     /// Every report file, in the order `check --exact` compares them and `check --update`
     /// copies them (run.json last, as it marks a complete folder), the figures after.
     public static let all: [ReportFile] = [
-        summary, daily, hourly, server, devices, events, paired, replications, frontier, frontierMatched, pointPairs,
-        long,
+        summary, daily, hourly, server, devices, events, paired, pairedArchetypes, replications, frontier,
+        frontierMatched, pointPairs,
+        paretoPairs, long,
         scenario,
         scenarioPoint, shardState, run, headlinePNG, frontierPNG, dailyPNG, hourlyPNG, frontierCurvesPNG, stalenessPNG,
         energyPNG,

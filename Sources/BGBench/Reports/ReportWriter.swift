@@ -56,6 +56,8 @@ public enum ReportWriter {
         }
         if let baseline = report.baselinePolicy {
             files.append((ReportFile.paired.name, SeriesReports.pairedCSV(report, baseline: baseline)))
+            files.append(
+                (ReportFile.pairedArchetypes.name, SeriesReports.pairedArchetypesCSV(report, baseline: baseline)))
         }
         if report.request.replications > 1 {
             files.append((ReportFile.replications.name, SeriesReports.replicationsCSV(report)))

@@ -148,6 +148,72 @@ public enum SeriesReports {
         return csv.output
     }
 
+    public static let pairedArchetypesHeader = [
+        "scenario", "policy", "baseline", "archetype", "seed", "interval_kind", "metric", "devices", "policy_value",
+        "baseline_value", "difference", "difference_ci_low", "difference_ci_high", "excludes_zero",
+    ]
+
+    /// One archetype's paired comparisons of a policy with the baseline of the same seed,
+    /// one per metric of `pairedMetrics`; nil without them or without a device of it.
+    static func pairedEstimates(_ report: RunReport, _ r: PolicyResult, archetype a: Int) -> [PairedEstimate]? {
+        guard let paired = r.paired, a < paired.archetypes.count, paired.archetypes[a][0].n > 0,
+            let baseline = report.baselinePolicy,
+            let base = report.results.first(where: { $0.policy == baseline && $0.seed == r.seed })
+        else { return nil }
+        let battery = report.request.scenario.scenario.device.batteryWh * 3600
+        let serverJobs = r.result.archetypes[a][.serverJobs] > 0 || base.result.archetypes[a][.serverJobs] > 0
+        return zip(pairedMetrics, paired.archetypes[a]).map { metric, m in
+            metric.estimate(m, days: report.countedDays, batteryJoules: battery, serverJobs: serverJobs)
+        }
+    }
+
+    /// paired-archetypes.csv: paired.csv within each archetype. For each policy other than
+    /// the baseline and each archetype (summary.csv's order), the device-by-device
+    /// difference of every metric that splits by device over the archetype's devices, per
+    /// seed with its device-clustered 95 % interval (`devices`) and, replicated, the mean
+    /// over the seeds with the Student-t interval across them (`seeds`).
+    public static func pairedArchetypesCSV(_ report: RunReport, baseline: String) -> String {
+        var csv = CSVWriter("")
+        csv.row(pairedArchetypesHeader)
+        let name = report.request.scenario.scenario.name
+        for policy in report.request.policies where policy != baseline {
+            let runs = report.results.filter { $0.policy == policy && $0.paired != nil }
+            guard let names = runs.first?.result.archetypeNames else { continue }
+            for (a, archetype) in names.enumerated() {
+                var perSeed: [[PairedEstimate]] = []
+                for r in runs {
+                    guard let estimates = pairedEstimates(report, r, archetype: a) else { continue }
+                    perSeed.append(estimates)
+                    let devices = String(Int(r.paired!.archetypes[a][0].n))
+                    for (metric, e) in zip(pairedMetrics, estimates) {
+                        csv.row([
+                            name, policy, baseline, archetype, String(r.seed), "devices", metric.metric.name, devices,
+                            CSVNumber.format(e.policy), CSVNumber.format(e.baseline),
+                            CSVNumber.format(e.difference.value), CSVNumber.format(e.difference.low),
+                            CSVNumber.format(e.difference.high), mark(e.excludesZero),
+                        ])
+                    }
+                }
+                guard perSeed.count > 1, perSeed.count == runs.count, let across = acrossSeeds(perSeed) else {
+                    continue
+                }
+                for (k, metric) in pairedMetrics.enumerated() {
+                    let finite = perSeed.map { $0[k] }.filter { $0.difference.value.isFinite }
+                    func mean(_ x: (PairedEstimate) -> Double) -> Double {
+                        finite.isEmpty ? .nan : finite.reduce(0) { $0 + x($1) } / Double(finite.count)
+                    }
+                    let d = across[k].mean
+                    csv.row([
+                        name, policy, baseline, archetype, "", "seeds", metric.metric.name, "",
+                        CSVNumber.format(mean(\.policy)), CSVNumber.format(mean(\.baseline)), CSVNumber.format(d.value),
+                        CSVNumber.format(d.low), CSVNumber.format(d.high), mark(d.low.map { $0 > 0 || d.high! < 0 }),
+                    ])
+                }
+            }
+        }
+        return csv.output
+    }
+
     /// A policy's paired difference from the baseline across the seeds of a replicated
     /// run, one per metric of `pairedMetrics`: the mean over seeds of the per-seed
     /// differences with a Student-t interval (R − 1 degrees of freedom), their standard

@@ -74,8 +74,10 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     public var payloadSha256: String?
 
     /// 2: the header carries `payload_sha256`; 3: the tallies hold `denied_light_doze`
-    /// (one more quantity in every accumulator). The merge refuses any other format.
-    public static let formatVersion = 3
+    /// (one more quantity in every accumulator); 4: each paired tally carries its
+    /// archetypes' moments (paired-archetypes.csv) and a sweep's groups their joint sums.
+    /// The merge refuses any other format.
+    public static let formatVersion = 4
 
     /// The header of a shard made of `requests` (a run's one, a sweep's points').
     init(

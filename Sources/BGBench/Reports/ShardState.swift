@@ -30,7 +30,7 @@ public struct ShardState {
         }
     }
 
-    /// Adds a frontier's joint sums of one seed, after its run.
+    /// Adds joint sums after the runs: a frontier's of one seed, a sweep group's of one seed.
     package mutating func add(_ sums: JointSums) { sums.encode(&writer) }
 
     /// The text of shard.state.
@@ -59,10 +59,11 @@ public struct ShardState {
         return state.text(commandLine: state.requests.first?.commandLine ?? [])
     }
 
-    /// A payload's results, for the runs of `requests`, and a frontier's joint sums (of
-    /// `joint.quantities`): what `bgbench merge` adds up.
+    /// A payload's results, for the runs of `requests`, and the joint sums after them, one
+    /// of each layout of `joint` in order (a frontier's per seed; a sweep's per group that
+    /// keeps them and seed): what `bgbench merge` adds up.
     package static func decode(
-        _ payload: [UInt8], requests: [RunRequest], joint: (arms: Int, seeds: Int, quantities: [Quantity])?
+        _ payload: [UInt8], requests: [RunRequest], joint: [(arms: Int, quantities: [Quantity])]
     )
         throws(ShardStateError) -> (runs: [[PolicyResult]], joint: [JointSums])
     {
@@ -88,9 +89,7 @@ public struct ShardState {
             runs.append(results)
         }
         var sums: [JointSums] = []
-        if let joint {
-            for _ in 0..<joint.seeds { sums.append(try JointSums(arms: joint.arms, quantities: joint.quantities, &r)) }
-        }
+        for layout in joint { sums.append(try JointSums(arms: layout.arms, quantities: layout.quantities, &r)) }
         guard r.atEnd else { throw .malformed("\(payload.count - r.offset) bytes after the last result") }
         return (runs, sums)
     }
@@ -254,20 +253,28 @@ extension SeriesTally {
 extension PairedTally {
     func encode(_ w: inout StateWriter) {
         w.int(moments.count)
-        for m in moments {
-            w.double(m.n)
-            w.double(m.unequal)
-            w.exacts(m.sums)
+        w.int(archetypes.count)
+        for list in [moments] + archetypes {
+            for m in list {
+                w.double(m.n)
+                w.double(m.unequal)
+                w.exacts(m.sums)
+            }
         }
     }
     init(_ r: inout StateReader) throws(ShardStateError) {
         self.init()
         guard try r.count() == moments.count else { throw .malformed("paired tallies of another metric list") }
-        for k in moments.indices {
-            moments[k].n = try r.double()
-            moments[k].unequal = try r.double()
-            moments[k].sums = try r.exacts(PairedMoments.Sum.allCases.count)
+        archetypes = Array(repeating: Self.empty, count: try r.count())
+        func read(_ list: inout [PairedMoments]) throws(ShardStateError) {
+            for k in list.indices {
+                list[k].n = try r.double()
+                list[k].unequal = try r.double()
+                list[k].sums = try r.exacts(PairedMoments.Sum.allCases.count)
+            }
         }
+        try read(&moments)
+        for a in archetypes.indices { try read(&archetypes[a]) }
     }
 }
 

@@ -21,13 +21,15 @@ public struct SweepReport {
     public let axes: [SweepAxis]
     /// The `--set` options as typed (run.json's `scenario_overrides`).
     public let specs: [String]
-    private var points: [Point] = []
+    private(set) var points: [Point] = []
     private var base: RunManifest?
     /// The device-days and events simulated (run.json's rates): a sweep simulates each
     /// distinct configuration once (`SweepPlan`), fewer than its points'; nil for those.
     public var simulated: (deviceDays: Int, events: Double)?
     /// paired-points.csv's text (`--baseline-point`; ``PointPairs``), nil without it.
     public var pointPairs: String?
+    /// pareto-pairs.csv's text (``ParetoPairs``), nil when no group kept its joint sums.
+    public var paretoPairs: String?
 
     struct Point {
         var values: [String]
@@ -87,6 +89,7 @@ public struct SweepReport {
             files.append((name, out))
         }
         if let pointPairs { files.append((ReportFile.pointPairs.name, pointPairs)) }
+        if let paretoPairs { files.append((ReportFile.paretoPairs.name, paretoPairs)) }
         files.append(
             (
                 ReportFile.long.name,
@@ -146,8 +149,11 @@ public struct SweepReport {
 
     /// Whether each point × policy × archetype is on the freshness–energy frontier of its
     /// world (the values pooled over the seeds), in grid order; and, per seed, whether its
-    /// row is on the frontier of its world among that seed's rows.
-    func paretoFlags() -> (keys: [Key], front: [Key: Bool], inSeed: [SeedKey: Bool]) {
+    /// row is on the frontier of its world among that seed's rows; and the pooled
+    /// candidates, one per key.
+    func paretoFlags() -> (
+        keys: [Key], front: [Key: Bool], inSeed: [SeedKey: Bool], candidates: [ParetoCandidate]
+    ) {
         let header = SummarySchema.header
         let policy = header.firstIndex(of: "policy")!, archetype = header.firstIndex(of: "archetype")!
         let seed = header.firstIndex(of: "seed")!
@@ -180,7 +186,7 @@ public struct SweepReport {
         }
         return (
             keys, Dictionary(uniqueKeysWithValues: zip(keys, Self.pareto(candidates))),
-            Dictionary(uniqueKeysWithValues: zip(seedKeys, Self.pareto(seedCandidates)))
+            Dictionary(uniqueKeysWithValues: zip(seedKeys, Self.pareto(seedCandidates))), candidates
         )
     }
 
@@ -193,7 +199,7 @@ public struct SweepReport {
         let header = SummarySchema.header
         let policy = header.firstIndex(of: "policy")!, archetype = header.firstIndex(of: "archetype")!
         let seed = header.firstIndex(of: "seed")!
-        let (_, front, inSeed) = paretoFlags()
+        let (_, front, inSeed, _) = paretoFlags()
         var csv = CSVWriter("")
         csv.row(axes.map(\.path) + header + Self.paretoColumns)
         for (k, point) in points.enumerated() {
@@ -235,7 +241,7 @@ public struct SweepReport {
         let columns = metrics.map { m in
             (header.firstIndex(of: m)!, header.firstIndex(of: m + "_ci_low"), MetricTable.named(m)?.support ?? 0...1)
         }
-        let (keys, front, inSeed) = paretoFlags()
+        let (keys, front, inSeed, _) = paretoFlags()
         return keys.filter { $0.archetype == "all" }.map { key in
             let rows = points[key.point].summary.filter { $0[policy] == key.policy && $0[archetype] == "all" }
             let values = columns.map { c, low, support -> Estimate? in

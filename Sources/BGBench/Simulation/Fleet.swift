@@ -192,6 +192,7 @@ public enum Fleet {
                 for p in 0..<policies {
                     let start = DispatchTime.now().uptimeNanoseconds
                     worker.tallies.removeAll(keepingCapacity: true)
+                    worker.archetypes.removeAll(keepingCapacity: true)
                     worker.sink?.begin(block: block, result: options.rows!.firstResult + p)
                     runners[p].run(block, worker, loads[p], &totals.results[p])
                     worker.sink?.end()
@@ -199,7 +200,9 @@ public enum Fleet {
                     totals.busy[p] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                     progress?(size * options.days)
                 }
-                if !pairs.isEmpty { PairedTally.add(tallies, pairs: pairs, into: &totals.pairs) }
+                if !pairs.isEmpty {
+                    PairedTally.add(tallies, archetypes: worker.archetypes, pairs: pairs, into: &totals.pairs)
+                }
                 if joint != nil { for i in 0..<size { totals.joint!.add(tallies, device: i) } }
             }
             partials.buffer[w] = totals
@@ -246,7 +249,10 @@ public enum Fleet {
             worker.sink?.add(record, archetypeNames: result.archetypeNames)
             load.add(record.storage.load)
             storage = record.storage
-            if worker.keepsTallies { worker.tallies.append(record.tally) }
+            if worker.keepsTallies {
+                worker.tallies.append(record.tally)
+                worker.archetypes.append(record.archetype)
+            }
         }
         worker.storage = storage
     }
@@ -303,6 +309,8 @@ final class FleetWorker {
     var storage: RecorderStorage
     let keepsTallies: Bool
     var tallies: [DeviceTally] = []
+    /// Their archetypes (the same under every arm: the same users).
+    var archetypes: [Int] = []
     /// Where the devices' rows go, when a spool writes them (`RunOptions.rows`).
     var sink: RowSink?
     init(days: Int, firstDay: Int, keepsTallies: Bool) {

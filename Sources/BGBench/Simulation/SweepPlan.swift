@@ -108,15 +108,38 @@ public struct SweepPlan: Sendable {
         return arms * o.part.devices(of: o.devices).count * o.days * first.seeds.count
     }
 
+    /// The quantities whose per-device cross moments over a group's arms are kept for
+    /// pareto-pairs.csv (``ParetoPairs``): what the fresh-open rate and background energy
+    /// per device-day are read from.
+    public static let jointQuantities: [Quantity] = [.opens, .freshOpens, .backgroundEnergy]
+
+    /// The most arms a group's pass keeps joint sums for: they are (3 × arms)² / 2 exact
+    /// sums, added for every device, so a larger group writes no pareto-pairs.csv (64 arms:
+    /// 18,528 sums, a few per cent of the devices' simulation).
+    public static let maxJointArms = 64
+
+    /// Whether a group's pass keeps the joint sums: two arms or more, at most ``maxJointArms``.
+    func keepsJoint(_ group: Group) -> Bool { (2...Self.maxJointArms).contains(group.arms.count) }
+
+    /// The groups that keep joint sums, in order, with their arms' count: the layout of
+    /// the joint sums a sweep shard's shard.state carries after its points' results (per
+    /// group, per seed), so that `bgbench merge` reads and adds them.
+    public var jointGroups: [(points: [Int], armOf: [[Int]], arms: Int)] {
+        groups.filter(keepsJoint).map { ($0.points, $0.armOf, $0.arms.count) }
+    }
+
     /// Runs every group's pass for every seed and returns each point's report.
     public func run(progress: (@Sendable (Int) -> Void)? = nil) throws -> SweepRun {
         let start = DispatchTime.now()
         var results = [[PolicyResult]](repeating: [], count: points.count)
         var comparisons: [PointComparison] = []
+        var joints: [SweepRun.GroupJoint] = []
         var threads = 0, events = 0.0
         for group in groups {
             let first = points[group.points[0]]
             let resolved = first.options.resolvedThreads
+            let joint = keepsJoint(group) ? Self.jointQuantities : nil
+            var sums: [JointSums] = []
             for seed in first.seeds {
                 var options = first.options
                 options.seed = seed
@@ -124,7 +147,8 @@ public struct SweepPlan: Sendable {
                 let feed = Runner.feed(first.scenario.scenario, days: options.days, seed: seed)
                 let arms = group.arms.map { FleetArm(policy: PolicyRegistry.named($0.policy)!, scenario: $0.scenario) }
                 let run = try Fleet.simulate(
-                    arms: arms, pairs: group.pairs, options: options, feed: feed, progress: progress)
+                    arms: arms, pairs: group.pairs, joint: joint, options: options, feed: feed, progress: progress)
+                if let j = run.joint { sums.append(j) }
                 threads = max(threads, run.workers)
                 events += run.results.reduce(0) { $0 + $1.fleet[.events] }
                 func paired(_ a: Int, _ b: Int) -> PairedTally? {
@@ -152,13 +176,14 @@ public struct SweepPlan: Sendable {
                     }
                 }
             }
+            if joint != nil { joints.append(.init(points: group.points, armOf: group.armOf, sums: sums)) }
         }
         let seconds = Runner.seconds(since: start)
         let reports = points.indices.map { k in
             RunReport(request: points[k], results: results[k], wallSeconds: seconds, threads: threads)
         }
         return SweepRun(
-            reports: reports, comparisons: comparisons, wallSeconds: seconds,
+            reports: reports, comparisons: comparisons, joint: joints, wallSeconds: seconds,
             simulated: (simulatedDeviceDays, events), arms: arms)
     }
 }
@@ -170,11 +195,35 @@ public struct SweepRun: Sendable {
     /// Each point's policies compared with the same policy at its reference point, per
     /// seed, in grid, seed and policy order.
     public var comparisons: [PointComparison]
+    /// The groups whose passes kept their arms' joint sums (``SweepPlan/keepsJoint(_:)``).
+    public var joint: [GroupJoint]
     public var wallSeconds: Double
     /// The device-days and events simulated: each arm once.
     public var simulated: (deviceDays: Int, events: Double)
     /// Arms simulated per seed.
     public var arms: Int
+}
+
+extension SweepRun {
+    /// A group of points that met the same users, with its arms' per-device cross moments
+    /// of ``SweepPlan/jointQuantities`` per seed: any two of its arms can be compared
+    /// device by device after the run (``ParetoPairs``).
+    public struct GroupJoint: Sendable {
+        /// The group's points, in grid order.
+        public var points: [Int]
+        /// For each of the group's points, each of its policies' arm.
+        public var armOf: [[Int]]
+        /// Per seed, in seed order.
+        public var sums: [JointSums]
+
+        public init(points: [Int], armOf: [[Int]], sums: [JointSums]) {
+            self.points = points; self.armOf = armOf; self.sums = sums
+        }
+
+        /// The arm of `policy` (an index into the point's policies) at `point`, nil when
+        /// the point is not in the group.
+        public func arm(point: Int, policy: Int) -> Int? { points.firstIndex(of: point).map { armOf[$0][policy] } }
+    }
 }
 
 /// A policy at a sweep point compared with the same policy at the point's reference

@@ -19,8 +19,10 @@ public struct FrontierArm: Sendable {
 public struct FrontierRequest: Sendable {
     public var scenario: LoadedScenario
     public var policies: [String]
-    /// The policy whose point at the scenario's own parameters every arm is compared with;
-    /// nil: `fixed` when it is among `policies`, else the first.
+    /// What every arm is compared with: a policy's point at the scenario's own
+    /// parameters (its name), or one arm of its knob by the arm's label
+    /// (`fixed[interval=30m]`, ``Frontier/label(policy:knob:value:)``); nil: `fixed`'s
+    /// point when it is among `policies`, else the first policy's.
     public var baselinePolicy: String?
     /// Knob values by policy, replacing the declared sweep (`--knob fixed=15m,30m`).
     public var knobValues: [String: [String]]
@@ -54,8 +56,22 @@ public struct FrontierRequest: Sendable {
         self.options = options; self.replications = replications; self.commandLine = commandLine
     }
 
+    /// The baseline's policy (its curve is the one every policy is read against).
     public var resolvedBaseline: String {
-        baselinePolicy ?? (policies.contains(FixedPolicy.name) ? FixedPolicy.name : policies[0])
+        if let arm = baselineArm { return arm.policy }
+        return baselinePolicy ?? (policies.contains(FixedPolicy.name) ? FixedPolicy.name : policies[0])
+    }
+
+    /// The baseline as one arm of its policy's knob: `baselinePolicy` read as
+    /// `POLICY[KNOB=VALUE]`; nil for a policy's point.
+    public var baselineArm: (policy: String, knob: String, value: String)? {
+        guard let text = baselinePolicy, let open = text.firstIndex(of: "["), text.last == "]",
+            let eq = text[open...].firstIndex(of: "=")
+        else { return nil }
+        return (
+            String(text[..<open]), String(text[text.index(after: open)..<eq]),
+            String(text[text.index(after: eq)..<text.index(before: text.endIndex)])
+        )
     }
 
     /// Two policies' curves compared at matched energy: `policy`'s minus `reference`'s.
@@ -76,8 +92,11 @@ public enum FrontierError: Error, Equatable, CustomStringConvertible {
     case noPolicies
     case badKnobValue(policy: String, value: String, reason: String)
     case badQuality(String, reason: String)
+    /// `--baseline-policy POLICY[KNOB=VALUE]` naming no arm of the frontier.
+    case badBaselineArm(String, reason: String)
     public var description: String {
         switch self {
+        case .badBaselineArm(let text, let reason): "invalid value '\(text)' for '--baseline-policy': \(reason)"
         case .noPolicies: "a frontier needs at least one policy"
         case .badKnobValue(let policy, let value, let reason):
             "invalid value '\(value)' for '--knob \(policy)': \(reason)"
@@ -105,14 +124,16 @@ public enum Frontier {
         return (knob.field, request.knobValues[entry.name] ?? knob.sweep)
     }
 
-    /// The arms, in file order: the baseline's point first, then each policy's knob values
+    /// The arms, in file order: the baseline first (its policy's point, or the arm of its
+    /// knob `--baseline-policy POLICY[KNOB=VALUE]` names), then each policy's knob values
     /// in the given order (a policy without a knob: its point; the baseline's own policy
-    /// without a knob is not repeated).
+    /// without a knob, and the baseline's own arm, are not repeated).
     public static func arms(_ request: FrontierRequest) throws -> [FrontierArm] {
         guard !request.policies.isEmpty else { throw FrontierError.noPolicies }
         let base = request.scenario
         let baseline = request.resolvedBaseline
         var arms = [FrontierArm(label: baseline, policy: baseline, knob: nil, value: nil, scenario: base.scenario)]
+        if let text = request.baselinePolicy, let arm = try baselineArm(request, text) { arms[0] = arm }
         for name in request.policies {
             guard let entry = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }
             guard let (knob, values) = values(entry, request) else {
@@ -121,7 +142,7 @@ public enum Frontier {
                 }
                 continue
             }
-            for value in values {
+            for value in values where !(arms[0].policy == name && arms[0].value == value) {
                 let scenario: Scenario
                 do {
                     scenario = try ScenarioLoader.load(
@@ -139,6 +160,44 @@ public enum Frontier {
             }
         }
         return arms
+    }
+
+    /// The arm `--baseline-policy POLICY[KNOB=VALUE]` names, with its scenario; nil when
+    /// `text` names a policy's point. A label of no arm is an error naming the arms.
+    static func baselineArm(_ request: FrontierRequest, _ text: String) throws -> FrontierArm? {
+        guard text.contains("[") || text.contains("]") else { return nil }
+        guard let (policy, knob, value) = request.baselineArm, !policy.isEmpty, !value.isEmpty else {
+            throw FrontierError.badBaselineArm(
+                text, reason: "expected a policy run, or one arm of a policy's knob as POLICY[KNOB=VALUE]")
+        }
+        guard request.policies.contains(policy), let entry = PolicyRegistry.named(policy) else {
+            throw FrontierError.badBaselineArm(
+                text,
+                reason: "policy '\(policy)' is not among the policies run (\(request.policies.joined(separator: ", ")))"
+            )
+        }
+        guard let (field, values) = values(entry, request) else {
+            throw FrontierError.badBaselineArm(
+                text, reason: "policy '\(policy)' has no aggressiveness knob, so no arms")
+        }
+        let labels = values.map { label(policy: policy, knob: field, value: $0) }
+        guard knob == field, values.contains(value) else {
+            throw FrontierError.badBaselineArm(
+                text, reason: "no such arm; \(policy)'s arms are \(labels.joined(separator: ", "))")
+        }
+        let scenario: Scenario
+        do {
+            scenario = try ScenarioLoader.load(
+                json: request.scenario.resolvedJSON, file: request.scenario.file ?? "(built-in default)",
+                overrides: ["policies.\(policy).\(knob)=\(value)"]
+            ).scenario
+        } catch let error as ScenarioError {
+            let reason = error.problems.first.map { $0.message } ?? "\(error)"
+            throw FrontierError.badKnobValue(policy: policy, value: value, reason: reason)
+        }
+        return FrontierArm(
+            label: label(policy: policy, knob: knob, value: value), policy: policy, knob: knob, value: value,
+            scenario: scenario)
     }
 
     /// Runs every arm side by side, seed by seed.

@@ -117,7 +117,7 @@ public enum FrontierFiles {
     /// common energy range, with their differences.
     public static func matchedCSV(_ report: FrontierReport) -> String {
         let name = report.run.request.scenario.scenario.name
-        let baseline = report.request.resolvedBaseline
+        let baseline = report.arms[0].label
         var csv = CSVWriter("")
         csv.row(ReportFile.frontierMatched.header!)
         var blocks = report.seeds.indices.map { (String(report.seeds[$0]), "devices", report.matched(seed: $0)) }

@@ -124,7 +124,7 @@ public struct FrontierReport: Sendable {
                     rows.append(
                         Matched(
                             policy: policy, measure: measure, energy: nil, range: nil, value: nil,
-                            reference: measure == .atBaselineEnergy ? baseline : refLabel, difference: nil,
+                            reference: measure == .atBaselineEnergy ? self.arms[0].label : refLabel, difference: nil,
                             status: "single_point"))
                 }
                 continue
@@ -137,7 +137,7 @@ public struct FrontierReport: Sendable {
                     policy: policy, measure: .atBaselineEnergy, energy: eb, range: nil,
                     value: position == .inside
                         ? m.estimate { mu in curve(mu, m, arms: arms).value(at: energy(mu, m, arm: 0)) ?? .nan } : nil,
-                    reference: baseline,
+                    reference: self.arms[0].label,
                     difference: position == .inside ? difference(policy, minus: baseline, point: true, seed: s) : nil,
                     status: position.rawValue))
             // At fixed J/day, against the baseline policy's curve.

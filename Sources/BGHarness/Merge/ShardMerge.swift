@@ -119,12 +119,22 @@ public enum ShardMerge {
         do { quality = try header.frontier.map { try FrontierAxis.quality(named: $0.quality) } } catch {
             throw MergeError.refused("'\(parts[0].folder)/\(ShardState.fileName)': \(error)")
         }
-        let joint =
-            header.kind == .frontier
-            ? (
-                arms: requests[0].policies.count, seeds: seeds,
-                quantities: FrontierAxis.jointQuantities(quality: quality ?? .defaultQuality)
-            ) : nil
+        // The joint sums after the runs: a frontier's per seed; a sweep's per group that
+        // keeps them (SweepPlan.jointGroups) and seed.
+        let plan = header.kind == .sweep ? try SweepPlan(points: requests) : nil
+        let joint: [(arms: Int, quantities: [Quantity])] =
+            switch header.kind {
+            case .run: []
+            case .frontier:
+                Array(
+                    repeating: (
+                        requests[0].policies.count, FrontierAxis.jointQuantities(quality: quality ?? .defaultQuality)
+                    ), count: seeds)
+            case .sweep:
+                plan!.jointGroups.flatMap { g in
+                    Array(repeating: (g.arms, SweepPlan.jointQuantities), count: seeds)
+                }
+            }
         var runs: [[PolicyResult]]?, sums: [JointSums] = []
         let batch = max(1, threads)
         for first in stride(from: 0, to: parts.count, by: batch) {
@@ -167,6 +177,11 @@ public enum ShardMerge {
             let axes = zip(sweep.paths, sweep.values).map { SweepAxis(path: $0, values: $1) }
             var report = SweepReport(axes: axes, specs: sweep.specs)
             for (values, run) in zip(sweep.points, reports) { report.add(values, report: run) }
+            let groups = plan!.jointGroups.enumerated().map { g, group in
+                SweepRun.GroupJoint(
+                    points: group.points, armOf: group.armOf, sums: Array(sums[(g * seeds)..<((g + 1) * seeds)]))
+            }
+            report.paretoPairs = report.paretoPairs(reports: reports, joint: groups)?.csv
             return (
                 .sweep(report, points: reports.count, policies: requests[0].policies.count, seeds: requests[0].seeds),
                 headers
@@ -264,7 +279,7 @@ extension ShardMerge {
         for (s, sums) in shard.joint.enumerated() where sums.n != slice.devices(of: requests[0].options.devices).count {
             throw refuse(
                 0, nil,
-                "the frontier's joint sums of seed \(requests[0].seeds[s]) count \(sums.n) devices, but shard \(slice) holds \(slice.devices(of: requests[0].options.devices).count)"
+                "the \(part.header.kind == .sweep ? "sweep" : "frontier")'s joint sums of seed \(requests[0].seeds[s % requests[0].seeds.count]) count \(sums.n) devices, but shard \(slice) holds \(slice.devices(of: requests[0].options.devices).count)"
             )
         }
     }

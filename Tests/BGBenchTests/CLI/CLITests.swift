@@ -548,7 +548,7 @@ private let errorCases: [ErrorCase] = [
         // Two policies: paired.csv (baseline fixed) and the paired table, by default.
         #expect(
             result.output.hasSuffix(
-                "reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv, scenario.json, paired.csv, long.csv, run.json)\n"
+                "reports: \(out)/ (summary.csv, daily.csv, hourly.csv, server.csv, scenario.json, paired.csv, paired-archetypes.csv, long.csv, run.json)\n"
             ))
         #expect(
             result.output.contains(

@@ -113,7 +113,12 @@ import BGBenchTestSupport
         #expect(lines[11] == "fresh %: percent; the CSV files hold ratios (0 to 1)")
         // Each bar-off share is its own population; in each, fixed at 15m and 60m and `none`
         // (which reads no interval) once: 2 × 3 configurations, not 4 points × 2 policies.
-        #expect(lines[12].hasPrefix("4 points × 2 policies (6 distinct configurations simulated per seed), seed 1: "))
+        // Then the frontier pairs that are not significant (ParetoPairsTests), then the timing.
+        #expect(lines[12].hasPrefix("pareto-pairs.csv: "))
+        #expect(
+            lines.contains {
+                $0.hasPrefix("4 points × 2 policies (6 distinct configurations simulated per seed), seed 1: ")
+            })
     }
 
     /// With seeds, `pareto` compares the means over the seeds and `pareto_in_seed` each

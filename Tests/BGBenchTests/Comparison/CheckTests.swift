@@ -149,7 +149,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(exact.errors == "")
         #expect(
             exact.output
-                == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, paired.csv, long.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl, manifest)\n"
+                == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, paired.csv, paired-archetypes.csv, long.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl, manifest)\n"
         )
     }
 
@@ -376,8 +376,9 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         )
         #expect(edit.line == 3)
         let xml = try JUnitReader.read(junit)
-        // A test case per file: summary, daily, hourly, server, devices, paired, long, scenario.json, run.json.
-        #expect(xml.rootTests == 9 && xml.rootFailures == 1 && xml.failures == 1)
+        // A test case per file: summary, daily, hourly, server, devices, paired, paired-archetypes, long,
+        // scenario.json, run.json.
+        #expect(xml.rootTests == 10 && xml.rootFailures == 1 && xml.failures == 1)
 
         // devices.csv and run.json too, each file's first difference on its own line.
         let device = try editCSV(c + "/devices.csv", row: 210, column: "runs", to: "1000")
@@ -422,7 +423,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(result.code == 0)
         #expect(
             result.output
-                == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, events.csv, paired.csv, replications.csv, long.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl, manifest)\n"
+                == "'\(c)' is identical to baseline '\(b)': summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, events.csv, paired.csv, paired-archetypes.csv, replications.csv, long.csv, scenario.json, run.json (run.json without bgbench_version, execution, git_commit, gsl, manifest)\n"
         )
 
         // One number in each of server.csv, events.csv and replications.csv.
@@ -616,7 +617,7 @@ private final class JUnitReader: NSObject, XMLParserDelegate {
         #expect(result.errors == "")
         #expect(
             result.output
-                == "updated baseline '\(b)' from '\(c)': copied summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, paired.csv, long.csv, scenario.json, run.json; removed events.csv\n"
+                == "updated baseline '\(b)' from '\(c)': copied summary.csv, daily.csv, hourly.csv, server.csv, devices.csv, paired.csv, paired-archetypes.csv, long.csv, scenario.json, run.json; removed events.csv\n"
         )
         for name in ReportFolder.reportFiles
         where name != "events.csv" && FileManager.default.fileExists(atPath: c + "/" + name) {

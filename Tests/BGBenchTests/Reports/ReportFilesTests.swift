@@ -70,7 +70,8 @@ import BGBenchTestSupport
         #expect(
             ReportFolder.reportFiles == [
                 "summary.csv", "daily.csv", "hourly.csv", "server.csv", "devices.csv", "events.csv",
-                "paired.csv", "replications.csv", "frontier.csv", "frontier-matched.csv", "long.csv",
+                "paired.csv", "paired-archetypes.csv", "replications.csv", "frontier.csv", "frontier-matched.csv",
+                "long.csv",
                 "scenario.json", "run.json",
             ])
     }

@@ -112,7 +112,8 @@ import Testing
         let expected: [(String, [String])] = [
             ("summary.csv", SummarySchema.header), ("daily.csv", SeriesReports.dailyHeader),
             ("hourly.csv", SeriesReports.hourlyHeader), ("devices.csv", SeriesReports.devicesHeader),
-            ("paired.csv", SeriesReports.pairedHeader), ("server.csv", SeriesReports.serverHeader),
+            ("paired.csv", SeriesReports.pairedHeader),
+            ("paired-archetypes.csv", SeriesReports.pairedArchetypesHeader), ("server.csv", SeriesReports.serverHeader),
             ("events.csv", SeriesReports.eventsHeader), ("replications.csv", SeriesReports.replicationsHeader),
         ]
         let script = """

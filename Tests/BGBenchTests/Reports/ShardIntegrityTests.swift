@@ -56,7 +56,7 @@ import BGBenchTestSupport
         let parsed = try ShardHeader.parse(
             Substring(String(contentsOfFile: "\(folder)/shard.state", encoding: .utf8).split(separator: "\n")[0]))
         let request = try parsed.request(0)
-        var runs = try ShardState.decode(payload, requests: [request], joint: nil).runs
+        var runs = try ShardState.decode(payload, requests: [request], joint: []).runs
         edit(&runs[0][0].result)
         var w = StateWriter()
         for r in runs[0] {
@@ -96,7 +96,7 @@ import BGBenchTestSupport
         #expect(
             Self.merge(dir) == (
                 65,
-                "error: shard folder '\(dir)/a/1': its shard.state is format 1, this bgbench merges format 3 only: rerun the shard with this bgbench\n"
+                "error: shard folder '\(dir)/a/1': its shard.state is format 1, this bgbench merges format 4 only: rerun the shard with this bgbench\n"
             ))
     }
 

@@ -23,7 +23,7 @@ extension SweepTests {
     ]
     static let reportCSVs = [
         "summary.csv", "daily.csv", "hourly.csv", "server.csv", "devices.csv", "events.csv",
-        "paired.csv", "replications.csv",
+        "paired.csv", "paired-archetypes.csv", "replications.csv",
     ]
 
     @Test func everyRunOptionWorksAndEveryFileHasTheAxisColumn() throws {
@@ -32,7 +32,12 @@ extension SweepTests {
         let result = bgbench(Self.issueCommand + ["--out", out])
         #expect(result.code == 0, "\(result.errors)")
         let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        #expect(files == (Self.reportCSVs + ["long.csv", "run.json", "scenario-1.json", "scenario-2.json"]).sorted())
+        #expect(
+            files
+                == (Self.reportCSVs + [
+                    "long.csv", "pareto-pairs.csv", "run.json", "scenario-1.json", "scenario-2.json",
+                ])
+                .sorted())
         for name in Self.reportCSVs + ["long.csv"] {
             let table = try CSVTable(parsing: read(out + "/" + name))
             #expect(table.header.first == "population.bar_off_share", "\(name)")
@@ -59,7 +64,8 @@ extension SweepTests {
         #expect(
             exact.output
                 == "'\(again)' is identical to baseline '\(out)': summary.csv, daily.csv, hourly.csv, server.csv, "
-                + "devices.csv, events.csv, paired.csv, replications.csv, long.csv, scenario-1.json, scenario-2.json, run.json "
+                + "devices.csv, events.csv, paired.csv, paired-archetypes.csv, replications.csv, long.csv, pareto-pairs.csv, "
+                + "scenario-1.json, scenario-2.json, run.json "
                 + "(run.json without bgbench_version, execution, git_commit, gsl, manifest)\n")
         // A sweep's own files are compared too: long.csv changed (with its manifest entry).
         let long = try read(again + "/long.csv"),
