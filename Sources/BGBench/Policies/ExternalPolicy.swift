@@ -134,6 +134,9 @@ final class ExternalLease {
 /// The JSON lines of docs/protocol.md, version 1.
 enum ExternalProtocol {
     static let version = 1
+    /// The shortest wait for a handshake, in ms: a program's start-up (an interpreter and
+    /// its imports, on a loaded machine) may take longer than one answer.
+    static let handshakeWait = 30_000
 
     /// A broken exchange, said in a few words (the device and time are added by the caller).
     enum Failure: Error { case message(String) }
@@ -170,7 +173,7 @@ enum ExternalProtocol {
         let hello = "{\"type\":\"hello\",\"protocol\":\(version),\"bgbench\":\"\(BuildInfo.version)\"}\n"
         do {
             guard child.send(hello) else { throw Failure.message(child.exitText()) }
-            let line = try child.receive()
+            let line = try child.receive(within: max(child.timeoutMS, handshakeWait))
             return try handshake(line)
         } catch {
             guard case .message(let problem) = error as? Failure else { throw .handshake("\(error)") }
@@ -297,7 +300,7 @@ extension ExternalParameters {
             },
             .duration(
                 \.timeout, "timeout", in: .seconds(0.001)...(.minutes(60)),
-                "the longest wait for one answer (the handshake's too) before the run stops with an error"),
+                "the longest wait for one answer before the run stops with an error (the handshake's: this or 30 s, the longer)"),
         ]
     }
 }

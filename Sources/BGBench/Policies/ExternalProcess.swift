@@ -200,8 +200,10 @@ final class ExternalChild: @unchecked Sendable {
         }
     }
 
-    /// The next line the child writes, without its line break.
-    func receive() throws(ExternalProtocol.Failure) -> ArraySlice<UInt8> {
+    /// The next line the child writes, without its line break, within `wait` ms (default:
+    /// the policy's timeout).
+    func receive(within wait: Int? = nil) throws(ExternalProtocol.Failure) -> ArraySlice<UInt8> {
+        let wait = wait ?? timeoutMS
         if scanned > 0 && scanned == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             scanned = 0
@@ -219,13 +221,13 @@ final class ExternalChild: @unchecked Sendable {
                 throw .message("a line longer than \(Self.maxLine) bytes (docs/protocol.md, \"Limits\")")
             }
             let now = DispatchTime.now().uptimeNanoseconds
-            let end = deadline ?? now + UInt64(timeoutMS) * 1_000_000
+            let end = deadline ?? now + UInt64(wait) * 1_000_000
             deadline = end
-            guard now < end else { throw .message(timeoutText) }
+            guard now < end else { throw .message(timeoutText(wait)) }
             var poller = pollfd(fd: fromChild, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(min(Int(end - now) / 1_000_000 + 1, Int(Int32.max))))
             if ready < 0 && errno == EINTR { continue }
-            if ready == 0 { throw .message(timeoutText) }
+            if ready == 0 { throw .message(timeoutText(wait)) }
             if scanned > 0 {
                 buffer.removeSubrange(..<scanned)
                 start -= scanned
@@ -238,8 +240,10 @@ final class ExternalChild: @unchecked Sendable {
         }
     }
 
-    private var timeoutText: String {
-        "no answer within \(Double(timeoutMS) / 1000) s (policies.external.timeout)"
+    private func timeoutText(_ wait: Int) -> String {
+        wait == timeoutMS
+            ? "no answer within \(Double(wait) / 1000) s (policies.external.timeout)"
+            : "no answer within \(Double(wait) / 1000) s"
     }
 
     /// Why the answer pipe closed: the child's exit, if it has exited within 0.2 s.
