@@ -162,6 +162,45 @@ enum ExternalProtocol {
         ("state_changed", .stateChanged), ("midnight", .midnight),
     ]
 
+    /// An answer in the form the protocol's examples write (and `bgbench.Policy` sends),
+    /// read without the JSON parser: `{"seq":N,"decision":"keep"}`, `..."cancel"}` or
+    /// `..."request","at":T}`, no spaces, N and T plain integers; nil for anything else,
+    /// which the parser then reads (the same answer either way).
+    static func canonical(_ line: ArraySlice<UInt8>) -> (seq: Int, decision: WakeDecision)? {
+        var i = line.startIndex
+        func literal(_ text: StaticString) -> Bool {
+            let n = text.utf8CodeUnitCount
+            guard line.endIndex - i >= n else { return false }
+            for k in 0..<n where line[i + k] != text.utf8Start[k] { return false }
+            i += n
+            return true
+        }
+        func integer() -> Int64? {
+            var value: Int64 = 0, digits = 0
+            let first = i
+            while i < line.endIndex, line[i] >= 0x30, line[i] <= 0x39, digits < 18 {
+                value = value * 10 + Int64(line[i] - 0x30)
+                i += 1
+                digits += 1
+            }
+            // A leading zero, no digit or too many: the parser decides.
+            guard digits > 0, digits < 18, !(digits > 1 && line[first] == 0x30) else { return nil }
+            return value
+        }
+        guard literal(#"{"seq":"#), let seq = integer(), literal(#","decision":""#) else { return nil }
+        let decision: WakeDecision
+        if literal(#"keep"}"#) {
+            decision = .keep
+        } else if literal(#"cancel"}"#) {
+            decision = .cancel
+        } else if literal(#"request","at":"#), let at = integer(), literal("}") {
+            decision = .request(at: at)
+        } else {
+            return nil
+        }
+        return i == line.endIndex ? (Int(seq), decision) : nil
+    }
+
     /// A line as a message shows it: at most 120 bytes.
     static func excerpt(_ line: some Collection<UInt8>) -> String {
         let text = String(decoding: line.prefix(120), as: UTF8.self)
@@ -252,6 +291,12 @@ enum ExternalProtocol {
     static func decision(
         _ line: ArraySlice<UInt8>, seq: Int, now: SimTime, latest: SimTime
     ) throws(Failure) -> WakeDecision {
+        if let quick = canonical(line), quick.seq == seq {
+            switch quick.decision {
+            case .request(let at) where at < now || at > latest: break  // the full path says why
+            default: return quick.decision
+            }
+        }
         let o = try object(line)
         guard let got = integer(o["seq"]) else {
             throw .message("an answer without an integer \"seq\": \(excerpt(line))")
@@ -300,7 +345,8 @@ extension ExternalParameters {
             },
             .duration(
                 \.timeout, "timeout", in: .seconds(0.001)...(.minutes(60)),
-                "the longest wait for one answer before the run stops with an error (the handshake's: this or 30 s, the longer)"),
+                "the longest wait for one answer before the run stops with an error (the handshake's: this or 30 s, the longer)"
+            ),
         ]
     }
 }

@@ -248,3 +248,30 @@ import Testing
         #expect(drawn == expected)
     }
 }
+
+extension ExternalPolicyTests {
+    /// The quick reading of canonical answers gives the parser's answer, and leaves
+    /// everything else to it.
+    @Test(arguments: [
+        (#"{"seq":3,"decision":"keep"}"#, WakeDecision?.some(.keep)),
+        (#"{"seq":3,"decision":"cancel"}"#, .some(.cancel)),
+        (#"{"seq":3,"decision":"request","at":120}"#, .some(.request(at: 120))),
+        (#"{"seq":3,"decision":"request","at":0120}"#, nil),
+        (#"{"seq":3,"decision":"request","at":-1}"#, nil),
+        (#"{"seq":3,"decision":"request","at":1.5}"#, nil),
+        (#"{"seq":3, "decision":"keep"}"#, nil),
+        (#"{"seq":3,"decision":"keep"} "#, nil),
+        (#"{"seq":3,"decision":"keepx"}"#, nil),
+    ])
+    func canonicalAnswers(_ text: String, _ expected: WakeDecision?) throws {
+        let line = ArraySlice(text.utf8)
+        let quick = ExternalProtocol.canonical(line)
+        #expect(quick?.decision == expected, "\(text)")
+        if expected != nil { #expect(quick?.seq == 3) }
+        // Whichever path reads it, the answer (or the refusal) is the parser's.
+        let full = Result { () throws(ExternalProtocol.Failure) in
+            try ExternalProtocol.decision(line, seq: 3, now: 100, latest: 1000)
+        }
+        if let expected, case .success(let d) = full { #expect(d == expected) }
+    }
+}
