@@ -119,6 +119,15 @@ public struct ExternalPolicy: WakePolicy {
     }
 }
 
+/// What an `external` policy's handshake declared: recorded in run.json and in a shard's
+/// identity (`external_policy`), so a report names the policy, not only its command.
+public struct ExternalPolicyIdentity: Codable, Sendable, Equatable {
+    public var name: String
+    public var version: String
+    /// The knob as the handshake gave it (JSON text); absent when none was declared.
+    public var knob: String?
+}
+
 /// A device's hold on a process for its whole simulation: given back when the device's
 /// policy value goes (a process that broke the protocol is ended instead).
 final class ExternalLease {

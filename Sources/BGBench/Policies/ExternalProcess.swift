@@ -328,6 +328,12 @@ final class ExternalPool: Sendable {
 
     deinit { state.withLock { for child in $0.all { child.end() } } }
 
+    /// The policy the handshake named.
+    var identity: ExternalPolicyIdentity {
+        ExternalPolicyIdentity(
+            name: handshake.name, version: handshake.version, knob: handshake.knob.isEmpty ? nil : handshake.knob)
+    }
+
     /// A free process, started (and greeted) when none is free; nil once the run has failed.
     func checkout() -> ExternalChild? {
         let taken: ExternalChild?? = state.withLock { state in

@@ -154,8 +154,11 @@ public enum Fleet {
             }
             return runner
         }
-        let run = run(runners, pairs: pairs, joint: joint, options: options, progress: progress)
+        var run = run(runners, pairs: pairs, joint: joint, options: options, progress: progress)
         try finish()
+        for (i, input) in prepared.enumerated() {
+            if let pool = input as? ExternalPool { run.results[i].externalPolicy = pool.identity }
+        }
         return run
     }
 

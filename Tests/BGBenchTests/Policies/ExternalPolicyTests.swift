@@ -275,3 +275,37 @@ extension ExternalPolicyTests {
         if let expected, case .success(let d) = full { #expect(d == expected) }
     }
 }
+
+extension ExternalPolicyTests {
+    /// run.json names the policy the handshake declared, and so does a merged run.json.
+    @Test func runJSONRecordsTheHandshake() throws {
+        let command = ["--set", Self.command(["python3", Self.example, "--interval", "600"])]
+        let (result, out) = Self.run("external", devices: 70, days: 1, command)
+        try #require(result.code == 0, "\(result.errors)")
+        let expected =
+            #""external_policy" : {"# + "\n" + #"    "knob" : "{\"name\":\"interval\",\"value\":600000000}","#
+            + "\n" + #"    "name" : "fixed-py","# + "\n" + #"    "version" : "1""# + "\n  }"
+        let runJSON = try String(contentsOfFile: out + "/run.json", encoding: .utf8)
+        #expect(runJSON.contains(expected), "\(runJSON)")
+        let shards = freshFolder("external-identity")
+        for k in 0..<2 {
+            let r = bgbench(
+                ["--policy", "external", "--days", "1", "--devices", "70", "--quiet", "--allow-external"] + command
+                    + ["--shard", "\(k)/2", "--out", shards + "/\(k)"])
+            try #require(r.code == 0, "\(r.errors)")
+            let state = try String(contentsOfFile: shards + "/\(k)/shard.state", encoding: .utf8)
+            #expect(
+                state.contains(
+                    #""external_policy":{"knob":"{\"name\":\"interval\",\"value\":600000000}","name":"fixed-py","version":"1"}"#
+                ))
+        }
+        let merged = freshPath("external-identity-merged")
+        let m = bgbench(["merge", "--quiet", "--out", merged, shards])
+        try #require(m.code == 0, "\(m.errors)")
+        #expect(try String(contentsOfFile: merged + "/run.json", encoding: .utf8).contains(expected))
+        // Without external, no such key.
+        let (plain, plainOut) = Self.run("fixed", devices: 1, days: 1)
+        try #require(plain.code == 0)
+        #expect(!(try String(contentsOfFile: plainOut + "/run.json", encoding: .utf8)).contains("external_policy"))
+    }
+}
