@@ -309,3 +309,63 @@ extension ExternalPolicyTests {
         #expect(!(try String(contentsOfFile: plainOut + "/run.json", encoding: .utf8)).contains("external_policy"))
     }
 }
+
+extension ExternalPolicyTests {
+    /// SIGTERM to bgbench in the middle of a run: it exits 143, no report folder, and its
+    /// partner processes end with it (none left behind). A partner whose stdout would
+    /// corrupt a protocol on stdout prints freely (it goes to bgbench's stderr).
+    @Test func childrenEndWithTheParent() throws {
+        let folder = freshFolder("external-signal")
+        let script = folder + "/slow.py", pids = folder + "/pids"
+        try """
+        import json, os, sys, time
+        open(sys.argv[1], "a").write("%d\\n" % os.getpid())
+        r = os.fdopen(3, "rb")
+        w = os.fdopen(4, "wb", buffering=0)
+        for line in r:
+            m = json.loads(line)
+            print("a print() on stdout", m["type"])
+            if m["type"] == "hello":
+                w.write(b'{"type":"hello","protocol":1,"name":"slow","version":"1","callbacks":["run_started"]}\\n')
+                continue
+            time.sleep(0.02)
+            w.write(b'{"seq":%d,"decision":"request","at":%d}\\n' % (m["seq"], m["now"] + 3600 * 10**6))
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try ResourcesTests.builtBinary())
+        process.arguments = [
+            "--allow-external", "--policy", "external", "--days", "30", "--devices", "400", "--threads", "2",
+            "--quiet", "--set", Self.command(["python3", script, pids]), "--out", folder + "/out",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Both workers' processes started (or 20 s passed).
+        var started: [pid_t] = []
+        for _ in 0..<200 {
+            started = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+                pid_t($0)
+            }
+            if started.count >= 2 { break }
+            usleep(100_000)
+        }
+        try #require(!started.isEmpty && process.isRunning)
+        process.terminate()  // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 143)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out"))
+        // Every partner has ended within 3 s (kill(pid, 0) fails once it is gone and reaped
+        // by init; a zombie counts as ended).
+        func alive(_ pid: pid_t) -> Bool {
+            guard kill(pid, 0) == 0 else { return false }
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            return !stat.contains(") Z ")
+        }
+        var left = started
+        for _ in 0..<30 where !left.isEmpty {
+            usleep(100_000)
+            left = left.filter(alive)
+        }
+        #expect(left.isEmpty, "partners left running: \(left)")
+    }
+}
