@@ -22,6 +22,10 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case cannotCreate = 73
     /// EX_TEMPFAIL: another bgbench is writing the same report folder.
     case busy = 75
+    /// EX_PROTOCOL: an `external` policy's process could not start, or broke the protocol
+    /// (docs/protocol.md): it exited, wrote a malformed, out-of-order or impossible
+    /// answer, or did not answer in time.
+    case protocolError = 76
     /// 128 + SIGINT: interrupted; every output as it was.
     case interrupted = 130
     /// 128 + SIGTERM: terminated; every output as it was.

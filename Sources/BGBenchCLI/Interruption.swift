@@ -1,3 +1,4 @@
+import BGBench
 import Foundation
 import Synchronization
 
@@ -49,6 +50,7 @@ enum Interruption {
                 state.withLock { state in
                     guard !state.settled else { return }
                     for path in state.tracked { try? FileManager.default.removeItem(atPath: path) }
+                    ExternalProcesses.terminateAll()
                     let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
                     let line = "\nerror: interrupted by \(name): nothing was written, every output is as it was\n"
                     _ = line.withCString { write(2, $0, strlen($0)) }

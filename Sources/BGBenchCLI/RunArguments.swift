@@ -81,6 +81,11 @@ struct RunArguments {
                 help:
                     "check every device's counts against their identities (requests, runs, denials, opens) and stop at "
                     + "the first broken one: a soak's checking mode"),
+            .flag(
+                "allow-external", \.options.allowsExternal,
+                help:
+                    "let the external policy start the program its scenario names (policies.external.command; "
+                    + "docs/protocol.md): without it, a scenario never starts a process"),
             .flag("per-device", \.options.keepDevices, help: "also write devices.csv: every device's totals"),
             .integer(
                 "trace-devices", "K", \.options.traceDevices, in: 1...1000,

@@ -218,6 +218,7 @@ public enum PolicyRegistry {
         PolicyEntry(LogisticPolicy.self),
         PolicyEntry(PushPolicy.self),
         PolicyEntry(SchedulePolicy.self),
+        PolicyEntry(ExternalPolicy.self),
         PolicyEntry(OraclePolicy.self),
         PolicyEntry(ProphetPolicy.self),
     ]

@@ -143,6 +143,7 @@ public enum ReportWriter {
             warmupDays: r.options.warmupDays, deviceDays: report.deviceDays,
             events: Int(report.events), gsl: BuildInfo.gslVersion,
             opensTrace: r.opensTraceIdentity,
+            externalPolicy: report.results.lazy.compactMap { $0.result.externalPolicy }.first,
             shard: r.options.shard.map { RunManifest.ShardPart($0, devices: r.options.devices) },
             execution: .init(
                 commandLine: r.commandLine, threads: report.threads,
@@ -304,6 +305,8 @@ package struct RunManifest: Encodable {
     var gsl: String
     /// The replayed opens trace, when there is one (absent otherwise).
     var opensTrace: OpensTraceIdentity?
+    /// What the `external` policy's handshake declared (absent for other policies).
+    var externalPolicy: ExternalPolicyIdentity? = nil
     /// The part of the run a shard folder holds (absent otherwise).
     var shard: ShardPart?
     /// The only fields that vary between identical runs (timing, threads, command line).

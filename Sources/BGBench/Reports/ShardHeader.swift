@@ -22,6 +22,9 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         public var perDevice: Bool
         public var traceDevices: Int
         public var opensTrace: OpensTraceIdentity?
+        /// What the `external` policy's handshake declared (absent for other policies):
+        /// shards whose processes declared another policy or version do not merge.
+        public var externalPolicy: ExternalPolicyIdentity? = nil
     }
 
     /// A sweep's axes (path and values), its `--set` options and each point's values.

@@ -27,6 +27,9 @@ public struct RunOptions: Sendable {
     /// report folder, ``RowSpool``), and the index among the spool's results of this fleet
     /// run's first policy; nil: they are kept in memory (`FleetResult.devices`, `.trace`).
     public var rows: (spool: RowSpool, firstResult: Int)?
+    /// Whether the `external` policy may start the program its scenario names
+    /// (`--allow-external`): without it, a run of it stops before any process starts.
+    public var allowsExternal = false
     /// The shard simulated: `shard`, or the whole fleet.
     public var part: Shard { shard ?? .whole }
     public init(
@@ -125,11 +128,25 @@ public enum Fleet {
         for (i, arm) in arms.enumerated() where !first.meetsTheSameUsers(as: arm.scenario) {
             throw SimulationError.armsDiffer(arm: i)
         }
+        if !options.allowsExternal && arms.contains(where: { $0.policy.name == ExternalPolicy.name }) {
+            throw ExternalPolicyError.notAllowed
+        }
+        var prepared: [(any Sendable)?] = []
+        // Processes an arm started end with the run, and its partner's failure is the run's.
+        func finish() throws {
+            for case let pool as ExternalPool in prepared { try pool.finish() }
+        }
         let runners = try arms.map { arm in
+            let input: (any Sendable)?
+            do { input = try arm.policy.prepare(arm.scenario) } catch {
+                try? finish()
+                throw error
+            }
+            prepared.append(input)
             let context = DeviceRunContext(
                 scenario: arm.scenario, seed: options.seed, horizon: SimTime(options.days) * Clock.day,
                 countFrom: SimTime(options.warmupDays) * Clock.day, feed: feed, traceDevices: options.traceDevices,
-                opensTrace: options.opensTrace, prepared: try arm.policy.prepare(arm.scenario))
+                opensTrace: options.opensTrace, prepared: input)
             let job = FleetJob(context: context, options: options, platform: arm.scenario.platform.name)
             guard let runner = PlatformRegistry.visit(job.platform, PlatformBlocks(policy: arm.policy.calls, job: job))
             else {
@@ -137,7 +154,12 @@ public enum Fleet {
             }
             return runner
         }
-        return run(runners, pairs: pairs, joint: joint, options: options, progress: progress)
+        var run = run(runners, pairs: pairs, joint: joint, options: options, progress: progress)
+        try finish()
+        for (i, input) in prepared.enumerated() {
+            if let pool = input as? ExternalPool { run.results[i].externalPolicy = pool.identity }
+        }
+        return run
     }
 
     /// The fleet totals of `simulate`.

@@ -157,9 +157,13 @@ public enum ShardMerge {
         let headers = parts.map(\.header)
         let threads = headers.map(\.threads).max() ?? 1
         let seconds = Runner.seconds(since: started)
-        var reports = zip(requests, runs ?? []).map { request, results in
+        var reports = zip(header.runs, zip(requests, runs ?? [])).map { identity, run in
+            let (request, results) = run
             var finished = results
             for i in finished.indices {
+                if finished[i].policy == ExternalPolicy.name {
+                    finished[i].result.externalPolicy = identity.externalPolicy
+                }
                 finished[i].result.finish()
                 finished[i].result.serverLoad.fold()
                 finished[i].workers = threads

@@ -30,7 +30,7 @@ import BGBenchTestSupport
     @Test func readmeTableIsTheDeclaredCodes() throws {
         let table = try Self.readmeTable()
         #expect(table == ExitCode.allCases.map(\.rawValue))
-        #expect(table == [0, 1, 64, 65, 66, 69, 70, 71, 73, 75, 130, 143])
+        #expect(table == [0, 1, 64, 65, 66, 69, 70, 71, 73, 75, 76, 130, 143])
     }
 
     /// "Exit codes of `check` and `bench --baseline`: 0 ...; 1 ...; 64 usage; ...": each a
@@ -107,6 +107,13 @@ import BGBenchTestSupport
         // 73: the reports cannot be written (a file where the folder's parent would be).
         try Data().write(to: URL(fileURLWithPath: dir + "/file"))
         #expect(bgbench(small + ["--out", dir + "/file/out"]).code == ExitCode.cannotCreate.rawValue)
+        // 76: an external policy's program that cannot start (ExternalPolicyTests: every bad partner).
+        let external = bgbench(
+            small + [
+                "--policy", "external", "--allow-external", "--set", #"policies.external.command=["/nonexistent"]"#,
+                "--out", dir + "/e",
+            ])
+        #expect(external.code == ExitCode.protocolError.rawValue)
         // 69: plot without python3 on the PATH (a child: the PATH is the process's).
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try ResourcesTests.builtBinary())

@@ -12,14 +12,29 @@ the folder's long.csv (`report.units`, each DataFrame's `.attrs["units"]`).
 
 from .binary import find_binary, version
 from .errors import BGBenchError, BinaryNotFound, ReportError
-from .report import Report, read
-from .runner import frontier, run, sweep
+from .policy import CANCEL, Policy, Random, View
+
+# pandas is imported when a report is first read or run, so that a policy served over
+# the external protocol (bgbench.Policy) needs the standard library only.
+_LAZY = {"Report": "report", "read": "report", "run": "runner", "sweep": "runner", "frontier": "runner"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'bgbench' has no attribute {name!r}")
 
 __all__ = [
+    "CANCEL",
     "BGBenchError",
     "BinaryNotFound",
     "Report",
+    "Policy",
+    "Random",
     "ReportError",
+    "View",
     "find_binary",
     "frontier",
     "read",

@@ -1,0 +1,106 @@
+"""The external-policy protocol from Python (docs/protocol.md): bgbench.Policy's answers
+message by message, bgbench's generator, and python/examples/fixed_policy.py, whose
+summary.csv is the built-in fixed's figure for figure."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import bgbench
+from bgbench.policy import CANCEL, Policy, Random
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "python" / "examples" / "fixed_policy.py"
+
+
+class _Demo(Policy):
+    name = "demo"
+    version = "3"
+    callbacks = ("opened", "run_ended")
+    knob = {"name": "gap", "value": 60}
+
+    def start(self, view):
+        self.first = view.random.uniform()
+        return view.now + 10
+
+    def opened(self, view):
+        return CANCEL
+
+    def run_ended(self, view):
+        return None if view.status == "killed" else view.now + 5
+
+
+def _serve(policy: Policy, messages) -> list:
+    requests = io.BytesIO("".join(json.dumps(m) + "\n" for m in messages).encode())
+    answers = io.BytesIO()
+    policy.serve(requests, answers)
+    return [json.loads(line) for line in answers.getvalue().decode().splitlines()]
+
+
+def test_policy_answers_message_by_message() -> None:
+    view = {"battery": 1.0, "charging": False, "low_power": False, "network": "wifi", "screen_on": False}
+    start = {"type": "start", "seq": 0, "device": 4, "now": 0, "horizon": 10**9, "platform": "ios-bgtask"}
+    answers = _serve(
+        _Demo(),
+        [
+            {"type": "hello", "protocol": 1, "bgbench": "0.1.0"},
+            dict(start, seed=[1, 2, 3, 4], **view),
+            {"type": "opened", "seq": 1, "device": 4, "now": 7, **view},
+            {"type": "run_ended", "seq": 2, "device": 4, "now": 9, "status": "killed", **view},
+            {"type": "run_ended", "seq": 3, "device": 4, "now": 11, "status": "new_data", **view},
+        ],
+    )
+    assert answers == [
+        {
+            "type": "hello",
+            "protocol": 1,
+            "name": "demo",
+            "version": "3",
+            "callbacks": ["opened", "run_ended"],
+            "knob": {"name": "gap", "value": 60},
+        },
+        {"seq": 0, "decision": "request", "at": 10},
+        {"seq": 1, "decision": "cancel"},
+        {"seq": 2, "decision": "keep"},
+        {"seq": 3, "decision": "request", "at": 16},
+    ]
+
+
+def test_denial_grid_goes_into_the_hello() -> None:
+    class Grid(Policy):
+        name, version, denial_grid = "g", "1", 900 * 10**6
+
+    (hello,) = _serve(Grid(), [{"type": "hello", "protocol": 1}])
+    assert hello["denials"] == {"rule": "grid", "interval": 900 * 10**6}
+    assert hello["callbacks"] == []
+
+
+def test_random_is_xoshiro256_starstar() -> None:
+    # The reference output of xoshiro256** from state (1, 2, 3, 4): 11520, 0, 1509978240, 1215971899390074240.
+    r = Random([1, 2, 3, 4])
+    assert [r.next() for _ in range(4)] == [11520, 0, 1509978240, 1215971899390074240]
+    assert Random([1, 2, 3, 4]).uniform() == (11520 >> 11) * 2.0**-53
+
+
+def test_python_fixed_is_fixed(binary: str, tmp_path: Path) -> None:
+    command = json.dumps([sys.executable, str(EXAMPLE), "--interval", "900"])
+    report = bgbench.run(
+        policy="external,fixed",
+        days=7,
+        devices=50,
+        set={"policies.external.command": command},
+        extra_args=["--allow-external", "--threads", "2"],
+        out=tmp_path / "run",
+        binary=binary,
+    )
+    summary = report.summary
+    external = summary[summary["policy"] == "external"].drop(columns="policy").reset_index(drop=True)
+    fixed = summary[summary["policy"] == "fixed"].drop(columns="policy").reset_index(drop=True)
+    assert len(external) == len(fixed) > 1
+    assert external.equals(fixed), external.compare(fixed)
+    assert external.loc[0, "runs_per_day"] > 1
+    shutil.rmtree(tmp_path / "run")
