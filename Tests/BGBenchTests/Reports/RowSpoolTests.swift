@@ -131,6 +131,16 @@ import BGBenchTestSupport
         }
         // FIPS 180-4's example "abc".
         #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        // And its long message, a million times "a" (many blocks: the length field counts
+        // every byte fed, not the last block's), whole and fed in pieces.
+        let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        let expected = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        #expect(SHA256.hex(million) == expected)
+        var pieces = SHA256.Hasher()
+        for start in stride(from: 0, to: million.count, by: 4093) {
+            pieces.update(Array(million[start..<min(million.count, start + 4093)]))
+        }
+        #expect(pieces.hex() == expected)
     }
 
     /// From the command line: --threads 1 and 2 write the same devices.csv and events.csv,
