@@ -22,11 +22,14 @@ KINDS = ["run", "replicated", "shard", "merged", "sweep", "frontier"]
 
 # The files each folder kind has (Reports/README.md, the table of report files).
 EXPECTED = {
-    "run": {"summary", "daily", "hourly", "server", "paired", "long"},
-    "replicated": {"summary", "daily", "hourly", "server", "paired", "long", "replications", "devices", "events"},
-    "shard": {"summary", "daily", "hourly", "server", "paired", "long"},
-    "merged": {"summary", "daily", "hourly", "server", "paired", "long"},
-    "sweep": {"summary", "daily", "hourly", "server", "long"},
+    "run": {"summary", "daily", "hourly", "server", "paired", "paired_archetypes", "long"},
+    "replicated": {
+        "summary", "daily", "hourly", "server", "paired", "paired_archetypes", "long", "replications", "devices",
+        "events",
+    },
+    "shard": {"summary", "daily", "hourly", "server", "paired", "paired_archetypes", "long"},
+    "merged": {"summary", "daily", "hourly", "server", "paired", "paired_archetypes", "long"},
+    "sweep": {"summary", "daily", "hourly", "server", "long", "pareto_pairs"},
     "frontier": {"summary", "paired", "long", "frontier", "frontier_matched"},
 }
 
