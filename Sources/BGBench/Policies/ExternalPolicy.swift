@@ -128,6 +128,11 @@ public struct ExternalPolicyIdentity: Codable, Sendable, Equatable {
     public var knob: String?
 }
 
+extension ExternalPolicyIdentity: CustomStringConvertible {
+    /// `NAME VERSION` and the knob when there is one, as an error message names it.
+    public var description: String { "\(name) \(version)" + (knob.map { " knob \($0)" } ?? "") }
+}
+
 /// A device's hold on a process for its whole simulation: given back when the device's
 /// policy value goes (a process that broke the protocol is ended instead).
 final class ExternalLease {

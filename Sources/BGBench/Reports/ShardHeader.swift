@@ -189,15 +189,22 @@ public struct ShardHeader: Codable, Sendable, Equatable {
             ]
         }
         for (a, b) in zip(runs, other.runs) {
+            let (sa, sb) = (a.comparedScenario, b.comparedScenario)
             fields += [
                 (
-                    "scenario",
-                    a.resolvedScenario == b.resolvedScenario ? "" : "resolved scenario (\(text(a.scenarioFile)))",
-                    a.resolvedScenario == b.resolvedScenario ? "" : "that of \(text(b.scenarioFile))"
+                    "external policy", text(a.externalPolicy.map(\.description)),
+                    text(b.externalPolicy.map(\.description))
+                ),
+                (
+                    "scenario", sa == sb ? "" : "resolved scenario (\(text(a.scenarioFile)))",
+                    sa == sb ? "" : "that of \(text(b.scenarioFile))"
                 ),
                 ("scenario file", text(a.scenarioFile), text(b.scenarioFile)),
                 ("scenario SHA-256", a.scenarioSha256, b.scenarioSha256),
-                ("overrides", a.scenarioOverrides.joined(separator: " "), b.scenarioOverrides.joined(separator: " ")),
+                (
+                    "overrides", a.comparedOverrides.joined(separator: " "),
+                    b.comparedOverrides.joined(separator: " ")
+                ),
                 ("policies", a.policies.joined(separator: ","), b.policies.joined(separator: ",")),
                 ("baseline policy", text(a.baselinePolicy), text(b.baselinePolicy)), ("seed", "\(a.seed)", "\(b.seed)"),
                 ("replications", "\(a.replications)", "\(b.replications)"), ("devices", "\(a.devices)", "\(b.devices)"),
@@ -209,6 +216,36 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         }
         guard let (name, x, y) = fields.first(where: { $0.1 != $0.2 }) else { return nil }
         return "its \(name) is \(x.isEmpty ? "''" : x), expected \(y.isEmpty ? "''" : y)"
+    }
+}
+
+extension ShardHeader.Identity {
+    /// The resolved scenario as shards compare it: without `policies.external.command`
+    /// when the external policy ran. The command says where its program lies on one
+    /// machine; what it is, the handshake says (`externalPolicy`, compared on its own), so
+    /// shards of one run given another path on each node merge (docs/protocol.md, "Shards").
+    var comparedScenario: String {
+        guard externalPolicy != nil,
+            var root = try? JSONSerialization.jsonObject(with: Data(resolvedScenario.utf8)) as? [String: Any],
+            var policies = root["policies"] as? [String: Any],
+            var external = policies[ExternalPolicy.name] as? [String: Any]
+        else { return resolvedScenario }
+        external["command"] = nil
+        policies[ExternalPolicy.name] = external
+        root["policies"] = policies
+        guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]) else {
+            return resolvedScenario
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The `--set` overrides as shards compare them: without the external command's (above).
+    var comparedOverrides: [String] {
+        guard externalPolicy != nil else { return scenarioOverrides }
+        return scenarioOverrides.filter {
+            $0.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
+                != "policies.\(ExternalPolicy.name).command"
+        }
     }
 }
 

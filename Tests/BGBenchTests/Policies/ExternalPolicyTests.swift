@@ -83,6 +83,39 @@ import Testing
         #expect(try Self.summary(merged) == Self.summary(one.out))
     }
 
+    /// Nodes of a cluster name one program by other paths: shards whose commands differ
+    /// but whose handshakes agree merge into the whole run's summary; shards whose
+    /// handshakes differ (another interval, so another knob) are refused, naming both.
+    @Test func shardsMergeWhateverPathEachNodeGave() throws {
+        let spellings = [["python3", Self.example], ["env", "python3", Self.example]]
+        let whole = Self.run("external", devices: 40, days: 2, ["--set", Self.command(spellings[0])])
+        try #require(whole.result.code == 0, "\(whole.result.errors)")
+        func shards(_ commands: [[String]]) throws -> String {
+            let folder = freshFolder("external-nodes")
+            for (k, command) in commands.enumerated() {
+                let r = bgbench(
+                    ["--policy", "external", "--days", "2", "--devices", "40", "--quiet", "--allow-external"]
+                        + ["--set", Self.command(command), "--shard", "\(k)/2", "--out", folder + "/\(k)"])
+                try #require(r.code == 0, "\(r.errors)")
+            }
+            return folder
+        }
+        let merged = freshPath("external-nodes-merged")
+        let m = bgbench(["merge", "--quiet", "--out", merged, try shards(spellings)])
+        try #require(m.code == 0, "\(m.errors)")
+        #expect(try Self.summary(merged) == Self.summary(whole.out))
+
+        let other = spellings[1] + ["--interval", "600"]
+        let refused = bgbench([
+            "merge", "--quiet", "--out", freshPath("external-refused"), try shards([spellings[0], other]),
+        ])
+        #expect(refused.code == 65)
+        #expect(
+            refused.errors.contains(
+                #"its external policy is fixed-py 1 knob {"name":"interval","value":600000000}, expected fixed-py 1 knob {"name":"interval","value":900000000}"#
+            ), "\(refused.errors)")
+    }
+
     /// A scenario alone never starts a process: without `--allow-external`, one line, exit
     /// 64, nothing written, and the program named is not run.
     @Test func aRunMustAllowIt() throws {
