@@ -235,9 +235,9 @@ public enum Fleet {
         for w in 1..<workers { run.merge(partials.buffer[w].take()!) }
         for p in 0..<policies {
             run.results[p].finish()
-            run.results[p].serverLoad = loads[p].take(days: options.days, firstDay: options.warmupDays)
             // A shard keeps the per-day counts for the merge; a whole run needs only their fold.
-            if options.shard == nil { run.results[p].serverLoad.fold() }
+            run.results[p].serverLoad = loads[p].take(
+                days: options.days, firstDay: options.warmupDays, keepingDays: options.shard != nil)
         }
         return FleetRun(
             results: run.results, paired: nil, pairs: run.pairs, busySeconds: run.busy, workers: workers,
