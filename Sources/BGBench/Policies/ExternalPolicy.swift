@@ -1,29 +1,64 @@
 import Foundation
 
-/// `external`: a policy in another process, in any language (docs/protocol.md). bgbench
-/// starts `policies.external.command` (only when the command line says
-/// `--allow-external`), one process per worker thread at most, and asks it, device by
-/// device, what a Swift policy would decide, over the process's fds 3 and 4 in JSON lines:
-/// the handshake names the policy and the callbacks it subscribes to (the others are
-/// answered `keep` here, never sent), and may declare a denial rule (`grid`: the next
-/// point of the request's grid, as `fixed` answers) that bgbench applies itself instead of
-/// sending each denial. A partner that breaks the protocol stops the run with one line
-/// naming the device, the simulated time and the message (``ExternalPolicyError``).
-public struct ExternalPolicy: WakePolicy {
-    public static let name = "external"
-    public static let summary =
-        "a policy in another process, any language (policies.external.command, --allow-external; docs/protocol.md)"
+/// The external policies a run can hold side by side, each its own program and
+/// parameters (`policies.external.command`, `policies.external2.command`, ...): compared
+/// paired as built-in policies are (docs/protocol.md, "Several external policies").
+public enum ExternalPolicies {
+    /// `external`: the one most runs use, whose errors read `external policy: ...`.
+    public enum First: ExternalSlot { public static let name = "external" }
+    public enum Second: ExternalSlot { public static let name = "external2" }
+    public enum Third: ExternalSlot { public static let name = "external3" }
+
+    public static let first = First.name
+    /// Every external policy's name, in registry order.
+    public static let names = [First.name, Second.name, Third.name]
+
+    /// What the handshakes of the external policies among `results` declared, by policy
+    /// name; nil when none ran (run.json's and a shard identity's `external_policies`).
+    public static func identities(_ results: [PolicyResult]) -> [String: ExternalPolicyIdentity]? {
+        let pairs = results.compactMap { r in r.result.externalPolicy.map { (r.policy, $0) } }
+        return pairs.isEmpty ? nil : Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+    }
+    /// The registry's entries (`PolicyRegistry.builtIn`).
+    static let entries = [
+        PolicyEntry(ExternalPolicy<First>.self), PolicyEntry(ExternalPolicy<Second>.self),
+        PolicyEntry(ExternalPolicy<Third>.self),
+    ]
+}
+
+/// One of the external policies' names (``ExternalPolicies``).
+public protocol ExternalSlot: Sendable {
+    static var name: String { get }
+}
+
+/// `external` (and `external2`, `external3`): a policy in another process, in any
+/// language (docs/protocol.md). bgbench starts `policies.<name>.command` (only when the
+/// command line says `--allow-external`), one process per worker thread at most, and
+/// asks it, device by device, what a Swift policy would decide, over the process's fds 3
+/// and 4 in JSON lines: the handshake names the policy and the callbacks it subscribes to
+/// (the others are answered `keep` here, never sent), and may declare a denial rule
+/// (`grid`: the next point of the request's grid, as `fixed` answers) that bgbench applies
+/// itself instead of sending each denial. A partner that breaks the protocol stops the
+/// run with one line naming the device, the simulated time and the message
+/// (``ExternalPolicyError``).
+public struct ExternalPolicy<Slot: ExternalSlot>: WakePolicy {
+    public static var name: String { Slot.name }
+    public static var summary: String {
+        Slot.name == ExternalPolicies.first
+            ? "a policy in another process, any language (policies.external.command, --allow-external; docs/protocol.md)"
+            : "another external policy beside `external`, run side by side with it (policies.\(Slot.name).command)"
+    }
     public static var needsInput: Bool { true }
     /// Every callback reaches the policy value, which sends only those the process
     /// subscribed to: the subscriptions are known at the handshake, not when compiled.
-    public static let callbacks: PolicyCallbacks = .all
+    public static var callbacks: PolicyCallbacks { .all }
 
     /// Starts the first process and reads its handshake (`Fleet` refuses first when the
     /// command line did not allow external processes).
     public static func prepare(_ scenario: Scenario) throws -> (any Sendable)? {
-        let p = scenario.policies[ExternalPolicy.self]
+        let p = scenario.policies[Self.self]
         return try ExternalPool(
-            command: p.command, timeoutMS: max(1, Int(p.timeout.ticks / Clock.millisecond)))
+            policy: Slot.name, command: p.command, timeoutMS: max(1, Int(p.timeout.ticks / Clock.millisecond)))
     }
 
     let pool: ExternalPool
@@ -41,7 +76,7 @@ public struct ExternalPolicy: WakePolicy {
 
     public init(_ context: PolicyContext) {
         guard let pool = context.prepared as? ExternalPool else {
-            preconditionFailure("external runs with the processes ExternalPolicy.prepare started")
+            preconditionFailure("\(Slot.name) runs with the processes ExternalPolicy.prepare started")
         }
         self.pool = pool
         device = context.deviceIndex
@@ -119,8 +154,9 @@ public struct ExternalPolicy: WakePolicy {
     }
 }
 
-/// What an `external` policy's handshake declared: recorded in run.json and in a shard's
-/// identity (`external_policy`), so a report names the policy, not only its command.
+/// What an external policy's handshake declared: recorded in run.json and in a shard's
+/// identity (`external_policies`, by policy name), so a report names the policy, not only
+/// its command.
 public struct ExternalPolicyIdentity: Codable, Sendable, Equatable {
     public var name: String
     public var version: String

@@ -16,19 +16,36 @@ public enum ExternalPolicyError: Error, Equatable, CustomStringConvertible {
     /// A device's exchange went wrong: at simulated time `time`, in answer to `request`
     /// (the message's type), with `problem` saying what.
     case partner(device: Int, time: SimTime, request: String, problem: String)
+    /// One of the above, of the external policy `policy` but the first (`external2`, ...).
+    indirect case named(_ policy: String, ExternalPolicyError)
 
-    public var description: String {
+    /// The error of the external policy named `policy` (`external`, `external2`, ...):
+    /// the first one's errors read as they always did, the others' name their policy.
+    func named(_ policy: String) -> ExternalPolicyError {
         switch self {
+        case .notAllowed, .named: self
+        default: policy == ExternalPolicies.first ? self : .named(policy, self)
+        }
+    }
+
+    public var description: String { text(policy: ExternalPolicies.first) }
+
+    /// The line, for the external policy named `policy`.
+    func text(policy: String) -> String {
+        let who = policy == ExternalPolicies.first ? "external policy" : "external policy '\(policy)'"
+        return switch self {
         case .notAllowed:
             "the external policy starts the program policies.external.command names: allow it with --allow-external (a scenario alone never starts a process)"
         case .noCommand:
-            "the external policy needs a command: expected policies.external.command as a list of arguments, e.g. --set 'policies.external.command=[\"python3\",\"policy.py\"]'"
+            "the \(who) needs a command: expected policies.\(policy).command as a list of arguments, e.g. --set 'policies.\(policy).command=[\"python3\",\"policy.py\"]'"
         case .cannotStart(let command, let reason):
-            "external policy: cannot start '\(command)': \(reason)"
+            "\(who): cannot start '\(command)': \(reason)"
         case .handshake(let problem):
-            "external policy: handshake: \(problem)"
+            "\(who): handshake: \(problem)"
         case .partner(let device, let time, let request, let problem):
-            "external policy: device \(device) at \(ExternalPolicyError.format(time)) (t=\(time) µs), answering '\(request)': \(problem)"
+            "\(who): device \(device) at \(ExternalPolicyError.format(time)) (t=\(time) µs), answering '\(request)': \(problem)"
+        case .named(let name, let error):
+            error.text(policy: name)
         }
     }
 
@@ -299,6 +316,8 @@ final class ExternalChild: @unchecked Sendable {
 /// handshake every one of them gave, and the first failure, which stops every device's
 /// exchanges and is thrown when the fleet has finished (``finish()``).
 final class ExternalPool: Sendable {
+    /// The policy's name (`external`, `external2`, ...), which its errors carry.
+    let policy: String
     let command: [String]
     let timeoutMS: Int
     let handshake: ExternalProtocol.Handshake
@@ -310,15 +329,16 @@ final class ExternalPool: Sendable {
     }
     private let state = Mutex(State())
 
-    init(command: [String], timeoutMS: Int) throws(ExternalPolicyError) {
-        guard !command.isEmpty, !command[0].isEmpty else { throw .noCommand }
-        (self.command, self.timeoutMS) = (command, timeoutMS)
-        let first = try ExternalChild(command: command, timeoutMS: timeoutMS)
+    init(policy: String, command: [String], timeoutMS: Int) throws(ExternalPolicyError) {
+        guard !command.isEmpty, !command[0].isEmpty else { throw ExternalPolicyError.noCommand.named(policy) }
+        (self.policy, self.command, self.timeoutMS) = (policy, command, timeoutMS)
+        let first: ExternalChild
+        do { first = try ExternalChild(command: command, timeoutMS: timeoutMS) } catch { throw error.named(policy) }
         do {
             handshake = try ExternalProtocol.greet(first)
         } catch {
             first.terminate()
-            throw error
+            throw error.named(policy)
         }
         state.withLock {
             $0.free.append(first)
@@ -379,6 +399,6 @@ final class ExternalPool: Sendable {
             return result
         }
         for child in children { child.end() }
-        if let failure { throw failure }
+        if let failure { throw failure.named(policy) }
     }
 }

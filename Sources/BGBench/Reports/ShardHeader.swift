@@ -22,9 +22,9 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         public var perDevice: Bool
         public var traceDevices: Int
         public var opensTrace: OpensTraceIdentity?
-        /// What the `external` policy's handshake declared (absent for other policies):
-        /// shards whose processes declared another policy or version do not merge.
-        public var externalPolicy: ExternalPolicyIdentity? = nil
+        /// What each external policy's handshake declared, by policy name (absent when
+        /// none ran): shards whose processes declared another policy or version do not merge.
+        public var externalPolicies: [String: ExternalPolicyIdentity]? = nil
     }
 
     /// A sweep's axes (path and values), its `--set` options and each point's values.
@@ -80,7 +80,7 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     /// (one more quantity in every accumulator); 4: each paired tally carries its
     /// archetypes' moments (paired-archetypes.csv) and a sweep's groups their joint sums.
     /// The merge refuses any other format.
-    public static let formatVersion = 4
+    public static let formatVersion = 5
 
     /// The header of a shard made of `requests` (a run's one, a sweep's points').
     init(
@@ -191,10 +191,7 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         for (a, b) in zip(runs, other.runs) {
             let (sa, sb) = (a.comparedScenario, b.comparedScenario)
             fields += [
-                (
-                    "external policy", text(a.externalPolicy.map(\.description)),
-                    text(b.externalPolicy.map(\.description))
-                ),
+                ("external handshake", text(a.externalPoliciesText), text(b.externalPoliciesText)),
                 (
                     "scenario", sa == sb ? "" : "resolved scenario (\(text(a.scenarioFile)))",
                     sa == sb ? "" : "that of \(text(b.scenarioFile))"
@@ -220,18 +217,25 @@ public struct ShardHeader: Codable, Sendable, Equatable {
 }
 
 extension ShardHeader.Identity {
-    /// The resolved scenario as shards compare it: without `policies.external.command`
-    /// when the external policy ran. The command says where its program lies on one
-    /// machine; what it is, the handshake says (`externalPolicy`, compared on its own), so
-    /// shards of one run given another path on each node merge (docs/protocol.md, "Shards").
+    /// `NAME: POLICY VERSION [knob K]` per external policy, for a message; nil when none ran.
+    var externalPoliciesText: String? {
+        externalPolicies.map { $0.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; ") }
+    }
+
+    /// The resolved scenario as shards compare it: without the commands of the external
+    /// policies that ran. A command says where its program lies on one machine; what it
+    /// is, the handshake says (`externalPolicies`, compared on its own), so shards of one
+    /// run given another path on each node merge (docs/protocol.md, "Shards").
     var comparedScenario: String {
-        guard externalPolicy != nil,
+        guard let ran = externalPolicies?.keys, !ran.isEmpty,
             var root = try? JSONSerialization.jsonObject(with: Data(resolvedScenario.utf8)) as? [String: Any],
-            var policies = root["policies"] as? [String: Any],
-            var external = policies[ExternalPolicy.name] as? [String: Any]
+            var policies = root["policies"] as? [String: Any]
         else { return resolvedScenario }
-        external["command"] = nil
-        policies[ExternalPolicy.name] = external
+        for name in ran {
+            guard var external = policies[name] as? [String: Any] else { continue }
+            external["command"] = nil
+            policies[name] = external
+        }
         root["policies"] = policies
         guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]) else {
             return resolvedScenario
@@ -239,12 +243,13 @@ extension ShardHeader.Identity {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// The `--set` overrides as shards compare them: without the external command's (above).
+    /// The `--set` overrides as shards compare them: without those of the commands above.
     var comparedOverrides: [String] {
-        guard externalPolicy != nil else { return scenarioOverrides }
+        guard let ran = externalPolicies?.keys, !ran.isEmpty else { return scenarioOverrides }
+        let commands = Set(ran.map { "policies.\($0).command" })
         return scenarioOverrides.filter {
-            $0.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
-                != "policies.\(ExternalPolicy.name).command"
+            !commands.contains(
+                $0.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "")
         }
     }
 }

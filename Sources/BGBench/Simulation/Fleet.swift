@@ -128,7 +128,7 @@ public enum Fleet {
         for (i, arm) in arms.enumerated() where !first.meetsTheSameUsers(as: arm.scenario) {
             throw SimulationError.armsDiffer(arm: i)
         }
-        if !options.allowsExternal && arms.contains(where: { $0.policy.name == ExternalPolicy.name }) {
+        if !options.allowsExternal && arms.contains(where: { ExternalPolicies.names.contains($0.policy.name) }) {
             throw ExternalPolicyError.notAllowed
         }
         var prepared: [(any Sendable)?] = []

@@ -162,15 +162,15 @@ private let errorCases: [ErrorCase] = [
     // Policies.
     ErrorCase(
         ["--out", "OUT", "--policy", "pushy"],
-        "unknown policy 'pushy' for '--policy': expected one of none, fixed, adaptive, usage, histogram, nhpp, bayes, kde, logistic, push, schedule, external, oracle, prophet, all (did you mean 'push'?)"
+        "unknown policy 'pushy' for '--policy': expected one of none, fixed, adaptive, usage, histogram, nhpp, bayes, kde, logistic, push, schedule, external, external2, external3, oracle, prophet, all (did you mean 'push'?)"
     ),
     ErrorCase(
         ["--out", "OUT", "--policy", "fixed,adaptve"],
-        "unknown policy 'adaptve' for '--policy': expected one of none, fixed, adaptive, usage, histogram, nhpp, bayes, kde, logistic, push, schedule, external, oracle, prophet, all (did you mean 'adaptive'?)"
+        "unknown policy 'adaptve' for '--policy': expected one of none, fixed, adaptive, usage, histogram, nhpp, bayes, kde, logistic, push, schedule, external, external2, external3, oracle, prophet, all (did you mean 'adaptive'?)"
     ),
     ErrorCase(
         ["--out", "OUT", "--policy", "fixed,"],
-        "unknown policy '' for '--policy': expected one of none, fixed, adaptive, usage, histogram, nhpp, bayes, kde, logistic, push, schedule, external, oracle, prophet, all"
+        "unknown policy '' for '--policy': expected one of none, fixed, adaptive, usage, histogram, nhpp, bayes, kde, logistic, push, schedule, external, external2, external3, oracle, prophet, all"
     ),
     ErrorCase(["--out", "OUT", "--policy", "fixed,none,fixed"], "policy 'fixed' given twice in '--policy'"),
     ErrorCase(
