@@ -1,14 +1,18 @@
 """The external-policy protocol from Python (docs/protocol.md): bgbench.Policy's answers
 message by message, bgbench's generator, and python/examples/fixed_policy.py, whose
-summary.csv is the built-in fixed's figure for figure."""
+summary.csv is the built-in fixed's figure for figure; both examples pass `bgbench
+conformance`."""
 
 from __future__ import annotations
 
 import io
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import bgbench
 from bgbench.policy import CANCEL, Policy, Random
@@ -104,3 +108,18 @@ def test_python_fixed_is_fixed(binary: str, tmp_path: Path) -> None:
     assert external.equals(fixed), external.compare(fixed)
     assert external.loc[0, "runs_per_day"] > 1
     shutil.rmtree(tmp_path / "run")
+
+
+@pytest.mark.parametrize("example", ["fixed_policy.py", "opens_policy.py"])
+def test_examples_conform(binary: str, example: str) -> None:
+    """`bgbench conformance` as a client's author runs it: every check ok, the speed told."""
+    done = subprocess.run(
+        [binary, "conformance", "--", sys.executable, str(EXAMPLE.parent / example)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert [line[:7] for line in lines[:6]] == ["ok   1 ", "ok   2 ", "ok   3 ", "ok   4 ", "ok   5 ", "info 6 "]
+    assert lines[6:] == ["conformance: every check passed"]

@@ -18,6 +18,9 @@ public struct FleetResult: Sendable {
     public var fleet = FleetTally()
     /// An external policy's declared identity (its handshake); nil for every other policy.
     public var externalPolicy: ExternalPolicyIdentity? = nil
+    /// What its processes did in this fleet run (messages, round trips, how they ended); nil
+    /// for every other policy, and in a merge of shards.
+    package var externalTraffic: ExternalTraffic? = nil
     /// Archetype names (sorted), or ["routine"] for routine users, or ["trace"] when a
     /// trace replaces the user model.
     public let archetypeNames: [String]

@@ -96,15 +96,15 @@ public struct ExternalPolicy<Slot: ExternalSlot>: WakePolicy {
         let line =
             "{\"type\":\"\(type)\",\"seq\":\(seq),\"device\":\(device),\"now\":\(view.now)\(extra),\"battery\":\(view.batteryLevel),\"charging\":\(view.charging),\"low_power\":\(view.lowPower),\"network\":\"\(view.network.label)\",\"screen_on\":\(view.screenOn),\"foreground\":\(view.foreground)}\n"
         do {
-            guard lease.child.send(line) else { throw ExternalProtocol.Failure.message(lease.child.exitText()) }
-            let answer = try lease.child.receive()
+            let answer = try lease.child.exchange(line)
             let decision = try ExternalProtocol.decision(
                 answer, seq: seq, now: view.now, latest: horizon + Clock.week)
             seq += 1
             if case .request(let at) = decision { last = at }
             return decision
         } catch {
-            guard case .message(let problem) = error as? ExternalProtocol.Failure else { return .keep }
+            // A broken exchange (the only error here): the run fails when the fleet ends.
+            guard case .message(let problem) = error else { return .keep }
             lease.broken = true
             pool.fail(.partner(device: device, time: view.now, request: type, problem: problem))
             return .keep
@@ -182,7 +182,7 @@ final class ExternalLease {
 }
 
 /// The JSON lines of docs/protocol.md, version 1.
-enum ExternalProtocol {
+package enum ExternalProtocol {
     static let version = 1
     /// The shortest wait for a handshake, in ms: a program's start-up (an interpreter and
     /// its imports, on a loaded machine) may take longer than one answer.
@@ -192,19 +192,33 @@ enum ExternalProtocol {
     enum Failure: Error { case message(String) }
 
     /// What a process declared in its handshake.
-    struct Handshake: Equatable, Sendable {
-        var name: String
-        var version: String
+    package struct Handshake: Equatable, Sendable {
+        package var name: String
+        package var version: String
         /// The knob's JSON text, "" when none was declared.
-        var knob: String
-        var callbacks: PolicyCallbacks
-        var grid: SimTime
+        package var knob: String
+        package var callbacks: PolicyCallbacks
+        /// The denial rule's grid step, µs (0: no rule).
+        package var grid: SimTime
         /// The handshake line as received (for messages).
         var line: String
-        static func == (a: Self, b: Self) -> Bool {
+        package static func == (a: Self, b: Self) -> Bool {
             a.name == b.name && a.version == b.version && a.knob == b.knob && a.callbacks == b.callbacks
                 && a.grid == b.grid
         }
+        /// The callbacks subscribed to, by their protocol names, in the protocol's order.
+        package var callbackNames: [String] {
+            ExternalProtocol.callbackNames.filter { callbacks.contains($0.1) }.map(\.0)
+        }
+    }
+
+    /// The handshake `command`'s process gives when started outside any run (`bgbench
+    /// conformance`'s first check); the process is killed then.
+    package static func handshake(of command: [String], timeoutMS: Int) throws(ExternalPolicyError) -> Handshake {
+        guard let program = command.first, !program.isEmpty else { throw .noCommand }
+        let child = try ExternalChild(command: command, timeoutMS: timeoutMS)
+        defer { child.terminate() }
+        return try greet(child)
     }
 
     static let callbackNames: [(String, PolicyCallbacks)] = [

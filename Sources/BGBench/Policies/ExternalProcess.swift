@@ -88,6 +88,9 @@ final class ExternalChild: @unchecked Sendable {
     let timeoutMS: Int
     /// The sequence number of the last request sent.
     var seq = 0
+    /// Decision messages answered (``exchange(_:)``), and their round trips added, in ns.
+    private(set) var exchanges = 0
+    private(set) var exchangeNanoseconds: UInt64 = 0
 
     /// The longest line either side may send, its line break included (docs/protocol.md).
     static let maxLine = 65_536
@@ -217,6 +220,16 @@ final class ExternalChild: @unchecked Sendable {
         }
     }
 
+    /// Sends a decision message and reads the answer's line: one round trip, counted.
+    func exchange(_ line: String) throws(ExternalProtocol.Failure) -> ArraySlice<UInt8> {
+        let start = DispatchTime.now().uptimeNanoseconds
+        guard send(line) else { throw .message(exitText()) }
+        let answer = try receive()
+        exchanges += 1
+        exchangeNanoseconds += DispatchTime.now().uptimeNanoseconds - start
+        return answer
+    }
+
     /// The next line the child writes, without its line break, within `wait` ms (default:
     /// the policy's timeout).
     func receive(within wait: Int? = nil) throws(ExternalProtocol.Failure) -> ArraySlice<UInt8> {
@@ -281,25 +294,41 @@ final class ExternalChild: @unchecked Sendable {
         return "the policy process closed its answer channel (fd 4) before answering"
     }
 
+    /// How ``end()`` found the child.
+    enum Ending: Equatable {
+        /// It exited by itself this many seconds after its end of file.
+        case exited(after: Double)
+        /// It was still running 2 s after its end of file, and was killed.
+        case killed
+        /// It had been ended before.
+        case before
+    }
+
     /// Closes the request pipe (the child's end of file: a client then exits), waits up to
     /// 2 s for the child, then kills it.
-    func end() {
-        guard !closed else { return }
+    @discardableResult
+    func end() -> Ending {
+        guard !closed else { return .before }
         closed = true
         close(toChild)
         close(fromChild)
+        let start = DispatchTime.now().uptimeNanoseconds
         var status: Int32 = 0
-        var gone = false
+        var ending = Ending.killed
         for _ in 0..<1000 {
             let r = waitpid(pid, &status, WNOHANG)
-            if r == pid || (r < 0 && errno == ECHILD) { gone = true; break }
+            if r == pid || (r < 0 && errno == ECHILD) {
+                ending = .exited(after: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                break
+            }
             usleep(2_000)
         }
-        if !gone {
+        if ending == .killed {
             kill(pid, SIGKILL)
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         }
         ExternalProcesses.live.withLock { _ = $0.remove(pid) }
+        return ending
     }
 
     /// Ends the child at once (a partner that broke the protocol).
@@ -326,6 +355,7 @@ final class ExternalPool: Sendable {
         var free: [ExternalChild] = []
         var all: [ExternalChild] = []
         var failure: ExternalPolicyError? = nil
+        var traffic = ExternalTraffic()
     }
     private let state = Mutex(State())
 
@@ -390,7 +420,7 @@ final class ExternalPool: Sendable {
 
     var failed: Bool { state.withLock { $0.failure != nil } }
 
-    /// Ends every process; throws the run's first failure.
+    /// Ends every process, adding up their ``traffic``; throws the run's first failure.
     func finish() throws(ExternalPolicyError) {
         let (children, failure) = state.withLock { state in
             let result = (state.all, state.failure)
@@ -398,7 +428,41 @@ final class ExternalPool: Sendable {
             state.free.removeAll()
             return result
         }
-        for child in children { child.end() }
+        var traffic = ExternalTraffic()
+        for child in children {
+            traffic.messages += child.exchanges
+            traffic.roundTripSeconds += Double(child.exchangeNanoseconds) / 1e9
+            switch child.end() {
+            case .exited(let seconds):
+                traffic.processes += 1
+                traffic.slowestExit = max(traffic.slowestExit, seconds)
+            case .killed:
+                traffic.processes += 1
+                traffic.killed += 1
+            case .before: break
+            }
+        }
+        state.withLock { $0.traffic = traffic }
         if let failure { throw failure.named(policy) }
     }
+
+    /// What the processes did, once ``finish()`` has ended them.
+    var traffic: ExternalTraffic { state.withLock { $0.traffic } }
+}
+
+/// What an `external` policy's processes did in one fleet run (``FleetResult/externalTraffic``):
+/// facts about the execution, which vary from run to run and are in no report; `bgbench
+/// conformance` reads them (docs/protocol.md, "Conformance": checks 5 and 6).
+package struct ExternalTraffic: Sendable, Equatable {
+    /// Decision messages answered.
+    package var messages = 0
+    /// Their round trips added up, each from writing the message to reading its answer: s.
+    package var roundTripSeconds = 0.0
+    /// Processes ended when the run ended (their fd 3 closed), and among them those still
+    /// running 2 s later (killed then).
+    package var processes = 0
+    package var killed = 0
+    /// The longest any of the others took to exit after its fd 3 closed: s.
+    package var slowestExit = 0.0
+    package init() {}
 }

@@ -157,7 +157,10 @@ public enum Fleet {
         var run = run(runners, pairs: pairs, joint: joint, options: options, progress: progress)
         try finish()
         for (i, input) in prepared.enumerated() {
-            if let pool = input as? ExternalPool { run.results[i].externalPolicy = pool.identity }
+            if let pool = input as? ExternalPool {
+                run.results[i].externalPolicy = pool.identity
+                run.results[i].externalTraffic = pool.traffic
+            }
         }
         return run
     }
