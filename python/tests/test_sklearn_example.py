@@ -128,7 +128,9 @@ def test_train_then_serve_against_fixed(binary: str, tmp_path: Path) -> None:
         )
         for threads in ("1", "2")
     ]
-    assert reports[0].run["external_policy"] == {"name": "sklearn-hgb", "version": "1", "knob": {"name": "threshold", "value": 0.2}}
+    # run.json records the handshake's knob as the JSON text it was sent as.
+    knob = '{"name":"threshold","value":0.2}'
+    assert reports[0].run["external_policy"] == {"name": "sklearn-hgb", "version": "1", "knob": knob}
     fleet = reports[0].summary.query("archetype == 'all'").set_index("policy")
     assert 0 < fleet.loc["external", "runs_per_day"] < fleet.loc["fixed", "runs_per_day"]
     # No state across devices: another thread count gives the same summary.
