@@ -137,9 +137,12 @@ def make_model():
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     # No early stopping (its validation split is random) and a fixed seed: the same trace
-    # gives the same model.
+    # gives the same model. 100 trees of 15 leaves: on the default scenario's opens (198
+    # users x 28 days, the last quarter of the users held out) their log loss was 0.1469
+    # against 0.1474 for 150 trees of 31 leaves, and a day's prediction takes 1.7 ms
+    # instead of 3.3 (one thread).
     return HistGradientBoostingClassifier(
-        max_iter=150, learning_rate=0.1, max_leaf_nodes=31, early_stopping=False, random_state=0
+        max_iter=100, learning_rate=0.1, max_leaf_nodes=15, early_stopping=False, random_state=0
     )
 
 
@@ -236,7 +239,7 @@ def main() -> None:
     t.add_argument("--days", type=int, default=None, help="only the trace's first DAYS days (default: all)")
     s = sub.add_parser("serve", help="answer bgbench over the external protocol")
     s.add_argument("--model", required=True, help="the pickled model `train` wrote")
-    s.add_argument("--threshold", type=float, default=0.3, help="wake for a quarter-hour at this P(an open) (default 0.3)")
+    s.add_argument("--threshold", type=float, default=0.1, help="wake for a quarter-hour at this P(an open) (default 0.1)")
     s.add_argument("--lead", type=float, default=300, help="seconds before the quarter-hour to wake (default 300)")
     s.add_argument("--min-gap", type=float, default=3600, help="seconds between a run's start and the next wake (default 3600)")
     args = parser.parse_args()
