@@ -22,6 +22,10 @@ and the day of the week. It predicts once a device-day, at midnight (at `start` 
 device-day. A process serves many devices one after another: `start` resets everything.
 Deterministic: the model is trained with a fixed `random_state` and without early
 stopping, and the policy draws nothing.
+
+Errors are one line on standard error, `error: FILE: what was expected`, with bgbench's
+exit codes: 65 for a trace or model that is not what is expected, 66 for a file that
+cannot be read.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ if (_SRC / "bgbench").is_dir():
 import bgbench  # noqa: E402
 from bgbench.policy import DAY, MINUTE  # noqa: E402
 
+DATA_ERROR, NO_INPUT = 65, 66  # bgbench's exit codes (README.md, "Exit codes")
 WINDOW = 15 * MINUTE
 WINDOWS = 96  # quarter-hours a day
 HISTORY_DAYS = 28
@@ -90,6 +95,12 @@ def day_features(counts: np.ndarray, day: int) -> np.ndarray:
     return x
 
 
+def fail(message: str, code: int):
+    """Stop with one line on standard error and the exit code."""
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
 # --- training -------------------------------------------------------------------------
 
 
@@ -99,7 +110,12 @@ def read_opens(path: str):
     numbered in order of first appearance."""
     import pandas as pd
 
-    frame = pd.read_csv(path)
+    try:
+        frame = pd.read_csv(path)
+    except OSError as error:
+        fail(f"{path}: cannot read it: {error.strerror or error}", NO_INPUT)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        fail(f"{path}: not a CSV file: {str(error).splitlines()[0]}", DATA_ERROR)
     if "event" in frame.columns and "time_s" in frame.columns:
         if "policy" in frame.columns:  # one policy's rows: the opens are every policy's
             frame = frame[frame["policy"] == frame["policy"].iloc[0]]
@@ -110,9 +126,10 @@ def read_opens(path: str):
     elif {"device", "timestamp"} <= set(frame.columns):
         seconds = pd.to_numeric(frame["timestamp"], errors="coerce")
         if seconds.isna().any():
-            sys.exit(f"error: {path}: a timestamp that is not seconds since day 0 (an ISO 8601 trace is not read here)")
+            row = int(seconds.isna().to_numpy().argmax()) + 2  # the header is line 1
+            fail(f"{path}:{row}: timestamp: expected seconds since day 0 (an ISO 8601 trace is not read here)", DATA_ERROR)
     else:
-        sys.exit(f"error: {path}: expected events.csv (columns event, time_s) or an opens trace (device, timestamp)")
+        fail(f"{path}: expected events.csv (columns event, time_s) or an opens trace (columns device, timestamp)", DATA_ERROR)
     devices = pd.factorize(frame["device"])[0]
     return devices, seconds.to_numpy()
 
@@ -223,10 +240,15 @@ class Predicted(bgbench.Policy):
 
 
 def serve(model_path: str, threshold: float, lead_s: float, min_gap_s: float) -> None:
-    with open(model_path, "rb") as handle:
-        saved = pickle.load(handle)
-    if tuple(saved["features"]) != FEATURES:
-        sys.exit(f"error: {model_path}: a model of other features {saved['features']}, expected {FEATURES}: train it again")
+    try:
+        with open(model_path, "rb") as handle:
+            saved = pickle.load(handle)
+    except OSError as error:
+        fail(f"{model_path}: cannot read it: {error.strerror or error}", NO_INPUT)
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError) as error:
+        fail(f"{model_path}: expected a model `train` wrote: {error}", DATA_ERROR)
+    if not isinstance(saved, dict) or tuple(saved.get("features", ())) != FEATURES:
+        fail(f"{model_path}: expected a model of the features {', '.join(FEATURES)}: train it again", DATA_ERROR)
     Predicted(saved["model"], threshold, int(lead_s * 1e6), int(min_gap_s * 1e6)).serve()
 
 

@@ -53,6 +53,32 @@ def test_training_rows_label_each_quarter_hour_with_an_open() -> None:
     assert x[96 + 30, 3] == 1.0  # device 0, day 1: day 0's open in its quarter-hour
 
 
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("user,when\nu1,5\n", "{path}: expected events.csv (columns event, time_s) or an opens trace (columns device, timestamp)"),
+        ("device,timestamp\nu1,5\nu1,2026-01-05T07:00:00\n", "{path}:3: timestamp: expected seconds since day 0 (an ISO 8601 trace is not read here)"),
+        ("", "{path}: not a CSV file: No columns to parse from file"),
+    ],
+)
+def test_a_bad_trace_is_one_line_and_exit_65(tmp_path: Path, capsys, text: str, line: str) -> None:
+    path = tmp_path / "trace.csv"
+    path.write_text(text)
+    with pytest.raises(SystemExit) as stop:
+        sk.read_opens(str(path))
+    assert stop.value.code == 65
+    assert capsys.readouterr().err == "error: " + line.format(path=path) + "\n"
+
+
+def test_a_missing_trace_or_model_is_exit_66(tmp_path: Path, capsys) -> None:
+    for call in (lambda: sk.read_opens(str(tmp_path / "none.csv")), lambda: sk.serve(str(tmp_path / "none.pkl"), 0.1, 300, 3600)):
+        with pytest.raises(SystemExit) as stop:
+            call()
+        assert stop.value.code == 66
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"error: {tmp_path / name}: cannot read it: No such file or directory" for name in ("none.csv", "none.pkl")]
+
+
 class _Stub:
     """A model that gives quarter-hours 30 (07:30) and 80 (20:00) probability 0.9, the
     others 0.1, and records the feature rows it was asked about."""
