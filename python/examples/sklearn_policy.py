@@ -44,7 +44,7 @@ if (_SRC / "bgbench").is_dir():
 import bgbench  # noqa: E402
 from bgbench.policy import DAY, MINUTE  # noqa: E402
 
-DATA_ERROR, NO_INPUT = 65, 66  # bgbench's exit codes (README.md, "Exit codes")
+DATA_ERROR, NO_INPUT = 65, 66  # bgbench's exit codes (README.md, "Using it")
 WINDOW = 15 * MINUTE
 WINDOWS = 96  # quarter-hours a day
 HISTORY_DAYS = 28
@@ -165,7 +165,9 @@ def make_model():
 
 def train(trace: str, model_path: str, days: int | None) -> None:
     devices, seconds = read_opens(trace)
-    span = int(seconds.max() // 86400) + 1 if len(seconds) else 1
+    if len(seconds) == 0:
+        fail(f"{trace}: expected opens to learn from, found none", DATA_ERROR)
+    span = int(seconds.max() // 86400) + 1
     days = min(days or span, span)
     x, y = training_rows(devices, seconds, days)
     model = make_model().fit(x, y)

@@ -70,6 +70,16 @@ def test_a_bad_trace_is_one_line_and_exit_65(tmp_path: Path, capsys, text: str, 
     assert capsys.readouterr().err == "error: " + line.format(path=path) + "\n"
 
 
+def test_a_trace_without_opens_trains_nothing(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "events.csv"
+    path.write_text("policy,seed,device,time_s,event\nnone,1,0,60.0,requested\n")
+    with pytest.raises(SystemExit) as stop:
+        sk.train(str(path), str(tmp_path / "model.pkl"), None)
+    assert stop.value.code == 65
+    assert capsys.readouterr().err == f"error: {path}: expected opens to learn from, found none\n"
+    assert not (tmp_path / "model.pkl").exists()
+
+
 def test_a_missing_trace_or_model_is_exit_66(tmp_path: Path, capsys) -> None:
     for call in (lambda: sk.read_opens(str(tmp_path / "none.csv")), lambda: sk.serve(str(tmp_path / "none.pkl"), 0.1, 300, 3600)):
         with pytest.raises(SystemExit) as stop:
