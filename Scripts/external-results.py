@@ -61,12 +61,14 @@ class Example:
         return [sys.executable, str(EXAMPLES_DIR / args[0]), *args[1:]]
 
 
-# One line per example policy.
+# One line per example policy (another, e.g. an agent trained in bgbench.gym, is one more
+# Example(label, its train command, its serve command)).
 SKLEARN_TRAIN = ["sklearn_policy.py", "train", "--trace", "{trace}", "--model", "{model}"]
+SKLEARN_SERVE = ["sklearn_policy.py", "serve", "--model", "{model}", "--threshold"]
 EXAMPLES = [
-    Example("`sklearn_policy.py`, threshold 0.1", SKLEARN_TRAIN, ["sklearn_policy.py", "serve", "--model", "{model}", "--threshold", "0.1"]),
-    Example("`sklearn_policy.py`, threshold 0.15", SKLEARN_TRAIN, ["sklearn_policy.py", "serve", "--model", "{model}", "--threshold", "0.15"]),
-    Example("`sklearn_policy.py`, threshold 0.25", SKLEARN_TRAIN, ["sklearn_policy.py", "serve", "--model", "{model}", "--threshold", "0.25"]),
+    Example("`sklearn_policy.py`, threshold 0.1", SKLEARN_TRAIN, SKLEARN_SERVE + ["0.1"]),
+    Example("`sklearn_policy.py`, threshold 0.15", SKLEARN_TRAIN, SKLEARN_SERVE + ["0.15"]),
+    Example("`sklearn_policy.py`, threshold 0.25", SKLEARN_TRAIN, SKLEARN_SERVE + ["0.25"]),
 ]
 
 
@@ -82,13 +84,16 @@ def t_interval(values: Sequence[float]):
     return v.mean(), v.mean() - half, v.mean() + half
 
 
-def evaluate(example: Example, population: str, trace: Path, score_args: List[str], work: Path, sizes: dict, binary: str, models: dict):
+def evaluate(
+    example: Example, population: str, trace: Path, score_args: List[str], work: Path, sizes: dict, binary: str, models: dict
+):
     """Train the example on `trace` (once per training command and population: `models`),
     run the frontier, and return the table's figures."""
     key = (population, tuple(example.train))
     if key not in models:  # examples that differ only in how they serve share a model
         models[key] = work / f"model-{len(models)}.pkl"
-        subprocess.run(example.command(example.train, trace=str(trace), model=str(models[key])), check=True, stdout=subprocess.DEVNULL)
+        train = example.command(example.train, trace=str(trace), model=str(models[key]))
+        subprocess.run(train, check=True, stdout=subprocess.DEVNULL)
     model = models[key]
     started = time.monotonic()
     report = bgbench.frontier(
@@ -108,13 +113,15 @@ def evaluate(example: Example, population: str, trace: Path, score_args: List[st
     per_seed = arms[arms["interval"] == "devices"].pivot(index="seed", columns="arm", values="fresh_open_rate")
     across = arms[arms["interval"] == "seeds"].set_index("arm")
     matched = report.frontier_matched
-    at = matched[(matched["policy"] == "fixed") & (matched["measure"] == "at_baseline_energy") & (matched["interval"] == "seeds")]
+    at = matched.query("policy == 'fixed' and measure == 'at_baseline_energy' and interval == 'seeds'")
     fixed = per_seed["fixed[interval=15m]"]
-    gaps = {bound: t_interval(((per_seed["external"] - fixed) / (per_seed[bound] - fixed)).tolist()) for bound in ("oracle", "prophet[runs_per_day=8]")}
+    gaps = {
+        bound: t_interval(((per_seed["external"] - fixed) / (per_seed[bound] - fixed)).tolist())
+        for bound in ("oracle", "prophet[runs_per_day=8]")
+    }
     return {
         "population": population,
         "example": example.label,
-        "name": report.run["external_policy"]["name"],
         "fresh": across.loc["external", "fresh_open_rate"],
         "energy": across.loc["external", "background_energy_j_per_day"],
         "runs": across.loc["external", "runs_per_day"],
@@ -126,13 +133,8 @@ def evaluate(example: Example, population: str, trace: Path, score_args: List[st
         "wall": wall,
         "threads": report.run["execution"]["threads"],
         "load": load,
-        "device_days": report.run["device_days"],
         "commit": report.run.get("git_commit", "?")[:7],
     }
-
-
-def pts(x: float) -> str:
-    return f"{100 * x:+.1f}"
 
 
 def verdict(r) -> str:
