@@ -107,7 +107,8 @@ def fail(message: str, code: int):
 def read_opens(path: str):
     """(device index, time in seconds) arrays of a trace's opens: events.csv's `open` rows,
     or an opens trace's rows (numeric `timestamp`, seconds since day 0). Devices are
-    numbered in order of first appearance."""
+    numbered in order of first appearance; a device that never opened the app is in
+    neither, so it adds no training rows."""
     import pandas as pd
 
     try:
