@@ -137,6 +137,44 @@ def test_external_adds_allow_external_and_the_command() -> None:
     ]
 
 
+def test_several_external_programs_by_name() -> None:
+    from bgbench.runner import _common_options
+
+    options = _common_options(
+        "external,external2", None, None, None, None, None, None, None, {"external": ["a"], "external2": ["b", "1"]}
+    )
+    assert options == [
+        "--policy",
+        "external,external2",
+        "--allow-external",
+        "--set",
+        'policies.external.command=["a"]',
+        "--set",
+        'policies.external2.command=["b", "1"]',
+    ]
+
+
+def test_two_python_policies_side_by_side(binary: str, tmp_path: Path) -> None:
+    """Two programs in one run, paired like built-in policies: the Python fixed at 1 h as
+    `external2` is the built-in fixed at 1 h; at 15 min as `external` it is another."""
+    programs = {
+        "external": [sys.executable, str(EXAMPLE), "--interval", "900"],
+        "external2": [sys.executable, str(EXAMPLE), "--interval", "3600"],
+    }
+    run = bgbench.run(
+        policy="external,external2,fixed", external=programs, set={"policies.fixed.interval": "1h"},
+        days=2, devices=20, out=tmp_path / "two", binary=binary,
+    )
+    rows = run.summary.set_index(["policy", "archetype"]).sort_index()
+    assert rows.loc["external2"].equals(rows.loc["fixed"])
+    assert not rows.loc["external"].equals(rows.loc["fixed"])
+    knobs = {name: run.run["external_policies"][name]["knob"] for name in programs}
+    assert knobs == {
+        "external": '{"name":"interval","value":900000000}',
+        "external2": '{"name":"interval","value":3600000000}',
+    }
+
+
 def test_external_must_be_an_argument_list() -> None:
     import pytest
 

@@ -14,6 +14,9 @@ from .errors import BGBenchError
 from .report import Report, read
 
 Overrides = Union[Mapping[str, Any], Sequence[str], None]
+#: `external=`: the program of the policy `external` as an argument list, or the programs
+#: of several external policies by name (`external`, `external2`, `external3`).
+External = Union[Sequence[str], Mapping[str, Sequence[str]], None]
 
 
 def run(
@@ -27,7 +30,7 @@ def run(
     replications: Optional[int] = None,
     baseline_policy: Optional[str] = None,
     per_device: bool = False,
-    external: Optional[Sequence[str]] = None,
+    external: External = None,
     out: Optional[Union[str, Path]] = None,
     extra_args: Optional[Sequence[str]] = None,
     binary: Optional[str] = None,
@@ -38,8 +41,10 @@ def run(
     `policy` is a name, a comma-separated list or a sequence of names; `set` a dict
     {PATH: VALUE} or a list of "PATH=VALUE" (`--set`); `extra_args` any other options, as
     on the command line (`["--warmup-days", "7"]`). `external` is the program the policy
-    `external` runs, as an argument list (`["python3", "my_policy.py"]`): it adds
-    `--allow-external` and sets `policies.external.command` (docs/protocol.md). Raises
+    `external` runs, as an argument list (`["python3", "my_policy.py"]`), or a dict of such
+    lists by policy name to run several side by side (`{"external": [...], "external2":
+    [...]}`): it adds `--allow-external` and sets each `policies.NAME.command`
+    (docs/protocol.md). Raises
     BGBenchError (exit code, first line of stderr) when the binary fails, BinaryNotFound
     when there is none.
     """
@@ -60,7 +65,7 @@ def sweep(
     replications: Optional[int] = None,
     baseline_policy: Optional[str] = None,
     per_device: bool = False,
-    external: Optional[Sequence[str]] = None,
+    external: External = None,
     out: Optional[Union[str, Path]] = None,
     extra_args: Optional[Sequence[str]] = None,
     binary: Optional[str] = None,
@@ -86,7 +91,7 @@ def frontier(
     set: Overrides = None,
     replications: Optional[int] = None,
     baseline_policy: Optional[str] = None,
-    external: Optional[Sequence[str]] = None,
+    external: External = None,
     out: Optional[Union[str, Path]] = None,
     extra_args: Optional[Sequence[str]] = None,
     binary: Optional[str] = None,
@@ -110,7 +115,7 @@ def _common_options(
     overrides: Overrides,
     replications: Optional[int],
     baseline_policy: Optional[str],
-    external: Optional[Sequence[str]] = None,
+    external: External = None,
 ) -> List[str]:
     """The options every command shares, as arguments; None leaves the binary's default."""
     options: List[str] = []
@@ -124,7 +129,11 @@ def _common_options(
     for override in _overrides(overrides):
         options += ["--set", override]
     if external is not None:
-        options += ["--allow-external", "--set", f"policies.external.command={external_command(external)}"]
+        # One program (the policy `external`), or several by policy name: {"external": [...], "external2": [...]}.
+        programs = external.items() if isinstance(external, Mapping) else [("external", external)]
+        options.append("--allow-external")
+        for name, program in programs:
+            options += ["--set", f"policies.{name}.command={external_command(program)}"]
     return options
 
 
