@@ -1,0 +1,292 @@
+"""A small reinforcement-learning agent: REINFORCE over a softmax table, trained in the
+Gymnasium environment (bgbench.gym), then served as bgbench's external policy. numpy only.
+
+    python3 python/examples/rl_agent.py train --out agent.json          # a few minutes
+    python3 python/examples/rl_agent.py evaluate agent.json             # against fixed
+    bgbench --allow-external --policy external,fixed \\
+        --set 'policies.external.command=["python3","python/examples/rl_agent.py","serve","agent.json"]'
+
+The table has one row of logits per state, a state being the decision's callback (start,
+opened, denied, run_started, run_ended, midnight) and its hour of the day in buckets of
+`--hours` hours; a row's softmax is the distribution over the environment's actions
+(keep, cancel, `in D`, `grid D`: bgbench.decisions). An episode is one device-week of a
+user from a pool of `--users` users (bgbench seeds SEED+1000, SEED+1001, ...: never the
+devices `evaluate` runs); its reward comes at the end (fresh opens minus the price of the
+energy, bgbench.gym), so every decision of the episode is credited with the episode's
+return per day minus that user's running mean (a baseline per user: the same user meets
+the same opens whatever the agent does, so what remains is the agent's doing).
+
+Training is deterministic given `--seed` (the action draws and the users), so the
+parameters are the same bytes on every machine with the same bgbench. Serving is greedy
+(each state's most likely action) and draws nothing; the handshake's knob is the
+parameter file's SHA-256, so run.json names the parameters a report was made with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from typing import List, Optional
+
+import numpy as np
+
+# From a checkout, the package beside this example (installed or not) comes first.
+_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+if os.path.isdir(os.path.join(_SRC, "bgbench")):
+    sys.path.insert(0, _SRC)
+import bgbench  # noqa: E402
+from bgbench.decisions import CALLBACKS, INDEX, SUBSCRIBED, Device, delays_of, label  # noqa: E402
+
+#: The callbacks a state distinguishes (not `end`: no decision is taken there).
+STATE_CALLBACKS = CALLBACKS[:-1]
+FORMAT = "bgbench-rl-agent/1"
+
+
+class Table:
+    """The softmax table: logits[state, action]; a state is (callback, hour bucket)."""
+
+    def __init__(self, hours: int, actions: int, logits: Optional[np.ndarray] = None):
+        if 24 % hours:
+            raise ValueError(f"--hours {hours}: expected a divisor of 24 (1, 2, 3, 4, 6, 8, 12, 24)")
+        self.hours = hours
+        self.buckets = 24 // hours
+        shape = (len(STATE_CALLBACKS) * self.buckets, actions)
+        self.logits = np.zeros(shape) if logits is None else np.asarray(logits, dtype=float).reshape(shape)
+
+    def state(self, observation: np.ndarray) -> int:
+        callback = int(np.argmax(observation[: len(STATE_CALLBACKS)]))
+        bucket = min(self.buckets - 1, int(observation[INDEX["hour_of_day"]]) // self.hours)
+        return callback * self.buckets + bucket
+
+    def probabilities(self, state: int) -> np.ndarray:
+        z = self.logits[state] - self.logits[state].max()
+        p = np.exp(z)
+        return p / p.sum()
+
+    def greedy(self, state: int) -> int:
+        return int(np.argmax(self.logits[state]))  # the first of ties: keep before the others
+
+
+# -- train
+
+
+def play(env, seed: int, choose) -> tuple:
+    """One episode of user `seed`: the observations, the actions `choose(observation)`
+    gave, the return per day and the last step's info."""
+    observation, _ = env.reset(seed=seed)
+    observations, actions = [], []
+    while True:
+        action = choose(observation)
+        observations.append(observation)
+        actions.append(action)
+        observation, reward, terminated, _, info = env.step(action)
+        if terminated:
+            return observations, actions, reward / env.days, info
+
+
+def train(args: argparse.Namespace) -> None:
+    import bgbench.gym
+
+    env = bgbench.gym.DeviceEnv(
+        days=args.days, energy_price=args.energy_price, delays=args.delays, denial_grid=args.denial_grid
+    )
+    table = Table(args.hours, env.action_space.n)
+    rng = np.random.default_rng(args.seed)
+    started = time.monotonic()
+    # The reference and first baseline of each user: fixed 15 min's return (grid 15m at
+    # start, at run starts and at denials), so the learning curve reads against fixed.
+    grid = env.actions.index("grid 15m") if "grid 15m" in env.actions else len(env.actions) - 1
+    starts = {CALLBACKS.index(c) for c in ("start", "run_started", "denied")}
+    as_fixed = lambda o: grid if int(np.argmax(o[: len(STATE_CALLBACKS)])) in starts else 0  # noqa: E731
+    users = [1000 + args.seed + u for u in range(args.users)]
+    fixed = {user: play(env, user, as_fixed)[2] for user in users}
+    baseline = dict(fixed)
+    scale = 0.0  # the running root mean square of the advantages
+    gained: List[float] = []
+    steps = 0
+    for episode in range(args.episodes):
+        user = users[int(rng.integers(args.users))]
+
+        def sample(observation: np.ndarray) -> int:
+            return int(rng.choice(env.action_space.n, p=table.probabilities(table.state(observation))))
+
+        observations, actions, per_day, _ = play(env, user, sample)
+        steps += len(actions)
+        gained.append(per_day - fixed[user])
+        advantage = per_day - baseline[user]
+        baseline[user] += args.baseline_rate * advantage
+        scale = abs(advantage) if episode == 0 else np.sqrt(0.95 * scale**2 + 0.05 * advantage**2)
+        # REINFORCE: the gradient of log softmax is onehot(action) - probabilities, per decision.
+        gradient = np.zeros_like(table.logits)
+        for observation, action in zip(observations, actions):
+            state = table.state(observation)
+            gradient[state] -= table.probabilities(state)
+            gradient[state, action] += 1.0
+        table.logits += args.learning_rate * (advantage / max(scale, 1e-9)) * gradient
+        if (episode + 1) % args.report_every == 0:
+            recent = gained[-args.report_every :]
+            print(
+                f"episode {episode + 1}: return minus fixed 15m's on the same users {np.mean(recent):+.3f}/day "
+                f"(last {len(recent)}), {steps / (time.monotonic() - started):.0f} steps/s",
+                flush=True,
+            )
+    env.close()
+    document = {
+        "format": FORMAT,
+        "hours": args.hours,
+        "callbacks": list(STATE_CALLBACKS),
+        "actions": env.actions,
+        "delays": [label(d) for d in env.device.delays],
+        "denial_grid": None if env.denial_grid is None else label(env.denial_grid),
+        "training": {
+            "episodes": args.episodes,
+            "days": args.days,
+            "users": args.users,
+            "seed": args.seed,
+            "energy_price": args.energy_price,
+            "learning_rate": args.learning_rate,
+            "baseline_rate": args.baseline_rate,
+            "steps": steps,
+        },
+        "logits": [[round(float(x), 12) for x in row] for row in table.logits],
+    }
+    with open(args.out, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=1)
+        handle.write("\n")
+    print(f"wrote {args.out}: {args.episodes} episodes, {steps} steps in {time.monotonic() - started:.0f} s")
+
+
+# -- serve
+
+
+def load(path: str) -> dict:
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    document = json.loads(raw)
+    if document.get("format") != FORMAT:
+        raise SystemExit(f"{path}: format {document.get('format')!r}, expected '{FORMAT}' (rl_agent.py train writes it)")
+    document["sha256"] = hashlib.sha256(raw).hexdigest()
+    return document
+
+
+class Agent(bgbench.Policy):
+    """The trained table, served greedily over the external protocol: the environment's
+    observation and actions (bgbench.decisions), so the agent sees and does what it did in
+    training."""
+
+    name = "rl-agent"
+    version = "1"
+
+    def __init__(self, document: dict):
+        delays = delays_of(document["delays"])
+        self.device = Device(delays)
+        self.table = Table(document["hours"], len(self.device.labels), document["logits"])
+        self.knob = {"name": "params_sha256", "value": document["sha256"]}
+        grid = document.get("denial_grid")
+        self.denial_grid = None if grid is None else delays_of([grid])[0]
+        self.callbacks = tuple(c for c in SUBSCRIBED if not (c == "denied" and self.denial_grid is not None))
+
+    def decide(self, view):
+        message = view.__dict__
+        self.device.see(message)
+        action = self.table.greedy(self.table.state(self.device.observe(message)))
+        return self.device.decide(action, message["now"])
+
+    start = opened = denied = run_started = run_ended = midnight = decide
+
+
+# -- evaluate
+
+
+def evaluate(args: argparse.Namespace) -> None:
+    """The served agent against fixed at each interval, on the same devices (paired)."""
+    command = json.dumps([sys.executable, os.path.abspath(__file__), "serve", os.path.abspath(args.params)])
+    price = load(args.params)["training"]["energy_price"]
+    rows: List[dict] = []
+    for interval in args.fixed:
+        report = bgbench.run(
+            policy="external,fixed",
+            days=args.days,
+            devices=args.devices,
+            seed=args.seed,
+            scenario=args.scenario,
+            set={"policies.external.command": command, "policies.fixed.interval": interval},
+            extra_args=["--allow-external", "--threads", str(args.threads)],
+        )
+        summary = report.summary
+        s = summary[summary["archetype"] == "all"].set_index("policy")
+        if not rows:
+            rows.append(_row("rl-agent", s.loc["external"], price))
+        rows.append(_row(f"fixed {interval}", s.loc["fixed"], price))
+        paired = report.paired
+        p = paired[paired["metric"] == "fresh_open_rate"].iloc[0]
+        rows[0][f"vs fixed {interval}"] = (
+            f"{100 * p['difference']:+.2f} [{100 * p['difference_ci_low']:+.2f}, {100 * p['difference_ci_high']:+.2f}]"
+        )
+    print(
+        f"{args.devices} devices x {args.days} days, seed {args.seed}; return at the training's energy price "
+        f"({price} fresh opens/J); the agent's fresh-open rate minus fixed's in points, 95 % CI over devices"
+    )
+    for row in rows:
+        print("  ".join(f"{k}={v}" for k, v in row.items()))
+
+
+def _row(name: str, s, price: float) -> dict:
+    fresh_per_day = s["fresh_open_rate"] * s["opens_per_day"]
+    return {
+        "policy": name,
+        "fresh_open_rate": f"{s['fresh_open_rate']:.4f}",
+        "fresh_opens_per_day": f"{fresh_per_day:.3f}",
+        "runs_per_day": f"{s['runs_per_day']:.2f}",
+        "background_j_per_day": f"{s['background_energy_j_per_day']:.2f}",
+        "return_per_day": f"{fresh_per_day - price * s['background_energy_j_per_day']:.3f}",
+    }
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    t = commands.add_parser("train", help="train in bgbench.gym, write the parameters (JSON)")
+    t.add_argument("--out", required=True, help="the parameter file to write")
+    t.add_argument("--episodes", type=int, default=1500, help="episodes (default 1500: about 4 minutes on 2 cores)")
+    t.add_argument("--days", type=int, default=7, help="days per episode (default 7)")
+    t.add_argument("--users", type=int, default=64, help="the pool of users trained on (default 64)")
+    t.add_argument("--seed", type=int, default=1, help="the action draws' and the users' seed (default 1)")
+    t.add_argument("--hours", type=int, default=4, help="hours per bucket of the day (default 4)")
+    t.add_argument("--energy-price", type=float, default=None, help="fresh opens per joule (default bgbench.gym's)")
+    t.add_argument("--delays", default=None, help="the actions' delays, comma-separated (default bgbench.gym's)")
+    t.add_argument("--denial-grid", default=None, help="a denial rule's grid (default: each denial is a decision)")
+    t.add_argument("--learning-rate", type=float, default=0.05, help="step size (default 0.05)")
+    t.add_argument("--baseline-rate", type=float, default=0.2, help="the per-user baseline's update rate (default 0.2)")
+    t.add_argument("--report-every", type=int, default=100, help="print the mean return every N episodes")
+    s = commands.add_parser("serve", help="serve the parameters as bgbench's external policy")
+    s.add_argument("params")
+    e = commands.add_parser("evaluate", help="run the served agent against fixed (bgbench run, paired)")
+    e.add_argument("params")
+    e.add_argument("--devices", type=int, default=200)
+    e.add_argument("--days", type=int, default=30)
+    e.add_argument("--seed", type=int, default=1)
+    e.add_argument("--scenario", default=None)
+    e.add_argument("--threads", type=int, default=2)
+    e.add_argument("--fixed", default="15m,30m,1h", help="fixed's intervals to compare with")
+    args = parser.parse_args(argv)
+    if args.command == "train":
+        import bgbench.gym
+
+        if args.energy_price is None:
+            args.energy_price = bgbench.gym.DEFAULT_ENERGY_PRICE
+        args.delays = bgbench.decisions.DELAYS if args.delays is None else args.delays.split(",")
+        train(args)
+    elif args.command == "serve":
+        Agent(load(args.params)).serve()
+    else:
+        args.fixed = args.fixed.split(",")
+        evaluate(args)
+
+
+if __name__ == "__main__":
+    main()
