@@ -303,3 +303,21 @@ def test_arguments_are_checked(gym_module) -> None:
         with pytest.raises(ValueError) as bad:
             gym_module.DeviceEnv(**arguments)
         assert str(bad.value) == message
+
+
+def test_the_readmes_observation_table_is_observation() -> None:
+    """python/README.md's table, row by row: its indexes and components are OBSERVATION's."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = text.split("**Observation**", 1)[1].split("**Actions**", 1)[0]
+    names: List[str] = []
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[0][:1].isdigit():
+            continue
+        first, _, last = cells[0].partition("–")
+        listed = [name.strip().strip("`") for name in cells[1].split(",")]
+        prefix = listed[0].split("=")[0] + "=" if "=" in listed[0] else ""
+        listed = [listed[0]] + [name if "=" in name or not prefix else prefix + name for name in listed[1:]]
+        assert int(first) == len(names) and int(last or first) == len(names) + len(listed) - 1, line
+        names += listed
+    assert names == [name for name, _, _ in OBSERVATION]

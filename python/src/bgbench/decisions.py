@@ -53,7 +53,7 @@ OBSERVATION: Tuple[Tuple[str, float, float], ...] = (
 )
 INDEX = {name: i for i, (name, _, _) in enumerate(OBSERVATION)}
 
-#: The default delays of the actions, from the knob values of `fixed` and `adaptive`.
+#: The default delays of the actions: 5 min to 8 h, each about twice the one before.
 DELAYS = ("5m", "15m", "30m", "1h", "2h", "4h", "8h")
 #: The longest delay: a request may be at most a week beyond the horizon (docs/protocol.md).
 MAX_DELAY = 7 * DAY
