@@ -181,7 +181,10 @@ class Agent(bgbench.Policy):
     name = "rl-agent"
     version = "1"
 
-    def __init__(self, document: dict):
+    def __init__(self, document: dict, sample: bool = False):
+        self.sample = sample
+        if sample:
+            self.name = "rl-agent-sampled"
         delays = delays_of(document["delays"])
         self.device = Device(delays)
         self.table = Table(document["hours"], len(self.device.labels), document["logits"])
@@ -190,24 +193,47 @@ class Agent(bgbench.Policy):
         self.denial_grid = None if grid is None else delays_of([grid])[0]
         self.callbacks = tuple(c for c in SUBSCRIBED if not (c == "denied" and self.denial_grid is not None))
 
+    def start(self, view):
+        # The device's own policy stream (bgbench's generator): the same draws on any
+        # thread count. Its first draw is the grid's phase (bgbench.decisions.Device).
+        self.random = view.random
+        self.random.uniform()
+        return self.decide(view)
+
     def decide(self, view):
         message = view.__dict__
         self.device.see(message)
-        action = self.table.greedy(self.table.state(self.device.observe(message)))
+        state = self.table.state(self.device.observe(message))
+        if self.sample:  # a draw of the softmax, by its inverse distribution function
+            cumulative = np.cumsum(self.table.probabilities(state))
+            action = min(int(np.searchsorted(cumulative, self.random.uniform() * cumulative[-1], side="right")), len(cumulative) - 1)
+        else:
+            action = self.table.greedy(state)
         return self.device.decide(action, message["now"])
 
-    start = opened = denied = run_started = run_ended = midnight = decide
+    opened = denied = run_started = run_ended = midnight = decide
 
 
 # -- evaluate
 
 
 def evaluate(args: argparse.Namespace) -> None:
-    """The served agent against fixed at each interval, on the same devices (paired)."""
-    command = json.dumps([sys.executable, os.path.abspath(__file__), "serve", os.path.abspath(args.params)])
+    """The served agent against fixed at each interval, on the same devices (paired): a
+    Markdown table, the agent's row first, then each fixed with the agent minus it."""
+    serve = [sys.executable, os.path.abspath(__file__), "serve", os.path.abspath(args.params)]
+    command = json.dumps(serve + (["--sample"] if args.sample else []))
     price = load(args.params)["training"]["energy_price"]
-    rows: List[dict] = []
-    for interval in args.fixed:
+    print(
+        f"{args.devices} devices x {args.days} days, seed {args.seed}; the return per day at the training's "
+        f"energy price ({price} fresh opens/J); the agent minus each fixed, device by device, with 95 % intervals"
+    )
+    print()
+    print(
+        "| policy | fresh-open rate | fresh opens/day | runs/day | J/day | return/day "
+        "| agent − it: fresh-open rate, points | agent − it: J/day |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for index, interval in enumerate(args.fixed):
         report = bgbench.run(
             policy="external,fixed",
             days=args.days,
@@ -219,32 +245,25 @@ def evaluate(args: argparse.Namespace) -> None:
         )
         summary = report.summary
         s = summary[summary["archetype"] == "all"].set_index("policy")
-        if not rows:
-            rows.append(_row("rl-agent", s.loc["external"], price))
-        rows.append(_row(f"fixed {interval}", s.loc["fixed"], price))
+        if index == 0:
+            name = "rl-agent" + (" (sampled)" if args.sample else "")
+            print(_row(name, s.loc["external"], price) + " | | |")
         paired = report.paired
-        p = paired[paired["metric"] == "fresh_open_rate"].iloc[0]
-        rows[0][f"vs fixed {interval}"] = (
-            f"{100 * p['difference']:+.2f} [{100 * p['difference_ci_low']:+.2f}, {100 * p['difference_ci_high']:+.2f}]"
-        )
-    print(
-        f"{args.devices} devices x {args.days} days, seed {args.seed}; return at the training's energy price "
-        f"({price} fresh opens/J); the agent's fresh-open rate minus fixed's in points, 95 % CI over devices"
-    )
-    for row in rows:
-        print("  ".join(f"{k}={v}" for k, v in row.items()))
+        differences = []
+        for metric, scale in (("fresh_open_rate", 100), ("background_energy_j_per_day", 1)):
+            p = paired[paired["metric"] == metric].iloc[0]
+            low, high = scale * p["difference_ci_low"], scale * p["difference_ci_high"]
+            differences.append(f"{scale * p['difference']:+.2f} [{low:+.2f}, {high:+.2f}]")
+        print(_row(f"fixed {interval}", s.loc["fixed"], price) + f" | {differences[0]} | {differences[1]} |")
 
 
-def _row(name: str, s, price: float) -> dict:
+def _row(name: str, s, price: float) -> str:
     fresh_per_day = s["fresh_open_rate"] * s["opens_per_day"]
-    return {
-        "policy": name,
-        "fresh_open_rate": f"{s['fresh_open_rate']:.4f}",
-        "fresh_opens_per_day": f"{fresh_per_day:.3f}",
-        "runs_per_day": f"{s['runs_per_day']:.2f}",
-        "background_j_per_day": f"{s['background_energy_j_per_day']:.2f}",
-        "return_per_day": f"{fresh_per_day - price * s['background_energy_j_per_day']:.3f}",
-    }
+    energy = s["background_energy_j_per_day"]
+    return (
+        f"| {name} | {s['fresh_open_rate']:.4f} | {fresh_per_day:.3f} | {s['runs_per_day']:.2f} | {energy:.2f} "
+        f"| {fresh_per_day - price * energy:.3f}"
+    )
 
 
 def main(argv: Optional[List[str]] = None) -> None:
@@ -265,6 +284,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     t.add_argument("--report-every", type=int, default=100, help="print the mean return every N episodes")
     s = commands.add_parser("serve", help="serve the parameters as bgbench's external policy")
     s.add_argument("params")
+    s.add_argument("--sample", action="store_true", help="draw each action from the softmax (the device's stream), not the most likely")
     e = commands.add_parser("evaluate", help="run the served agent against fixed (bgbench run, paired)")
     e.add_argument("params")
     e.add_argument("--devices", type=int, default=200)
@@ -272,7 +292,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     e.add_argument("--seed", type=int, default=1)
     e.add_argument("--scenario", default=None)
     e.add_argument("--threads", type=int, default=2)
-    e.add_argument("--fixed", default="15m,30m,1h", help="fixed's intervals to compare with")
+    e.add_argument("--fixed", default="15m,30m,1h,4h", help="fixed's intervals to compare with")
+    e.add_argument("--sample", action="store_true", help="serve with --sample")
     args = parser.parse_args(argv)
     if args.command == "train":
         import bgbench.gym
@@ -282,7 +303,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         args.delays = bgbench.decisions.DELAYS if args.delays is None else args.delays.split(",")
         train(args)
     elif args.command == "serve":
-        Agent(load(args.params)).serve()
+        Agent(load(args.params), args.sample).serve()
     else:
         args.fixed = args.fixed.split(",")
         evaluate(args)

@@ -185,7 +185,7 @@ def test_check_env_and_the_registered_id(gym_module) -> None:
     from gymnasium.utils.env_checker import check_env
 
     env = gymnasium.make(gym_module.ENV_ID, days=1)
-    check_env(env.unwrapped, skip_render_check=True)
+    check_env(env.unwrapped)
     observation, info = env.reset(seed=3)
     assert env.observation_space.contains(observation) and info["seed"] == 3
     assert env.action_space.n == 2 + 2 * 7

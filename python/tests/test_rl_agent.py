@@ -73,3 +73,26 @@ def test_the_served_agent_decides_as_in_training(trained: Path, binary: str, tmp
     assert report.run["external_policy"]["name"] == "rl-agent"
     knob = json.loads(report.run["external_policy"]["knob"])
     assert knob == {"name": "params_sha256", "value": hashlib.sha256(params.read_bytes()).hexdigest()}
+
+
+def test_the_sampled_agent_draws_from_each_devices_stream(trained: Path, binary: str, tmp_path: Path) -> None:
+    """Served with --sample, the agent's draws are the device's own: the same rows on one
+    thread and on two (two processes, devices served in another order)."""
+    command = json.dumps([sys.executable, str(EXAMPLE), "serve", str(trained / "a.json"), "--sample"])
+    texts = []
+    for threads in ("1", "2"):
+        out = tmp_path / f"threads-{threads}"
+        report = bgbench.run(
+            policy="external",
+            days=2,
+            devices=4,
+            seed=7,
+            per_device=True,
+            set={"policies.external.command": command},
+            extra_args=["--allow-external", "--threads", threads],
+            out=out,
+            binary=binary,
+        )
+        assert report.run["external_policy"]["name"] == "rl-agent-sampled"
+        texts.append((out / "devices.csv").read_bytes())
+    assert texts[0] == texts[1]
