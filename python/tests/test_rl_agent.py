@@ -19,6 +19,22 @@ from helpers import rows
 EXAMPLE = Path(__file__).resolve().parents[2] / "python" / "examples" / "rl_agent.py"
 
 
+def _serve(params: Path, options: list, devices: int, threads: str, out: Path, binary: str) -> bgbench.Report:
+    """`bgbench run --policy external` of the served agent: seed 7, 2 days, per device."""
+    command = json.dumps([sys.executable, str(EXAMPLE), "serve", str(params), *options])
+    return bgbench.run(
+        policy="external",
+        days=2,
+        devices=devices,
+        seed=7,
+        per_device=True,
+        set={"policies.external.command": command},
+        extra_args=["--allow-external", "--threads", threads],
+        out=out,
+        binary=binary,
+    )
+
+
 @pytest.fixture(scope="module")
 def trained(binary: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("gymnasium", reason="gymnasium is not installed: pip install './python[gym]'")
@@ -56,18 +72,7 @@ def test_the_served_agent_decides_as_in_training(trained: Path, binary: str, tmp
     in_training = rl_agent.play(env, 7, lambda observation: table.greedy(table.state(observation)))[3]["device"]
     env.close()
 
-    command = json.dumps([sys.executable, str(EXAMPLE), "serve", str(params)])
-    report = bgbench.run(
-        policy="external",
-        days=2,
-        devices=2,
-        seed=7,
-        per_device=True,
-        set={"policies.external.command": command},
-        extra_args=["--allow-external"],
-        out=tmp_path / "served",
-        binary=binary,
-    )
+    report = _serve(params, [], 2, "1", tmp_path / "served", binary)
     served = rows(tmp_path / "served" / "devices.csv")
     assert len(served) == 2 and served[0] == in_training
     assert report.run["external_policy"]["name"] == "rl-agent"
@@ -78,21 +83,10 @@ def test_the_served_agent_decides_as_in_training(trained: Path, binary: str, tmp
 def test_the_sampled_agent_draws_from_each_devices_stream(trained: Path, binary: str, tmp_path: Path) -> None:
     """Served with --sample, the agent's draws are the device's own: the same rows on one
     thread and on two (two processes, devices served in another order)."""
-    command = json.dumps([sys.executable, str(EXAMPLE), "serve", str(trained / "a.json"), "--sample"])
     texts = []
     for threads in ("1", "2"):
         out = tmp_path / f"threads-{threads}"
-        report = bgbench.run(
-            policy="external",
-            days=2,
-            devices=4,
-            seed=7,
-            per_device=True,
-            set={"policies.external.command": command},
-            extra_args=["--allow-external", "--threads", threads],
-            out=out,
-            binary=binary,
-        )
+        report = _serve(trained / "a.json", ["--sample"], 4, threads, out, binary)
         assert report.run["external_policy"]["name"] == "rl-agent-sampled"
         texts.append((out / "devices.csv").read_bytes())
     assert texts[0] == texts[1]

@@ -51,7 +51,7 @@ import numpy as np
 from .binary import find_binary
 from .decisions import DELAYS, OBSERVATION, SUBSCRIBED, Device, delays_of, duration
 from .errors import BGBenchError
-from .policy import CANCEL, PROTOCOL
+from .policy import PROTOCOL, answer
 from .runner import _common_options
 
 #: The environment's id in gymnasium's registry.
@@ -178,12 +178,12 @@ class DeviceEnv(gymnasium.Env):
         ]  # fmt: skip
 
     def _hello(self) -> None:
-        hello = self._live.read()
-        if hello is None or hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL:
+        theirs = self._live.read()
+        if theirs is None or theirs.get("type") != "hello" or theirs.get("protocol") != PROTOCOL:
             self._live.finish()
-            raise RuntimeError(f"bgbench.gym: expected bgbench's hello of protocol {PROTOCOL}, got {hello!r}")
+            raise RuntimeError(f"bgbench.gym: expected bgbench's hello of protocol {PROTOCOL}, got {theirs!r}")
         callbacks = [c for c in SUBSCRIBED if not (c == "denied" and self.denial_grid is not None)]
-        answer: Dict[str, Any] = {
+        hello: Dict[str, Any] = {
             "type": "hello",
             "protocol": PROTOCOL,
             "name": "bgbench-gym",
@@ -192,8 +192,8 @@ class DeviceEnv(gymnasium.Env):
             "callbacks": callbacks,
         }
         if self.denial_grid is not None:
-            answer["denials"] = {"rule": "grid", "interval": self.denial_grid}
-        self._live.write(json.dumps(answer))
+            hello["denials"] = {"rule": "grid", "interval": self.denial_grid}
+        self._live.write(json.dumps(hello) + "\n")
 
     def _step(self, action):
         message = self._message
@@ -201,14 +201,7 @@ class DeviceEnv(gymnasium.Env):
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"action {action!r}: expected an integer from 0 to {len(self.actions) - 1}")
         decision = self.device.decide(int(action), int(message["now"]))
-        seq = message["seq"]
-        if decision is None:
-            answer = '{"seq":%d,"decision":"keep"}' % seq
-        elif decision is CANCEL:
-            answer = '{"seq":%d,"decision":"cancel"}' % seq
-        else:
-            answer = '{"seq":%d,"decision":"request","at":%d}' % (seq, decision)
-        following = self._live.write(answer) and self._live.read()
+        following = self._live.write(answer(message["seq"], decision)) and self._live.read()
         if following:
             self.device.see(following)
             self._message = following
@@ -281,9 +274,9 @@ class _Live:
         return json.loads(line) if line else None
 
     def write(self, line: str) -> bool:
-        """Sends one line; False when bgbench is gone (its error is finish()'s)."""
+        """Sends one line (LF included); False when bgbench is gone (its error is finish()'s)."""
         try:
-            self.writer.write((line + "\n").encode())
+            self.writer.write(line.encode())
             return True
         except BrokenPipeError:
             return False
