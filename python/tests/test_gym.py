@@ -321,3 +321,20 @@ def test_the_readmes_observation_table_is_observation() -> None:
         assert int(first) == len(names) and int(last or first) == len(names) + len(listed) - 1, line
         names += listed
     assert names == [name for name, _, _ in OBSERVATION]
+
+
+def test_trace_gives_the_episodes_events(gym_module) -> None:
+    """With trace=True the last info holds events.csv's rows: its opens marked fresh are
+    devices.csv's fresh opens, its run starts its runs (two files bgbench writes apart)."""
+    env = gym_module.DeviceEnv(days=DAYS, trace=True)
+    grid = env.actions.index("grid 15m")
+    _, _, info = _episode(env, 2, lambda kind, _: grid if kind in ("start", "run_started", "denied") else 0)
+    events = info["events"]
+    assert {e["device"] for e in events} == {"0"} and {e["policy"] for e in events} == {"external"}
+    fresh = sum(1 for e in events if e["event"] == "open" and e["detail"] == "fresh")
+    assert fresh == info["fresh_opens"] > 0
+    assert sum(1 for e in events if e["event"] == "started") == info["runs"] > 0
+    env.close()
+    plain = gym_module.DeviceEnv(days=1)
+    assert "events" not in _episode(plain, 2, lambda kind, _: 0)[2]
+    plain.close()

@@ -81,6 +81,9 @@ class DeviceEnv(gymnasium.Env):
     - `denial_grid`: None (each denial is a step, callback `denied`) or a duration: the
       protocol's denial rule, bgbench answers every denial itself with the next point of
       that grid through the last requested time (`fixed`'s answer), and no denial is a step.
+    - `trace`: also give the episode's events at the last step (`info["events"]`: the
+      rows of bgbench's events.csv, `--trace-devices 1`): each open fresh or stale and
+      each run with its time, for a learner that credits the reward after the fact.
     - `binary`: the bgbench binary (else BGBENCH_BINARY, else PATH).
     - `start_timeout`: seconds to wait for bgbench to start the relay.
     """
@@ -95,6 +98,7 @@ class DeviceEnv(gymnasium.Env):
         energy_price: float = DEFAULT_ENERGY_PRICE,
         delays: Sequence[Union[str, int, float]] = DELAYS,
         denial_grid: Union[str, int, float, None] = None,
+        trace: bool = False,
         binary: Optional[str] = None,
         start_timeout: float = 60.0,
     ):
@@ -111,6 +115,9 @@ class DeviceEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(len(self.actions))
         self._binary = find_binary(binary)
         self._options = _common_options(None, self.days, 1, None, scenario, set, None, None)
+        self.trace = bool(trace)
+        if self.trace:
+            self._options += ["--trace-devices", "1"]
         self._start_timeout = float(start_timeout)
         self._live = _Live()
         self._finalizer = weakref.finalize(self, self._live.close)
@@ -209,12 +216,14 @@ class DeviceEnv(gymnasium.Env):
             return self.device.observe(following), 0.0, False, False, info
         # bgbench closed the channel: the device reached its horizon.
         self._message = None
-        row = self._live.finish()
+        row, events = self._live.finish()
         fresh, energy = float(row["fresh_opens"]), float(row["background_energy_j"])
         reward = fresh - self.energy_price * energy
         info: Dict[str, Any] = {name: float(row[name]) for name in INFO_COLUMNS}
         info.update(seed=self.bgbench_seed, energy_price=self.energy_price, now=self.device.horizon, message="end")
         info["device"] = row
+        if self.trace:
+            info["events"] = events
         return self.device.observe(message, end=True), reward, True, False, info
 
 
@@ -281,9 +290,10 @@ class _Live:
         except BrokenPipeError:
             return False
 
-    def finish(self) -> Dict[str, str]:
+    def finish(self) -> Tuple[Dict[str, str], List[Dict[str, str]]]:
         """After bgbench closed the channel: lets the relay go, waits for bgbench and
-        returns the device's devices.csv row; raises BGBenchError when bgbench failed."""
+        returns the device's devices.csv row and its events.csv rows (none without
+        `--trace-devices`); raises BGBenchError when bgbench failed."""
         self._disconnect()
         assert self.process is not None and self.folder is not None
         code = self.process.wait()
@@ -292,11 +302,11 @@ class _Live:
         stderr = (self.folder / "stderr").read_text(errors="replace")
         if code != 0:
             raise BGBenchError(code, stderr, self.command)
-        with open(self.folder / "run" / "devices.csv", newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
+        rows = _rows(self.folder / "run" / "devices.csv")
         if len(rows) != 1:
             raise RuntimeError(f"bgbench.gym: devices.csv holds {len(rows)} rows, expected the episode's device's one")
-        return rows[0]
+        events = self.folder / "run" / "events.csv"
+        return rows[0], _rows(events) if events.exists() else []
 
     def _disconnect(self) -> None:
         for channel in (self.reader, self.writer, self.connection):
@@ -333,6 +343,11 @@ class _Live:
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
+
+
+def _rows(path: Path) -> List[Dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
 
 
 def _peer_pid(connection: socket.socket) -> Optional[int]:
