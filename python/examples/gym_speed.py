@@ -1,5 +1,6 @@
 """The speed of bgbench.gym: steps/s and device-days/s of whole episodes, and where the
-time goes (an episode's start, its steps, its end), for three agents:
+time goes (an episode's start, its steps, its end; what the start is made of), for three
+agents:
 
 - `random`: uniform actions (each denial is a step);
 - `fixed 15m`: fixed's decisions (`grid 15m` at start, run starts and denials), each
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -23,6 +26,7 @@ import numpy as np
 _SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 if os.path.isdir(os.path.join(_SRC, "bgbench")):
     sys.path.insert(0, _SRC)
+import bgbench  # noqa: E402
 import bgbench.gym  # noqa: E402
 
 
@@ -50,6 +54,28 @@ def measure(name: str, env, choose, episodes: int, days: int) -> None:
     )
 
 
+def startup(episodes: int, days: int) -> None:
+    """What an episode's start is made of: bgbench alone on one device (start to exit,
+    its report written) and the relay's interpreter starting (`python3 -I -S`)."""
+    binary = bgbench.find_binary()
+    with tempfile.TemporaryDirectory() as folder:
+        command = [binary, "run", "--policy", "fixed", "--devices", "1", "--days", str(days), "--threads", "1"]
+        command += ["--per-device", "--quiet", "--out", os.path.join(folder, "r")]
+        t = time.perf_counter()
+        for episode in range(episodes):
+            subprocess.run([*command, "--seed", str(episode + 1)], check=True, stdout=subprocess.DEVNULL)
+        alone = (time.perf_counter() - t) / episodes
+    t = time.perf_counter()
+    for _ in range(episodes):
+        subprocess.run([sys.executable, "-I", "-S", "-c", "import _socket"], check=True)
+    interpreter = (time.perf_counter() - t) / episodes
+    print()
+    print(
+        f"bgbench run --policy fixed --devices 1 --days {days} alone, start to exit: {1000 * alone:.0f} ms; "
+        f"the relay's interpreter starting: {1000 * interpreter:.0f} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=40)
@@ -73,6 +99,7 @@ def main() -> None:
     env = bgbench.gym.DeviceEnv(days=args.days, denial_grid="15m")
     measure("fixed 15m, denial rule", env, fixed, args.episodes, args.days)
     env.close()
+    startup(args.episodes, args.days)
 
 
 if __name__ == "__main__":
