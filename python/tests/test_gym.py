@@ -5,7 +5,6 @@ oracle: an agent that plays `fixed`'s decisions gets the built-in `fixed`'s devi
 from __future__ import annotations
 
 import gc
-import json
 import os
 import signal
 import subprocess

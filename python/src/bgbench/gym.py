@@ -49,7 +49,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .binary import find_binary
-from .decisions import DELAYS, OBSERVATION, SUBSCRIBED, Device, delays_of, duration
+from .decisions import DELAYS, SUBSCRIBED, Device, delays_of, duration
 from .errors import BGBenchError
 from .policy import PROTOCOL, answer
 from .runner import _common_options
