@@ -87,7 +87,10 @@ def main() -> None:
         f"{os.cpu_count()} cores, load average {load} at the start"
     )
     print()
-    print("| agent | steps/episode | steps/s | device-days/s | start, ms | step, µs | end, ms | steps/s within an episode |")
+    print(
+        "| agent | steps/episode | steps/s | device-days/s | start, ms | step, µs | end, ms "
+        "| steps/s within an episode |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     rng = np.random.default_rng(1)
     env = bgbench.gym.DeviceEnv(days=args.days)

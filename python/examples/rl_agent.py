@@ -19,7 +19,8 @@ the same opens whatever the agent does, so what remains is the agent's doing).
 
 Training is deterministic given `--seed` (the action draws and the users), so the
 parameters are the same bytes on every machine with the same bgbench. Serving is greedy
-(each state's most likely action) and draws nothing; the handshake's knob is the
+(each state's most likely action) and draws nothing, or with `serve --sample` draws each
+action from the device's own stream (reproducible too); the handshake's knob is the
 parameter file's SHA-256, so run.json names the parameters a report was made with.
 """
 
@@ -169,7 +170,8 @@ def load(path: str) -> dict:
         raw = handle.read()
     document = json.loads(raw)
     if document.get("format") != FORMAT:
-        raise SystemExit(f"{path}: format {document.get('format')!r}, expected '{FORMAT}' (rl_agent.py train writes it)")
+        found = document.get("format")
+        raise SystemExit(f"{path}: format {found!r}, expected '{FORMAT}' (rl_agent.py train writes it)")
     document["sha256"] = hashlib.sha256(raw).hexdigest()
     return document
 
@@ -207,7 +209,8 @@ class Agent(bgbench.Policy):
         state = self.table.state(self.device.observe(message))
         if self.sample:  # a draw of the softmax, by its inverse distribution function
             cumulative = np.cumsum(self.table.probabilities(state))
-            action = min(int(np.searchsorted(cumulative, self.random.uniform() * cumulative[-1], side="right")), len(cumulative) - 1)
+            drawn = int(np.searchsorted(cumulative, self.random.uniform() * cumulative[-1], side="right"))
+            action = min(drawn, len(cumulative) - 1)
         else:
             action = self.table.greedy(state)
         return self.device.decide(action, message["now"])
@@ -286,7 +289,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     t = commands.add_parser("train", help="train in bgbench.gym, write the parameters (JSON)")
     t.add_argument("--out", required=True, help="the parameter file to write")
-    t.add_argument("--episodes", type=int, default=1500, help="episodes (default 1500: 6 minutes on a busy 2-core machine)")
+    t.add_argument("--episodes", type=int, default=1500, help="episodes (default 1500: 6 min on a busy 2-core machine)")
     t.add_argument("--days", type=int, default=7, help="days per episode (default 7)")
     t.add_argument("--users", type=int, default=64, help="the pool of users trained on (default 64)")
     t.add_argument("--seed", type=int, default=1, help="the action draws' and the users' seed (default 1)")
@@ -299,7 +302,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     t.add_argument("--report-every", type=int, default=100, help="print the mean return every N episodes")
     s = commands.add_parser("serve", help="serve the parameters as bgbench's external policy")
     s.add_argument("params")
-    s.add_argument("--sample", action="store_true", help="draw each action from the softmax (the device's stream), not the most likely")
+    s.add_argument("--sample", action="store_true", help="draw each action from the softmax (the device's stream)")
     e = commands.add_parser("evaluate", help="run the served agent against fixed (bgbench run, paired)")
     e.add_argument("params")
     e.add_argument("--devices", type=int, default=200)
