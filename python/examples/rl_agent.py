@@ -8,8 +8,8 @@ Gymnasium environment (bgbench.gym), then served as bgbench's external policy. n
         --set 'policies.external.command=["python3","python/examples/rl_agent.py","serve","agent.json"]'
 
 The table has one row of logits per state, a state being the decision's callback (start,
-opened, denied, run_started, run_ended, midnight) and its hour of the day in buckets of
-`--hours` hours; a row's softmax is the distribution over the environment's actions
+opened, denied, run_started, run_ended, midnight), its hour of the day in buckets of
+`--hours` hours and whether the last open was within `--recent-open` hours; a row's softmax is the distribution over the environment's actions
 (keep, cancel, `in D`, `grid D`: bgbench.decisions). An episode is one device-week of a
 user from a pool of `--users` users (bgbench seeds SEED+1000, SEED+1001, ...: never the
 devices `evaluate` runs); its reward comes at the end (fresh opens minus the price of the
@@ -49,20 +49,23 @@ FORMAT = "bgbench-rl-agent/1"
 
 
 class Table:
-    """The softmax table: logits[state, action]; a state is (callback, hour bucket)."""
+    """The softmax table: logits[state, action]. A state is (callback, hour bucket), and
+    with `recent_open` (hours) also whether the user opened the app within that time."""
 
-    def __init__(self, hours: int, actions: int, logits: Optional[np.ndarray] = None):
+    def __init__(self, hours: int, actions: int, logits=None, recent_open: Optional[float] = None):
         if 24 % hours:
             raise ValueError(f"--hours {hours}: expected a divisor of 24 (1, 2, 3, 4, 6, 8, 12, 24)")
         self.hours = hours
         self.buckets = 24 // hours
-        shape = (len(STATE_CALLBACKS) * self.buckets, actions)
+        self.recent_open = recent_open
+        shape = ((1 if recent_open is None else 2) * len(STATE_CALLBACKS) * self.buckets, actions)
         self.logits = np.zeros(shape) if logits is None else np.asarray(logits, dtype=float).reshape(shape)
 
     def state(self, observation: np.ndarray) -> int:
         callback = int(np.argmax(observation[: len(STATE_CALLBACKS)]))
         bucket = min(self.buckets - 1, int(observation[INDEX["hour_of_day"]]) // self.hours)
-        return callback * self.buckets + bucket
+        recent = self.recent_open is not None and observation[INDEX["hours_since_open"]] < self.recent_open
+        return ((1 if recent else 0) * len(STATE_CALLBACKS) + callback) * self.buckets + bucket
 
     def probabilities(self, state: int) -> np.ndarray:
         z = self.logits[state] - self.logits[state].max()
@@ -96,7 +99,7 @@ def train(args: argparse.Namespace) -> None:
     env = bgbench.gym.DeviceEnv(
         days=args.days, energy_price=args.energy_price, delays=args.delays, denial_grid=args.denial_grid
     )
-    table = Table(args.hours, env.action_space.n)
+    table = Table(args.hours, env.action_space.n, recent_open=args.recent_open or None)
     rng = np.random.default_rng(args.seed)
     started = time.monotonic()
     # The reference and first baseline of each user: fixed 15 min's return (grid 15m at
@@ -140,6 +143,7 @@ def train(args: argparse.Namespace) -> None:
     document = {
         "format": FORMAT,
         "hours": args.hours,
+        "recent_open_hours": args.recent_open or None,
         "callbacks": list(STATE_CALLBACKS),
         "actions": env.actions,
         "delays": [label(d) for d in env.device.delays],
@@ -176,6 +180,11 @@ def load(path: str) -> dict:
     return document
 
 
+def table_of(document: dict) -> Table:
+    """The table a parameter file holds."""
+    return Table(document["hours"], len(document["actions"]), document["logits"], document.get("recent_open_hours"))
+
+
 class Agent(bgbench.Policy):
     """The trained table, served greedily over the external protocol: the environment's
     observation and actions (bgbench.decisions), so the agent sees and does what it did in
@@ -190,7 +199,7 @@ class Agent(bgbench.Policy):
             self.name = "rl-agent-sampled"
         delays = delays_of(document["delays"])
         self.device = Device(delays)
-        self.table = Table(document["hours"], len(self.device.labels), document["logits"])
+        self.table = table_of(document)
         self.knob = {"name": "params_sha256", "value": document["sha256"]}
         grid = document.get("denial_grid")
         self.denial_grid = None if grid is None else delays_of([grid])[0]
@@ -273,15 +282,17 @@ def _row(name: str, s, price: float) -> str:
 def show(args: argparse.Namespace) -> None:
     """Each state's most likely action and its probability: what the table learned."""
     document = load(args.params)
-    table = Table(document["hours"], len(document["actions"]), document["logits"])
+    table = table_of(document)
     print("| callback | " + " | ".join(f"{h:02d}-{h + table.hours:02d} h" for h in range(0, 24, table.hours)) + " |")
     print("|---" * (1 + table.buckets) + "|")
-    for c, callback in enumerate(STATE_CALLBACKS):
-        cells = []
-        for b in range(table.buckets):
-            state = c * table.buckets + b
-            cells.append(f"{document['actions'][table.greedy(state)]} ({table.probabilities(state).max():.2f})")
-        print(f"| {callback} | " + " | ".join(cells) + " |")
+    for recent in (0, 1) if table.recent_open is not None else (0,):
+        for c, callback in enumerate(STATE_CALLBACKS):
+            cells = []
+            for b in range(table.buckets):
+                state = (recent * len(STATE_CALLBACKS) + c) * table.buckets + b
+                cells.append(f"{document['actions'][table.greedy(state)]} ({table.probabilities(state).max():.2f})")
+            within = f", open < {table.recent_open:g} h" if recent else ""
+            print(f"| {callback}{within} | " + " | ".join(cells) + " |")
 
 
 def main(argv: Optional[List[str]] = None) -> None:
@@ -294,6 +305,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     t.add_argument("--users", type=int, default=64, help="the pool of users trained on (default 64)")
     t.add_argument("--seed", type=int, default=1, help="the action draws' and the users' seed (default 1)")
     t.add_argument("--hours", type=int, default=4, help="hours per bucket of the day (default 4)")
+    t.add_argument(
+        "--recent-open", type=float, default=1.0, help="states apart when the last open is this recent, hours (0: not)"
+    )
     t.add_argument("--energy-price", type=float, default=None, help="fresh opens per joule (default bgbench.gym's)")
     t.add_argument("--delays", default=None, help="the actions' delays, comma-separated (default bgbench.gym's)")
     t.add_argument("--denial-grid", default=None, help="a denial rule's grid (default: each denial is a decision)")
@@ -310,7 +324,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     e.add_argument("--seed", type=int, default=1)
     e.add_argument("--scenario", default=None)
     e.add_argument("--threads", type=int, default=2)
-    e.add_argument("--fixed", default="15m,30m,1h,4h", help="fixed's intervals to compare with")
+    e.add_argument("--fixed", default="15m,30m,1h,4h,8h", help="fixed's intervals to compare with")
     e.add_argument("--sample", action="store_true", help="serve with --sample")
     w = commands.add_parser("show", help="print each state's most likely action and its probability")
     w.add_argument("params")

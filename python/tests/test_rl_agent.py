@@ -52,7 +52,7 @@ def test_training_is_deterministic_given_its_seed(trained: Path) -> None:
     a, b = (trained / "a.json").read_bytes(), (trained / "b.json").read_bytes()
     assert a == b
     document = json.loads(a)
-    assert document["training"]["episodes"] == 2 and len(document["logits"]) == 6 * 6
+    assert document["training"]["episodes"] == 2 and len(document["logits"]) == 2 * 6 * 6
     assert len(document["logits"][0]) == len(document["actions"]) == 16
     assert any(x != 0 for row in document["logits"] for x in row)  # two episodes moved the table
 
@@ -67,7 +67,7 @@ def test_the_served_agent_decides_as_in_training(trained: Path, binary: str, tmp
         sys.path.remove(str(EXAMPLE.parent))
     params = trained / "a.json"
     document = rl_agent.load(str(params))
-    table = rl_agent.Table(document["hours"], len(document["actions"]), document["logits"])
+    table = rl_agent.table_of(document)
     env = bgbench.gym.DeviceEnv(days=2)
     in_training = rl_agent.play(env, 7, lambda observation: table.greedy(table.state(observation)))[3]["device"]
     env.close()
