@@ -71,6 +71,7 @@ enum Command {
         HabitsCommand.self,
         BenchCommand.self,
         CheckCommand.self,
+        ConformanceCommand.self,
         HelpCommand.self,
     ]
 

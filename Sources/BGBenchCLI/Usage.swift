@@ -52,6 +52,7 @@ extension Command {
             writing the same folder, 130 and 143 interrupted (every output as before).
             check and bench --baseline: 1 a regression, a difference (--exact) or a slowdown; 65 a
             baseline that does not match or parse; 66 a missing report folder or file.
+            conformance: 1 a check failed.
 
             """
         return text

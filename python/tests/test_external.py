@@ -1,14 +1,18 @@
 """The external-policy protocol from Python (docs/protocol.md): bgbench.Policy's answers
 message by message, bgbench's generator, and python/examples/fixed_policy.py, whose
-summary.csv is the built-in fixed's figure for figure."""
+summary.csv is the built-in fixed's figure for figure; both examples pass `bgbench
+conformance`."""
 
 from __future__ import annotations
 
 import io
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import bgbench
 from bgbench.policy import CANCEL, Policy, Random
@@ -104,3 +108,63 @@ def test_python_fixed_is_fixed(binary: str, tmp_path: Path) -> None:
     assert external.equals(fixed), external.compare(fixed)
     assert external.loc[0, "runs_per_day"] > 1
     shutil.rmtree(tmp_path / "run")
+
+
+@pytest.mark.parametrize("example", ["fixed_policy.py", "opens_policy.py"])
+def test_examples_conform(binary: str, example: str) -> None:
+    """`bgbench conformance` as a client's author runs it: every check ok, the speed told."""
+    done = subprocess.run(
+        [binary, "conformance", "--", sys.executable, str(EXAMPLE.parent / example)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert [line[:7] for line in lines[:6]] == ["ok   1 ", "ok   2 ", "ok   3 ", "ok   4 ", "ok   5 ", "info 6 "]
+    assert lines[6:] == ["conformance: every check passed"]
+
+def test_external_adds_allow_external_and_the_command() -> None:
+    from bgbench.runner import _common_options
+
+    options = _common_options("external,fixed", None, None, None, None, None, None, None, ["python3", "my policy.py", "--x", "1"])
+    assert options == [
+        "--policy",
+        "external,fixed",
+        "--allow-external",
+        "--set",
+        'policies.external.command=["python3", "my policy.py", "--x", "1"]',
+    ]
+
+
+def test_external_must_be_an_argument_list() -> None:
+    import pytest
+
+    with pytest.raises(TypeError) as error:
+        bgbench.run(policy="external", external="python3 p.py")
+    assert str(error.value) == "external= takes the program as a list of strings, e.g. ['python3', 'policy.py'], not 'python3 p.py'"
+    with pytest.raises(ValueError) as error:
+        bgbench.run(policy="external", external=[])
+    assert str(error.value) == "external= names no program: give its argument list, e.g. ['python3', 'policy.py']"
+
+
+def test_run_and_frontier_with_external(binary: str, tmp_path: Path) -> None:
+    """The helpers' `external=`: the Python fixed run beside the built-in one (a run) and
+    as one more point beside fixed's curve (a frontier), at a tiny size."""
+    program = [sys.executable, str(EXAMPLE)]
+    run = bgbench.run(policy="external,fixed", external=program, days=3, devices=20, out=tmp_path / "run", binary=binary)
+    rows = run.summary.set_index(["policy", "archetype"]).sort_index()
+    assert rows.loc["external"].equals(rows.loc["fixed"])
+    assert run.run["external_policies"]["external"]["name"] == "fixed-py"
+    front = bgbench.frontier(
+        policy="fixed,external",
+        knob={"fixed": ["15m", "30m"]},
+        external=program + ["--interval", "1800"],
+        days=3,
+        devices=20,
+        out=tmp_path / "frontier",
+        binary=binary,
+    )
+    arms = front.frontier.set_index("arm")
+    columns = ["fresh_open_rate", "background_energy_j_per_day", "runs_per_day"]
+    assert arms.loc["external", columns].equals(arms.loc["fixed[interval=30m]", columns])

@@ -75,8 +75,8 @@ def test_the_served_agent_decides_as_in_training(trained: Path, binary: str, tmp
     report = _serve(params, [], 2, "1", tmp_path / "served", binary)
     served = rows(tmp_path / "served" / "devices.csv")
     assert len(served) == 2 and served[0] == in_training
-    assert report.run["external_policy"]["name"] == "rl-agent"
-    knob = json.loads(report.run["external_policy"]["knob"])
+    assert report.run["external_policies"]["external"]["name"] == "rl-agent"
+    knob = json.loads(report.run["external_policies"]["external"]["knob"])
     assert knob == {"name": "params_sha256", "value": hashlib.sha256(params.read_bytes()).hexdigest()}
 
 
@@ -87,6 +87,6 @@ def test_the_sampled_agent_draws_from_each_devices_stream(trained: Path, binary:
     for threads in ("1", "2"):
         out = tmp_path / f"threads-{threads}"
         report = _serve(trained / "a.json", ["--sample"], 4, threads, out, binary)
-        assert report.run["external_policy"]["name"] == "rl-agent-sampled"
+        assert report.run["external_policies"]["external"]["name"] == "rl-agent-sampled"
         texts.append((out / "devices.csv").read_bytes())
     assert texts[0] == texts[1]

@@ -267,14 +267,19 @@ final class ServerLoadCounts: @unchecked Sendable {
         for k in 0..<e.count { counts[Int(e[k] >> 8)].wrappingAdd(Int32(e[k] & 0xFF), ordering: .relaxed) }
     }
 
-    /// The counts, once every worker has finished; the grid is freed.
-    func take(days: Int, firstDay: Int) -> ServerLoad {
-        var load = ServerLoad(days: days, firstDay: firstDay)
+    /// The counts, once every worker has finished: per day for a shard's merge
+    /// (`keepingDays`), else folded straight from the grid without a copy of it (a whole
+    /// run needs only each minute's total and peak). The grid is freed.
+    func take(days: Int, firstDay: Int, keepingDays: Bool) -> ServerLoad {
         let counts = counts!
+        defer { release() }
+        guard keepingDays else {
+            return ServerLoad(days: days, firstDay: firstDay) { counts[$0].load(ordering: .relaxed) }
+        }
+        var load = ServerLoad(days: days, firstDay: firstDay)
         load.counts.withUnsafeMutableBufferPointer { out in
             for i in 0..<minutes { out[i] = counts[i].load(ordering: .relaxed) }
         }
-        release()
         return load
     }
 }

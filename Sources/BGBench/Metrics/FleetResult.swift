@@ -16,8 +16,11 @@ public struct DeviceRow: Sendable {
 /// (workers, shards) merge in any order to the same result (MODEL.md §2).
 public struct FleetResult: Sendable {
     public var fleet = FleetTally()
-    /// The `external` policy's declared identity (its handshake); nil for every other policy.
+    /// An external policy's declared identity (its handshake); nil for every other policy.
     public var externalPolicy: ExternalPolicyIdentity? = nil
+    /// What its processes did in this fleet run (messages, round trips, how they ended); nil
+    /// for every other policy, and in a merge of shards.
+    package var externalTraffic: ExternalTraffic? = nil
     /// Archetype names (sorted), or ["routine"] for routine users, or ["trace"] when a
     /// trace replaces the user model.
     public let archetypeNames: [String]

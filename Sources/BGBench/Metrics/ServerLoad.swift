@@ -21,6 +21,25 @@ public struct ServerLoad: Sendable {
         counts = Array(repeating: 0, count: max(0, days - firstDay) * Self.minutesPerDay)
     }
 
+    /// A load folded as it is made: each minute's total and peak read from per-day counts
+    /// laid out like `counts` (`count(i)` is entry i), which are never copied (a whole
+    /// run's shared grid, docs/limits.md "Memory").
+    init(days: Int, firstDay: Int, folding count: (Int) -> Int32) {
+        self.days = days
+        self.firstDay = firstDay
+        counts = []
+        let countedDays = max(0, days - firstDay)
+        totals = Array(repeating: 0, count: Self.minutesPerDay)
+        peaks = Array(repeating: 0, count: Self.minutesPerDay)
+        for d in 0..<countedDays {
+            for m in 0..<Self.minutesPerDay {
+                let c = count(d * Self.minutesPerDay + m)
+                totals[m] += Int64(c)
+                peaks[m] = max(peaks[m], c)
+            }
+        }
+    }
+
     /// Adds per-minute counts laid out like `counts` (one worker's).
     mutating func add(_ other: UnsafeBufferPointer<Int32>) {
         for i in counts.indices { counts[i] += other[i] }

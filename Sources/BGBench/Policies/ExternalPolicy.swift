@@ -1,29 +1,64 @@
 import Foundation
 
-/// `external`: a policy in another process, in any language (docs/protocol.md). bgbench
-/// starts `policies.external.command` (only when the command line says
-/// `--allow-external`), one process per worker thread at most, and asks it, device by
-/// device, what a Swift policy would decide, over the process's fds 3 and 4 in JSON lines:
-/// the handshake names the policy and the callbacks it subscribes to (the others are
-/// answered `keep` here, never sent), and may declare a denial rule (`grid`: the next
-/// point of the request's grid, as `fixed` answers) that bgbench applies itself instead of
-/// sending each denial. A partner that breaks the protocol stops the run with one line
-/// naming the device, the simulated time and the message (``ExternalPolicyError``).
-public struct ExternalPolicy: WakePolicy {
-    public static let name = "external"
-    public static let summary =
-        "a policy in another process, any language (policies.external.command, --allow-external; docs/protocol.md)"
+/// The external policies a run can hold side by side, each its own program and
+/// parameters (`policies.external.command`, `policies.external2.command`, ...): compared
+/// paired as built-in policies are (docs/protocol.md, "Several external policies").
+public enum ExternalPolicies {
+    /// `external`: the one most runs use, whose errors read `external policy: ...`.
+    public enum First: ExternalSlot { public static let name = "external" }
+    public enum Second: ExternalSlot { public static let name = "external2" }
+    public enum Third: ExternalSlot { public static let name = "external3" }
+
+    public static let first = First.name
+    /// Every external policy's name, in registry order.
+    public static let names = [First.name, Second.name, Third.name]
+
+    /// What the handshakes of the external policies among `results` declared, by policy
+    /// name; nil when none ran (run.json's and a shard identity's `external_policies`).
+    public static func identities(_ results: [PolicyResult]) -> [String: ExternalPolicyIdentity]? {
+        let pairs = results.compactMap { r in r.result.externalPolicy.map { (r.policy, $0) } }
+        return pairs.isEmpty ? nil : Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+    }
+    /// The registry's entries (`PolicyRegistry.builtIn`).
+    static let entries = [
+        PolicyEntry(ExternalPolicy<First>.self), PolicyEntry(ExternalPolicy<Second>.self),
+        PolicyEntry(ExternalPolicy<Third>.self),
+    ]
+}
+
+/// One of the external policies' names (``ExternalPolicies``).
+public protocol ExternalSlot: Sendable {
+    static var name: String { get }
+}
+
+/// `external` (and `external2`, `external3`): a policy in another process, in any
+/// language (docs/protocol.md). bgbench starts `policies.<name>.command` (only when the
+/// command line says `--allow-external`), one process per worker thread at most, and
+/// asks it, device by device, what a Swift policy would decide, over the process's fds 3
+/// and 4 in JSON lines: the handshake names the policy and the callbacks it subscribes to
+/// (the others are answered `keep` here, never sent), and may declare a denial rule
+/// (`grid`: the next point of the request's grid, as `fixed` answers) that bgbench applies
+/// itself instead of sending each denial. A partner that breaks the protocol stops the
+/// run with one line naming the device, the simulated time and the message
+/// (``ExternalPolicyError``).
+public struct ExternalPolicy<Slot: ExternalSlot>: WakePolicy {
+    public static var name: String { Slot.name }
+    public static var summary: String {
+        Slot.name == ExternalPolicies.first
+            ? "a policy in another process, any language (policies.external.command, --allow-external; docs/protocol.md)"
+            : "another external policy beside `external`, run side by side with it (policies.\(Slot.name).command)"
+    }
     public static var needsInput: Bool { true }
     /// Every callback reaches the policy value, which sends only those the process
     /// subscribed to: the subscriptions are known at the handshake, not when compiled.
-    public static let callbacks: PolicyCallbacks = .all
+    public static var callbacks: PolicyCallbacks { .all }
 
     /// Starts the first process and reads its handshake (`Fleet` refuses first when the
     /// command line did not allow external processes).
     public static func prepare(_ scenario: Scenario) throws -> (any Sendable)? {
-        let p = scenario.policies[ExternalPolicy.self]
+        let p = scenario.policies[Self.self]
         return try ExternalPool(
-            command: p.command, timeoutMS: max(1, Int(p.timeout.ticks / Clock.millisecond)))
+            policy: Slot.name, command: p.command, timeoutMS: max(1, Int(p.timeout.ticks / Clock.millisecond)))
     }
 
     let pool: ExternalPool
@@ -41,7 +76,7 @@ public struct ExternalPolicy: WakePolicy {
 
     public init(_ context: PolicyContext) {
         guard let pool = context.prepared as? ExternalPool else {
-            preconditionFailure("external runs with the processes ExternalPolicy.prepare started")
+            preconditionFailure("\(Slot.name) runs with the processes ExternalPolicy.prepare started")
         }
         self.pool = pool
         device = context.deviceIndex
@@ -61,15 +96,15 @@ public struct ExternalPolicy: WakePolicy {
         let line =
             "{\"type\":\"\(type)\",\"seq\":\(seq),\"device\":\(device),\"now\":\(view.now)\(extra),\"battery\":\(view.batteryLevel),\"charging\":\(view.charging),\"low_power\":\(view.lowPower),\"network\":\"\(view.network.label)\",\"screen_on\":\(view.screenOn),\"foreground\":\(view.foreground)}\n"
         do {
-            guard lease.child.send(line) else { throw ExternalProtocol.Failure.message(lease.child.exitText()) }
-            let answer = try lease.child.receive()
+            let answer = try lease.child.exchange(line)
             let decision = try ExternalProtocol.decision(
                 answer, seq: seq, now: view.now, latest: horizon + Clock.week)
             seq += 1
             if case .request(let at) = decision { last = at }
             return decision
         } catch {
-            guard case .message(let problem) = error as? ExternalProtocol.Failure else { return .keep }
+            // A broken exchange (the only error here): the run fails when the fleet ends.
+            guard case .message(let problem) = error else { return .keep }
             lease.broken = true
             pool.fail(.partner(device: device, time: view.now, request: type, problem: problem))
             return .keep
@@ -119,13 +154,19 @@ public struct ExternalPolicy: WakePolicy {
     }
 }
 
-/// What an `external` policy's handshake declared: recorded in run.json and in a shard's
-/// identity (`external_policy`), so a report names the policy, not only its command.
+/// What an external policy's handshake declared: recorded in run.json and in a shard's
+/// identity (`external_policies`, by policy name), so a report names the policy, not only
+/// its command.
 public struct ExternalPolicyIdentity: Codable, Sendable, Equatable {
     public var name: String
     public var version: String
     /// The knob as the handshake gave it (JSON text); absent when none was declared.
     public var knob: String?
+}
+
+extension ExternalPolicyIdentity: CustomStringConvertible {
+    /// `NAME VERSION` and the knob when there is one, as an error message names it.
+    public var description: String { "\(name) \(version)" + (knob.map { " knob \($0)" } ?? "") }
 }
 
 /// A device's hold on a process for its whole simulation: given back when the device's
@@ -141,7 +182,7 @@ final class ExternalLease {
 }
 
 /// The JSON lines of docs/protocol.md, version 1.
-enum ExternalProtocol {
+package enum ExternalProtocol {
     static let version = 1
     /// The shortest wait for a handshake, in ms: a program's start-up (an interpreter and
     /// its imports, on a loaded machine) may take longer than one answer.
@@ -151,19 +192,33 @@ enum ExternalProtocol {
     enum Failure: Error { case message(String) }
 
     /// What a process declared in its handshake.
-    struct Handshake: Equatable, Sendable {
-        var name: String
-        var version: String
+    package struct Handshake: Equatable, Sendable {
+        package var name: String
+        package var version: String
         /// The knob's JSON text, "" when none was declared.
-        var knob: String
-        var callbacks: PolicyCallbacks
-        var grid: SimTime
+        package var knob: String
+        package var callbacks: PolicyCallbacks
+        /// The denial rule's grid step, µs (0: no rule).
+        package var grid: SimTime
         /// The handshake line as received (for messages).
         var line: String
-        static func == (a: Self, b: Self) -> Bool {
+        package static func == (a: Self, b: Self) -> Bool {
             a.name == b.name && a.version == b.version && a.knob == b.knob && a.callbacks == b.callbacks
                 && a.grid == b.grid
         }
+        /// The callbacks subscribed to, by their protocol names, in the protocol's order.
+        package var callbackNames: [String] {
+            ExternalProtocol.callbackNames.filter { callbacks.contains($0.1) }.map(\.0)
+        }
+    }
+
+    /// The handshake `command`'s process gives when started outside any run (`bgbench
+    /// conformance`'s first check); the process is killed then.
+    package static func handshake(of command: [String], timeoutMS: Int) throws(ExternalPolicyError) -> Handshake {
+        guard let program = command.first, !program.isEmpty else { throw .noCommand }
+        let child = try ExternalChild(command: command, timeoutMS: timeoutMS)
+        defer { child.terminate() }
+        return try greet(child)
     }
 
     static let callbackNames: [(String, PolicyCallbacks)] = [

@@ -16,19 +16,36 @@ public enum ExternalPolicyError: Error, Equatable, CustomStringConvertible {
     /// A device's exchange went wrong: at simulated time `time`, in answer to `request`
     /// (the message's type), with `problem` saying what.
     case partner(device: Int, time: SimTime, request: String, problem: String)
+    /// One of the above, of the external policy `policy` but the first (`external2`, ...).
+    indirect case named(_ policy: String, ExternalPolicyError)
 
-    public var description: String {
+    /// The error of the external policy named `policy` (`external`, `external2`, ...):
+    /// the first one's errors read as they always did, the others' name their policy.
+    func named(_ policy: String) -> ExternalPolicyError {
         switch self {
+        case .notAllowed, .named: self
+        default: policy == ExternalPolicies.first ? self : .named(policy, self)
+        }
+    }
+
+    public var description: String { text(policy: ExternalPolicies.first) }
+
+    /// The line, for the external policy named `policy`.
+    func text(policy: String) -> String {
+        let who = policy == ExternalPolicies.first ? "external policy" : "external policy '\(policy)'"
+        return switch self {
         case .notAllowed:
             "the external policy starts the program policies.external.command names: allow it with --allow-external (a scenario alone never starts a process)"
         case .noCommand:
-            "the external policy needs a command: expected policies.external.command as a list of arguments, e.g. --set 'policies.external.command=[\"python3\",\"policy.py\"]'"
+            "the \(who) needs a command: expected policies.\(policy).command as a list of arguments, e.g. --set 'policies.\(policy).command=[\"python3\",\"policy.py\"]'"
         case .cannotStart(let command, let reason):
-            "external policy: cannot start '\(command)': \(reason)"
+            "\(who): cannot start '\(command)': \(reason)"
         case .handshake(let problem):
-            "external policy: handshake: \(problem)"
+            "\(who): handshake: \(problem)"
         case .partner(let device, let time, let request, let problem):
-            "external policy: device \(device) at \(ExternalPolicyError.format(time)) (t=\(time) µs), answering '\(request)': \(problem)"
+            "\(who): device \(device) at \(ExternalPolicyError.format(time)) (t=\(time) µs), answering '\(request)': \(problem)"
+        case .named(let name, let error):
+            error.text(policy: name)
         }
     }
 
@@ -71,6 +88,9 @@ final class ExternalChild: @unchecked Sendable {
     let timeoutMS: Int
     /// The sequence number of the last request sent.
     var seq = 0
+    /// Decision messages answered (``exchange(_:)``), and their round trips added, in ns.
+    private(set) var exchanges = 0
+    private(set) var exchangeNanoseconds: UInt64 = 0
 
     /// The longest line either side may send, its line break included (docs/protocol.md).
     static let maxLine = 65_536
@@ -200,6 +220,16 @@ final class ExternalChild: @unchecked Sendable {
         }
     }
 
+    /// Sends a decision message and reads the answer's line: one round trip, counted.
+    func exchange(_ line: String) throws(ExternalProtocol.Failure) -> ArraySlice<UInt8> {
+        let start = DispatchTime.now().uptimeNanoseconds
+        guard send(line) else { throw .message(exitText()) }
+        let answer = try receive()
+        exchanges += 1
+        exchangeNanoseconds += DispatchTime.now().uptimeNanoseconds - start
+        return answer
+    }
+
     /// The next line the child writes, without its line break, within `wait` ms (default:
     /// the policy's timeout).
     func receive(within wait: Int? = nil) throws(ExternalProtocol.Failure) -> ArraySlice<UInt8> {
@@ -264,25 +294,41 @@ final class ExternalChild: @unchecked Sendable {
         return "the policy process closed its answer channel (fd 4) before answering"
     }
 
+    /// How ``end()`` found the child.
+    enum Ending: Equatable {
+        /// It exited by itself this many seconds after its end of file.
+        case exited(after: Double)
+        /// It was still running 2 s after its end of file, and was killed.
+        case killed
+        /// It had been ended before.
+        case before
+    }
+
     /// Closes the request pipe (the child's end of file: a client then exits), waits up to
     /// 2 s for the child, then kills it.
-    func end() {
-        guard !closed else { return }
+    @discardableResult
+    func end() -> Ending {
+        guard !closed else { return .before }
         closed = true
         close(toChild)
         close(fromChild)
+        let start = DispatchTime.now().uptimeNanoseconds
         var status: Int32 = 0
-        var gone = false
+        var ending = Ending.killed
         for _ in 0..<1000 {
             let r = waitpid(pid, &status, WNOHANG)
-            if r == pid || (r < 0 && errno == ECHILD) { gone = true; break }
+            if r == pid || (r < 0 && errno == ECHILD) {
+                ending = .exited(after: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                break
+            }
             usleep(2_000)
         }
-        if !gone {
+        if ending == .killed {
             kill(pid, SIGKILL)
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         }
         ExternalProcesses.live.withLock { _ = $0.remove(pid) }
+        return ending
     }
 
     /// Ends the child at once (a partner that broke the protocol).
@@ -299,6 +345,8 @@ final class ExternalChild: @unchecked Sendable {
 /// handshake every one of them gave, and the first failure, which stops every device's
 /// exchanges and is thrown when the fleet has finished (``finish()``).
 final class ExternalPool: Sendable {
+    /// The policy's name (`external`, `external2`, ...), which its errors carry.
+    let policy: String
     let command: [String]
     let timeoutMS: Int
     let handshake: ExternalProtocol.Handshake
@@ -307,18 +355,20 @@ final class ExternalPool: Sendable {
         var free: [ExternalChild] = []
         var all: [ExternalChild] = []
         var failure: ExternalPolicyError? = nil
+        var traffic = ExternalTraffic()
     }
     private let state = Mutex(State())
 
-    init(command: [String], timeoutMS: Int) throws(ExternalPolicyError) {
-        guard !command.isEmpty, !command[0].isEmpty else { throw .noCommand }
-        (self.command, self.timeoutMS) = (command, timeoutMS)
-        let first = try ExternalChild(command: command, timeoutMS: timeoutMS)
+    init(policy: String, command: [String], timeoutMS: Int) throws(ExternalPolicyError) {
+        guard !command.isEmpty, !command[0].isEmpty else { throw ExternalPolicyError.noCommand.named(policy) }
+        (self.policy, self.command, self.timeoutMS) = (policy, command, timeoutMS)
+        let first: ExternalChild
+        do { first = try ExternalChild(command: command, timeoutMS: timeoutMS) } catch { throw error.named(policy) }
         do {
             handshake = try ExternalProtocol.greet(first)
         } catch {
             first.terminate()
-            throw error
+            throw error.named(policy)
         }
         state.withLock {
             $0.free.append(first)
@@ -370,7 +420,7 @@ final class ExternalPool: Sendable {
 
     var failed: Bool { state.withLock { $0.failure != nil } }
 
-    /// Ends every process; throws the run's first failure.
+    /// Ends every process, adding up their ``traffic``; throws the run's first failure.
     func finish() throws(ExternalPolicyError) {
         let (children, failure) = state.withLock { state in
             let result = (state.all, state.failure)
@@ -378,7 +428,41 @@ final class ExternalPool: Sendable {
             state.free.removeAll()
             return result
         }
-        for child in children { child.end() }
-        if let failure { throw failure }
+        var traffic = ExternalTraffic()
+        for child in children {
+            traffic.messages += child.exchanges
+            traffic.roundTripSeconds += Double(child.exchangeNanoseconds) / 1e9
+            switch child.end() {
+            case .exited(let seconds):
+                traffic.processes += 1
+                traffic.slowestExit = max(traffic.slowestExit, seconds)
+            case .killed:
+                traffic.processes += 1
+                traffic.killed += 1
+            case .before: break
+            }
+        }
+        state.withLock { $0.traffic = traffic }
+        if let failure { throw failure.named(policy) }
     }
+
+    /// What the processes did, once ``finish()`` has ended them.
+    var traffic: ExternalTraffic { state.withLock { $0.traffic } }
+}
+
+/// What an `external` policy's processes did in one fleet run (``FleetResult/externalTraffic``):
+/// facts about the execution, which vary from run to run and are in no report; `bgbench
+/// conformance` reads them (docs/protocol.md, "Conformance": checks 5 and 6).
+package struct ExternalTraffic: Sendable, Equatable {
+    /// Decision messages answered.
+    package var messages = 0
+    /// Their round trips added up, each from writing the message to reading its answer: s.
+    package var roundTripSeconds = 0.0
+    /// Processes ended when the run ended (their fd 3 closed), and among them those still
+    /// running 2 s later (killed then).
+    package var processes = 0
+    package var killed = 0
+    /// The longest any of the others took to exit after its fd 3 closed: s.
+    package var slowestExit = 0.0
+    package init() {}
 }

@@ -206,22 +206,23 @@ public struct PolicyEntry: Sendable {
 /// The policies bgbench knows, by name. Adding a built-in policy is one line in `builtIn`;
 /// a researcher's package adds its own with `PolicyRegistry.register` before a run.
 public enum PolicyRegistry {
-    public static let builtIn: [PolicyEntry] = [
-        PolicyEntry(NoWakePolicy.self),
-        PolicyEntry(FixedPolicy.self),
-        PolicyEntry(AdaptivePolicy.self),
-        PolicyEntry(UsagePolicy.self),
-        PolicyEntry(HistogramPolicy.self),
-        PolicyEntry(NHPPPolicy.self),
-        PolicyEntry(BayesPolicy.self),
-        PolicyEntry(KDEPolicy.self),
-        PolicyEntry(LogisticPolicy.self),
-        PolicyEntry(PushPolicy.self),
-        PolicyEntry(SchedulePolicy.self),
-        PolicyEntry(ExternalPolicy.self),
-        PolicyEntry(OraclePolicy.self),
-        PolicyEntry(ProphetPolicy.self),
-    ]
+    public static let builtIn: [PolicyEntry] =
+        [
+            PolicyEntry(NoWakePolicy.self),
+            PolicyEntry(FixedPolicy.self),
+            PolicyEntry(AdaptivePolicy.self),
+            PolicyEntry(UsagePolicy.self),
+            PolicyEntry(HistogramPolicy.self),
+            PolicyEntry(NHPPPolicy.self),
+            PolicyEntry(BayesPolicy.self),
+            PolicyEntry(KDEPolicy.self),
+            PolicyEntry(LogisticPolicy.self),
+            PolicyEntry(PushPolicy.self),
+            PolicyEntry(SchedulePolicy.self),
+        ] + ExternalPolicies.entries + [
+            PolicyEntry(OraclePolicy.self),
+            PolicyEntry(ProphetPolicy.self),
+        ]
 
     /// Registered policies; a lock makes registering safe while other threads read.
     private static let added = Mutex<[PolicyEntry]>([])

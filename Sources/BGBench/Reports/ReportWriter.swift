@@ -5,7 +5,7 @@ import Foundation
 /// sees half a file; run.json, written last, marks a complete folder.
 public enum ReportWriter {
     /// The version of the report formats (columns and run.json fields).
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     public static func write(_ report: RunReport, to directory: String) throws {
         try writeFolder(directory, files: files(report))
@@ -143,7 +143,7 @@ public enum ReportWriter {
             warmupDays: r.options.warmupDays, deviceDays: report.deviceDays,
             events: Int(report.events), gsl: BuildInfo.gslVersion,
             opensTrace: r.opensTraceIdentity,
-            externalPolicy: report.results.lazy.compactMap { $0.result.externalPolicy }.first,
+            externalPolicies: ExternalPolicies.identities(report.results),
             shard: r.options.shard.map { RunManifest.ShardPart($0, devices: r.options.devices) },
             execution: .init(
                 commandLine: r.commandLine, threads: report.threads,
@@ -305,8 +305,9 @@ package struct RunManifest: Encodable {
     var gsl: String
     /// The replayed opens trace, when there is one (absent otherwise).
     var opensTrace: OpensTraceIdentity?
-    /// What the `external` policy's handshake declared (absent for other policies).
-    var externalPolicy: ExternalPolicyIdentity? = nil
+    /// What each external policy's handshake declared, by policy name (`external`,
+    /// `external2`, ...; absent when none ran).
+    var externalPolicies: [String: ExternalPolicyIdentity]? = nil
     /// The part of the run a shard folder holds (absent otherwise).
     var shard: ShardPart?
     /// The only fields that vary between identical runs (timing, threads, command line).

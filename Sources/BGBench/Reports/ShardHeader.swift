@@ -22,9 +22,9 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         public var perDevice: Bool
         public var traceDevices: Int
         public var opensTrace: OpensTraceIdentity?
-        /// What the `external` policy's handshake declared (absent for other policies):
-        /// shards whose processes declared another policy or version do not merge.
-        public var externalPolicy: ExternalPolicyIdentity? = nil
+        /// What each external policy's handshake declared, by policy name (absent when
+        /// none ran): shards whose processes declared another policy or version do not merge.
+        public var externalPolicies: [String: ExternalPolicyIdentity]? = nil
     }
 
     /// A sweep's axes (path and values), its `--set` options and each point's values.
@@ -80,7 +80,7 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     /// (one more quantity in every accumulator); 4: each paired tally carries its
     /// archetypes' moments (paired-archetypes.csv) and a sweep's groups their joint sums.
     /// The merge refuses any other format.
-    public static let formatVersion = 4
+    public static let formatVersion = 5
 
     /// The header of a shard made of `requests` (a run's one, a sweep's points').
     init(
@@ -189,15 +189,19 @@ public struct ShardHeader: Codable, Sendable, Equatable {
             ]
         }
         for (a, b) in zip(runs, other.runs) {
+            let (sa, sb) = (a.comparedScenario, b.comparedScenario)
             fields += [
+                ("external handshake", text(a.externalPoliciesText), text(b.externalPoliciesText)),
                 (
-                    "scenario",
-                    a.resolvedScenario == b.resolvedScenario ? "" : "resolved scenario (\(text(a.scenarioFile)))",
-                    a.resolvedScenario == b.resolvedScenario ? "" : "that of \(text(b.scenarioFile))"
+                    "scenario", sa == sb ? "" : "resolved scenario (\(text(a.scenarioFile)))",
+                    sa == sb ? "" : "that of \(text(b.scenarioFile))"
                 ),
                 ("scenario file", text(a.scenarioFile), text(b.scenarioFile)),
                 ("scenario SHA-256", a.scenarioSha256, b.scenarioSha256),
-                ("overrides", a.scenarioOverrides.joined(separator: " "), b.scenarioOverrides.joined(separator: " ")),
+                (
+                    "overrides", a.comparedOverrides.joined(separator: " "),
+                    b.comparedOverrides.joined(separator: " ")
+                ),
                 ("policies", a.policies.joined(separator: ","), b.policies.joined(separator: ",")),
                 ("baseline policy", text(a.baselinePolicy), text(b.baselinePolicy)), ("seed", "\(a.seed)", "\(b.seed)"),
                 ("replications", "\(a.replications)", "\(b.replications)"), ("devices", "\(a.devices)", "\(b.devices)"),
@@ -209,6 +213,44 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         }
         guard let (name, x, y) = fields.first(where: { $0.1 != $0.2 }) else { return nil }
         return "its \(name) is \(x.isEmpty ? "''" : x), expected \(y.isEmpty ? "''" : y)"
+    }
+}
+
+extension ShardHeader.Identity {
+    /// `NAME: POLICY VERSION [knob K]` per external policy, for a message; nil when none ran.
+    var externalPoliciesText: String? {
+        externalPolicies.map { $0.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; ") }
+    }
+
+    /// The resolved scenario as shards compare it: without the commands of the external
+    /// policies that ran. A command says where its program lies on one machine; what it
+    /// is, the handshake says (`externalPolicies`, compared on its own), so shards of one
+    /// run given another path on each node merge (docs/protocol.md, "Shards").
+    var comparedScenario: String {
+        guard let ran = externalPolicies?.keys, !ran.isEmpty,
+            var root = try? JSONSerialization.jsonObject(with: Data(resolvedScenario.utf8)) as? [String: Any],
+            var policies = root["policies"] as? [String: Any]
+        else { return resolvedScenario }
+        for name in ran {
+            guard var external = policies[name] as? [String: Any] else { continue }
+            external["command"] = nil
+            policies[name] = external
+        }
+        root["policies"] = policies
+        guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]) else {
+            return resolvedScenario
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The `--set` overrides as shards compare them: without those of the commands above.
+    var comparedOverrides: [String] {
+        guard let ran = externalPolicies?.keys, !ran.isEmpty else { return scenarioOverrides }
+        let commands = Set(ran.map { "policies.\($0).command" })
+        return scenarioOverrides.filter {
+            !commands.contains(
+                $0.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "")
+        }
     }
 }
 

@@ -8,8 +8,8 @@ public struct ShardState {
     public static let fileName = ReportFile.shardState.name
 
     private var requests: [RunRequest] = []
-    /// Each run's `external` policy identity (nil: none ran).
-    private var externalPolicies: [ExternalPolicyIdentity?] = []
+    /// Each run's external policies' identities by name (nil: none ran).
+    private var externalPolicies: [[String: ExternalPolicyIdentity]?] = []
     private var writer = StateWriter()
     private var wallSeconds = 0.0, threads = 0
     var sweep: ShardHeader.Sweep?
@@ -22,7 +22,7 @@ public struct ShardState {
     /// Adds a run's (or a sweep point's) results.
     public mutating func add(_ report: RunReport) {
         requests.append(report.request)
-        externalPolicies.append(report.results.lazy.compactMap { $0.result.externalPolicy }.first)
+        externalPolicies.append(ExternalPolicies.identities(report.results))
         wallSeconds += report.wallSeconds
         threads = max(threads, report.threads)
         for result in report.results {
@@ -44,7 +44,7 @@ public struct ShardState {
         header.sweep = sweep
         header.frontier = frontier
         for (k, identity) in externalPolicies.enumerated() where k < header.runs.count {
-            header.runs[k].externalPolicy = identity
+            header.runs[k].externalPolicies = identity
         }
         return header.json + "\n" + Data(writer.bytes).base64EncodedString() + "\n"
     }

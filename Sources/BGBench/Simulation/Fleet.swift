@@ -128,7 +128,7 @@ public enum Fleet {
         for (i, arm) in arms.enumerated() where !first.meetsTheSameUsers(as: arm.scenario) {
             throw SimulationError.armsDiffer(arm: i)
         }
-        if !options.allowsExternal && arms.contains(where: { $0.policy.name == ExternalPolicy.name }) {
+        if !options.allowsExternal && arms.contains(where: { ExternalPolicies.names.contains($0.policy.name) }) {
             throw ExternalPolicyError.notAllowed
         }
         var prepared: [(any Sendable)?] = []
@@ -157,7 +157,10 @@ public enum Fleet {
         var run = run(runners, pairs: pairs, joint: joint, options: options, progress: progress)
         try finish()
         for (i, input) in prepared.enumerated() {
-            if let pool = input as? ExternalPool { run.results[i].externalPolicy = pool.identity }
+            if let pool = input as? ExternalPool {
+                run.results[i].externalPolicy = pool.identity
+                run.results[i].externalTraffic = pool.traffic
+            }
         }
         return run
     }
@@ -235,9 +238,9 @@ public enum Fleet {
         for w in 1..<workers { run.merge(partials.buffer[w].take()!) }
         for p in 0..<policies {
             run.results[p].finish()
-            run.results[p].serverLoad = loads[p].take(days: options.days, firstDay: options.warmupDays)
             // A shard keeps the per-day counts for the merge; a whole run needs only their fold.
-            if options.shard == nil { run.results[p].serverLoad.fold() }
+            run.results[p].serverLoad = loads[p].take(
+                days: options.days, firstDay: options.warmupDays, keepingDays: options.shard != nil)
         }
         return FleetRun(
             results: run.results, paired: nil, pairs: run.pairs, busySeconds: run.busy, workers: workers,

@@ -161,9 +161,7 @@ public enum ShardMerge {
             let (request, results) = run
             var finished = results
             for i in finished.indices {
-                if finished[i].policy == ExternalPolicy.name {
-                    finished[i].result.externalPolicy = identity.externalPolicy
-                }
+                finished[i].result.externalPolicy = identity.externalPolicies?[finished[i].policy]
                 finished[i].result.finish()
                 finished[i].result.serverLoad.fold()
                 finished[i].workers = threads

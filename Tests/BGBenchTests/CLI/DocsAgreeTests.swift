@@ -81,7 +81,8 @@ import BGBenchTestSupport
                         command = first
                         words = words.dropFirst()
                     }
-                    for word in words where word.hasPrefix("--") {
+                    // After a bare `--`, the words are a program's (`conformance -- PROGRAM ARGS`).
+                    for word in words.prefix(while: { $0 != "--" }) where word.hasPrefix("--") {
                         let name = String(word.dropFirst(2).prefix { $0 != "=" })
                         #expect(
                             known[command]!.contains(name),

@@ -83,6 +83,39 @@ import Testing
         #expect(try Self.summary(merged) == Self.summary(one.out))
     }
 
+    /// Nodes of a cluster name one program by other paths: shards whose commands differ
+    /// but whose handshakes agree merge into the whole run's summary; shards whose
+    /// handshakes differ (another interval, so another knob) are refused, naming both.
+    @Test func shardsMergeWhateverPathEachNodeGave() throws {
+        let spellings = [["python3", Self.example], ["env", "python3", Self.example]]
+        let whole = Self.run("external", devices: 40, days: 2, ["--set", Self.command(spellings[0])])
+        try #require(whole.result.code == 0, "\(whole.result.errors)")
+        func shards(_ commands: [[String]]) throws -> String {
+            let folder = freshFolder("external-nodes")
+            for (k, command) in commands.enumerated() {
+                let r = bgbench(
+                    ["--policy", "external", "--days", "2", "--devices", "40", "--quiet", "--allow-external"]
+                        + ["--set", Self.command(command), "--shard", "\(k)/2", "--out", folder + "/\(k)"])
+                try #require(r.code == 0, "\(r.errors)")
+            }
+            return folder
+        }
+        let merged = freshPath("external-nodes-merged")
+        let m = bgbench(["merge", "--quiet", "--out", merged, try shards(spellings)])
+        try #require(m.code == 0, "\(m.errors)")
+        #expect(try Self.summary(merged) == Self.summary(whole.out))
+
+        let other = spellings[1] + ["--interval", "600"]
+        let refused = bgbench([
+            "merge", "--quiet", "--out", freshPath("external-refused"), try shards([spellings[0], other]),
+        ])
+        #expect(refused.code == 65)
+        #expect(
+            refused.errors.contains(
+                #"its external handshake is external: fixed-py 1 knob {"name":"interval","value":600000000}, expected external: fixed-py 1 knob {"name":"interval","value":900000000}"#
+            ), "\(refused.errors)")
+    }
+
     /// A scenario alone never starts a process: without `--allow-external`, one line, exit
     /// 64, nothing written, and the program named is not run.
     @Test func aRunMustAllowIt() throws {
@@ -282,9 +315,11 @@ extension ExternalPolicyTests {
         let command = ["--set", Self.command(["python3", Self.example, "--interval", "600"])]
         let (result, out) = Self.run("external", devices: 70, days: 1, command)
         try #require(result.code == 0, "\(result.errors)")
-        let expected =
-            #""external_policy" : {"# + "\n" + #"    "knob" : "{\"name\":\"interval\",\"value\":600000000}","#
-            + "\n" + #"    "name" : "fixed-py","# + "\n" + #"    "version" : "1""# + "\n  }"
+        let expected = [
+            #""external_policies" : {"#, #"    "external" : {"#,
+            #"      "knob" : "{\"name\":\"interval\",\"value\":600000000}","#, #"      "name" : "fixed-py","#,
+            #"      "version" : "1""#, "    }", "  }",
+        ].joined(separator: "\n")
         let runJSON = try String(contentsOfFile: out + "/run.json", encoding: .utf8)
         #expect(runJSON.contains(expected), "\(runJSON)")
         let shards = freshFolder("external-identity")
@@ -296,7 +331,7 @@ extension ExternalPolicyTests {
             let state = try String(contentsOfFile: shards + "/\(k)/shard.state", encoding: .utf8)
             #expect(
                 state.contains(
-                    #""external_policy":{"knob":"{\"name\":\"interval\",\"value\":600000000}","name":"fixed-py","version":"1"}"#
+                    #""external_policies":{"external":{"knob":"{\"name\":\"interval\",\"value\":600000000}","name":"fixed-py","version":"1"}}"#
                 ))
         }
         let merged = freshPath("external-identity-merged")
@@ -306,7 +341,53 @@ extension ExternalPolicyTests {
         // Without external, no such key.
         let (plain, plainOut) = Self.run("fixed", devices: 1, days: 1)
         try #require(plain.code == 0)
-        #expect(!(try String(contentsOfFile: plainOut + "/run.json", encoding: .utf8)).contains("external_policy"))
+        #expect(!(try String(contentsOfFile: plainOut + "/run.json", encoding: .utf8)).contains("external_policies"))
+    }
+
+    /// Two external policies side by side, each its own program, paired like built-in
+    /// ones: `external2` (the Python fixed at 1 h) gives the built-in fixed's summary rows
+    /// at 1 h exactly and a paired difference of zero, `external` (at 15 min) another;
+    /// run.json records both handshakes by name; a second program that cannot start is
+    /// named in the error.
+    @Test func twoExternalPoliciesSideBySide() throws {
+        let set = [
+            "--set", Self.command(["python3", Self.example, "--interval", "900"]),
+            "--set",
+            Self.command(["python3", Self.example, "--interval", "3600"]).replacing(
+                "policies.external.", with: "policies.external2."),
+            "--set", "policies.fixed.interval=1h",
+        ]
+        let (result, out) = Self.run("external,external2,fixed", devices: 60, days: 3, threads: 2, set)
+        try #require(result.code == 0, "\(result.errors)")
+        let summary = try csvRecords(out + "/summary.csv")
+        func rows(_ policy: String) -> [[String: String]] { summary.filter { $0["policy"] == policy } }
+        #expect(rows("external2").count == rows("fixed").count && rows("fixed").count > 1)
+        for (a, b) in zip(rows("external2"), rows("fixed")) {
+            #expect(a.keys.filter { $0 != "policy" && a[$0] != b[$0] }.isEmpty, "\(a["archetype"] ?? "?")")
+        }
+        // Another program: at 15 min it asks four times as often, so the budget denies it more.
+        let quarter = Double(rows("external")[0]["denied_per_day"] ?? "") ?? 0
+        let hourly = Double(rows("external2")[0]["denied_per_day"] ?? "") ?? 0
+        #expect(quarter > 2 * hourly && hourly > 1, "denials a day: \(quarter) at 15 min, \(hourly) at 1 h")
+        // Every paired difference from fixed is zero (or undefined, as for fixed itself).
+        let paired = try csvRecords(out + "/paired.csv").filter { $0["policy"] == "external2" }
+        #expect(paired.count > 10)
+        #expect(paired.allSatisfy { $0["difference"] == "" || Double($0["difference"] ?? "") == 0 })
+        let runJSON = try String(contentsOfFile: out + "/run.json", encoding: .utf8)
+        #expect(runJSON.contains(#""knob" : "{\"name\":\"interval\",\"value\":900000000}""#))
+        #expect(
+            runJSON.contains(
+                #""external2" : {"# + "\n" + #"      "knob" : "{\"name\":\"interval\",\"value\":3600000000}""#))
+
+        let missing = Self.run(
+            "external,external2", devices: 2, days: 1,
+            [set[0], set[1], "--set", #"policies.external2.command=["no-such-program-bgbench"]"#])
+        #expect(missing.result.code == 76)
+        #expect(
+            missing.result.errors
+                == "error: external policy 'external2': cannot start 'no-such-program-bgbench': No such file or directory\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: missing.out))
     }
 }
 

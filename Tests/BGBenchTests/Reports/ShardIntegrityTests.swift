@@ -96,7 +96,7 @@ import BGBenchTestSupport
         #expect(
             Self.merge(dir) == (
                 65,
-                "error: shard folder '\(dir)/a/1': its shard.state is format 1, this bgbench merges format 4 only: rerun the shard with this bgbench\n"
+                "error: shard folder '\(dir)/a/1': its shard.state is format 1, this bgbench merges format 5 only: rerun the shard with this bgbench\n"
             ))
     }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import tempfile
@@ -26,6 +27,7 @@ def run(
     replications: Optional[int] = None,
     baseline_policy: Optional[str] = None,
     per_device: bool = False,
+    external: Optional[Sequence[str]] = None,
     out: Optional[Union[str, Path]] = None,
     extra_args: Optional[Sequence[str]] = None,
     binary: Optional[str] = None,
@@ -35,10 +37,13 @@ def run(
 
     `policy` is a name, a comma-separated list or a sequence of names; `set` a dict
     {PATH: VALUE} or a list of "PATH=VALUE" (`--set`); `extra_args` any other options, as
-    on the command line (`["--warmup-days", "7"]`). Raises BGBenchError (exit code, first
-    line of stderr) when the binary fails, BinaryNotFound when there is none.
+    on the command line (`["--warmup-days", "7"]`). `external` is the program the policy
+    `external` runs, as an argument list (`["python3", "my_policy.py"]`): it adds
+    `--allow-external` and sets `policies.external.command` (docs/protocol.md). Raises
+    BGBenchError (exit code, first line of stderr) when the binary fails, BinaryNotFound
+    when there is none.
     """
-    options = _common_options(policy, days, devices, seed, scenario, set, replications, baseline_policy)
+    options = _common_options(policy, days, devices, seed, scenario, set, replications, baseline_policy, external)
     if per_device:
         options.append("--per-device")
     return _execute("run", options, out, extra_args, binary)
@@ -55,6 +60,7 @@ def sweep(
     replications: Optional[int] = None,
     baseline_policy: Optional[str] = None,
     per_device: bool = False,
+    external: Optional[Sequence[str]] = None,
     out: Optional[Union[str, Path]] = None,
     extra_args: Optional[Sequence[str]] = None,
     binary: Optional[str] = None,
@@ -62,7 +68,7 @@ def sweep(
     """`bgbench sweep`: the grid of the `set` values, e.g.
     `{"policies.fixed.interval": ["15m", "30m"]}` (a list value is joined with commas, so
     `"15m,30m"` is the same). Otherwise as `run`."""
-    options = _common_options(policy, days, devices, seed, scenario, set, replications, baseline_policy)
+    options = _common_options(policy, days, devices, seed, scenario, set, replications, baseline_policy, external)
     if per_device:
         options.append("--per-device")
     return _execute("sweep", options, out, extra_args, binary)
@@ -80,13 +86,14 @@ def frontier(
     set: Overrides = None,
     replications: Optional[int] = None,
     baseline_policy: Optional[str] = None,
+    external: Optional[Sequence[str]] = None,
     out: Optional[Union[str, Path]] = None,
     extra_args: Optional[Sequence[str]] = None,
     binary: Optional[str] = None,
 ) -> Report:
     """`bgbench frontier`: every policy over its knob's values (`knob`: {POLICY: values},
     `--knob`), `quality` the curves' metric (`--quality`). Otherwise as `run`."""
-    options = _common_options(policy, days, devices, seed, scenario, set, replications, baseline_policy)
+    options = _common_options(policy, days, devices, seed, scenario, set, replications, baseline_policy, external)
     for name, values in (knob or {}).items():
         options += ["--knob", f"{name}={_joined(values)}"]
     if quality is not None:
@@ -103,6 +110,7 @@ def _common_options(
     overrides: Overrides,
     replications: Optional[int],
     baseline_policy: Optional[str],
+    external: Optional[Sequence[str]] = None,
 ) -> List[str]:
     """The options every command shares, as arguments; None leaves the binary's default."""
     options: List[str] = []
@@ -115,7 +123,19 @@ def _common_options(
             options += [flag, str(value)]
     for override in _overrides(overrides):
         options += ["--set", override]
+    if external is not None:
+        options += ["--allow-external", "--set", f"policies.external.command={external_command(external)}"]
     return options
+
+
+def external_command(program: Sequence[str]) -> str:
+    """`policies.external.command`'s value for an argument list: a JSON array of strings
+    (no shell: each element is one argument), e.g. `["python3","p.py","--knob","2"]`."""
+    if isinstance(program, (str, bytes)) or not all(isinstance(arg, str) for arg in program):
+        raise TypeError(f"external= takes the program as a list of strings, e.g. ['python3', 'policy.py'], not {program!r}")
+    if not program:
+        raise ValueError("external= names no program: give its argument list, e.g. ['python3', 'policy.py']")
+    return json.dumps(list(program))
 
 
 def _overrides(overrides: Overrides) -> List[str]:
