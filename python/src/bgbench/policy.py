@@ -90,6 +90,16 @@ class Random:
         return (self.next() >> 11) * (2.0**-53)
 
 
+def answer(seq: int, decision: Any) -> str:
+    """The answer line, LF included, to decision message `seq`: None keeps the pending
+    request, CANCEL withdraws it, an integer time (µs) requests a wake then."""
+    if decision is None:
+        return '{"seq":%d,"decision":"keep"}\n' % seq
+    if decision is CANCEL:
+        return '{"seq":%d,"decision":"cancel"}\n' % seq
+    return '{"seq":%d,"decision":"request","at":%d}\n' % (seq, decision)
+
+
 class View:
     """What a policy sees at a decision: the message's fields as attributes (`now`,
     `device`, `battery`, `charging`, `low_power`, `network`, `screen_on`, `foreground`;
@@ -185,12 +195,4 @@ class Policy:
                 continue
             if kind == "start":
                 message["random"] = Random(message["seed"])
-            decision = handlers[kind](View(message))
-            seq = message["seq"]
-            if decision is None:
-                out = '{"seq":%d,"decision":"keep"}\n' % seq
-            elif decision is CANCEL:
-                out = '{"seq":%d,"decision":"cancel"}\n' % seq
-            else:
-                out = '{"seq":%d,"decision":"request","at":%d}\n' % (seq, decision)
-            write(out.encode())
+            write(answer(message["seq"], handlers[kind](View(message))).encode())
