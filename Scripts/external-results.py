@@ -55,6 +55,8 @@ class Example:
     label: str
     train: Sequence[str]
     serve: Sequence[str]
+    #: With no train command: the file of python/examples it serves ({model}), trained once and committed.
+    committed: str = ""
 
     def command(self, template: Sequence[str], **values: str) -> List[str]:
         args = [arg.format(**values) for arg in template]
@@ -69,6 +71,8 @@ EXAMPLES = [
     Example("`sklearn_policy.py`, threshold 0.1", SKLEARN_TRAIN, SKLEARN_SERVE + ["0.1"]),
     Example("`sklearn_policy.py`, threshold 0.15", SKLEARN_TRAIN, SKLEARN_SERVE + ["0.15"]),
     Example("`sklearn_policy.py`, threshold 0.25", SKLEARN_TRAIN, SKLEARN_SERVE + ["0.25"]),
+    # Trained in bgbench.gym on MODEL.md's users of seeds 1001 on (python/README.md, "A learning agent").
+    Example("`rl_agent.py` (greedy)", [], ["rl_agent.py", "serve", "{model}"], committed="rl_agent.json"),
 ]
 
 
@@ -90,7 +94,9 @@ def evaluate(
     """Train the example on `trace` (once per training command and population: `models`),
     run the frontier, and return the table's figures."""
     key = (population, tuple(example.train))
-    if key not in models:  # examples that differ only in how they serve share a model
+    if not example.train:
+        models[key] = EXAMPLES_DIR / example.committed
+    elif key not in models:  # examples that differ only in how they serve share a model
         models[key] = work / f"model-{len(models)}.pkl"
         train = example.command(example.train, trace=str(trace), model=str(models[key]))
         subprocess.run(train, check=True, stdout=subprocess.DEVNULL)
@@ -166,7 +172,9 @@ def rows_markdown(results, command: str, sizes: dict) -> List[str]:
         f"scenario the opens of seed {TRAIN_SEED}'s users (events.csv of `bgbench --policy none --seed {TRAIN_SEED} "
         f"--trace-devices {sizes['devices']}`), scored on seeds 1 to {sizes['seeds']}; on the habits population "
         f"a trace of seed {HABITS_TRAIN_SEED} (`bgbench habits --seed {HABITS_TRAIN_SEED}`), scored on seed "
-        f"{HABITS_SEED}'s users (the trace's opens are the same in every seed; the seeds change the rest). "
+        f"{HABITS_SEED}'s users (the trace's opens are the same in every seed; the seeds change the rest); "
+        "but `rl_agent.py`, whose parameters (python/examples/rl_agent.json) were trained once in bgbench.gym on "
+        "one-device episodes of MODEL.md's users of seeds 1001 to 1064 and are served unchanged on both populations. "
         "Then one `bgbench frontier --policy fixed,external,oracle,prophet --baseline-policy external` per "
         "example and population (a frontier cannot sweep an external policy's knob, so each threshold is a "
         f"frontier of its own): `fixed`'s curve over its interval ({', '.join(FIXED_KNOB)}) read at the example's own J/day "
