@@ -147,7 +147,8 @@ struct Conformance {
         options.allowsExternal = true
         options.shard = shard
         return try Runner.run(
-            RunRequest(scenario: loaded, policies: [ExternalPolicies.first], options: options, commandLine: commandLine))
+            RunRequest(scenario: loaded, policies: [ExternalPolicies.first], options: options, commandLine: commandLine)
+        )
     }
 
     /// What the policy's processes did in a run.
