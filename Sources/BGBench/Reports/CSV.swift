@@ -30,14 +30,40 @@ public enum CSVNumber {
 
     /// A time in ticks as exact decimal seconds, at most six decimals ("12941.273289").
     public static func seconds(_ ticks: SimTime) -> String {
-        let sign = ticks < 0 ? "-" : ""
+        var bytes: [UInt8] = []
+        appendSeconds(ticks, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `seconds(ticks)`'s text, appended to `bytes`.
+    static func appendSeconds(_ ticks: SimTime, to bytes: inout [UInt8]) {
+        if ticks < 0 { bytes.append(UInt8(ascii: "-")) }
         let m = ticks.magnitude
-        let whole = m / 1_000_000, fraction = m % 1_000_000
-        guard fraction > 0 else { return sign + String(whole) }
-        var digits = String(fraction)
-        digits = String(repeating: "0", count: 6 - digits.count) + digits
-        while digits.hasSuffix("0") { digits.removeLast() }
-        return sign + String(whole) + "." + digits
+        appendDecimal(m / 1_000_000, to: &bytes)
+        var fraction = m % 1_000_000
+        guard fraction > 0 else { return }
+        bytes.append(UInt8(ascii: "."))
+        var digits = 6
+        while fraction % 10 == 0 {  // trailing zeros dropped
+            fraction /= 10
+            digits -= 1
+        }
+        var divisor: UInt64 = 1
+        for _ in 1..<digits { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
+        }
+    }
+
+    /// The decimal digits of `v`, appended to `bytes`.
+    static func appendDecimal(_ v: UInt64, to bytes: inout [UInt8]) {
+        var divisor: UInt64 = 1
+        while v / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(v / divisor % 10))
+            divisor /= 10
+        }
     }
 }
 

@@ -335,17 +335,18 @@ final class RowSink {
     /// Adds a device's rows: its totals (devices.csv) and its events (events.csv).
     func add(_ record: DeviceRecord, archetypeNames: [String]) {
         for stream in spool.streams {
-            var csv = CSVWriter("")
             switch stream {
             case .devices:
+                var csv = CSVWriter("")
                 let row = DeviceRow(
                     device: record.device, archetype: max(0, record.archetype), values: record.tally.values(),
                     attributes: record.attributes)
                 csv.row(SeriesReports.deviceFields(row, labels, archetypeNames: archetypeNames))
+                buffers[stream.rawValue] += csv.output.utf8
             case .events:
-                for e in record.trace { csv.row(SeriesReports.eventFields(e, labels)) }
+                SeriesReports.appendEvents(record.trace, labels: labels, to: &buffers[stream.rawValue])
             }
-            append(csv.output, to: stream)
+            handIfFull(stream)
         }
     }
 
@@ -353,9 +354,8 @@ final class RowSink {
     /// rest come with its record (``add(_:archetypeNames:)``).
     func addEvents(_ rows: [TraceRow]) {
         guard spool.streams.contains(.events) else { return }
-        var csv = CSVWriter("")
-        for e in rows { csv.row(SeriesReports.eventFields(e, labels)) }
-        append(csv.output, to: .events)
+        SeriesReports.appendEvents(rows, labels: labels, to: &buffers[RowSpool.Stream.events.rawValue])
+        handIfFull(.events)
     }
 
     /// The spill a worker's recorder storage carries while this sink takes its events.
@@ -363,8 +363,8 @@ final class RowSink {
         spool.streams.contains(.events) ? TraceSpill(chunkRows: spool.traceChunkRows) { self.addEvents($0) } : nil
     }
 
-    private func append(_ text: String, to stream: RowSpool.Stream) {
-        buffers[stream.rawValue] += text.utf8
+    /// Hands the stream's buffer to the spool once it holds `flushBytes`.
+    private func handIfFull(_ stream: RowSpool.Stream) {
         if buffers[stream.rawValue].count >= spool.flushBytes {
             spool.hand(&buffers[stream.rawValue], stream: stream, result: result, block: block, ended: false)
         }

@@ -345,26 +345,46 @@ public enum SeriesReports {
     /// events.csv (`--trace-devices K`): every decision and outcome of the first K devices,
     /// in time order per device, each with its reason code or status.
     public static func eventsCSV(_ report: RunReport) -> String {
-        var csv = CSVWriter("")
-        csv.row(eventsHeader)
+        var bytes = Array((eventsHeader.joined(separator: ",") + "\n").utf8)
         let name = report.request.scenario.scenario.name
         for r in report.results {
-            let labels = (name, r.policy, String(r.seed))
-            for e in r.result.trace { csv.row(eventFields(e, labels)) }
+            appendEvents(r.result.trace, labels: (name, r.policy, String(r.seed)), to: &bytes)
         }
-        return csv.output
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// One row of events.csv: `labels` are the scenario, policy and seed.
-    static func eventFields(_ e: TraceRow, _ labels: (scenario: String, policy: String, seed: String)) -> [String] {
-        // Times and durations are whole microseconds: printed exactly.
-        let value =
-            e.value.map {
-                $0 == $0.rounded() ? CSVNumber.format($0) : CSVNumber.seconds(Clock.ticks(seconds: $0))
-            } ?? ""
-        return [
-            labels.scenario, labels.policy, labels.seed, String(e.device), CSVNumber.seconds(e.time),
-            String(Clock.dayIndex(e.time)), e.event, e.detail, value,
-        ]
+    /// Appends rows of events.csv to `bytes`: `labels` are the scenario, policy and seed.
+    /// Byte by byte, with no array of fields or string per row: a traced run prints about
+    /// 200 of these a device-day, and building them as strings cost more than simulating.
+    static func appendEvents(
+        _ rows: some Sequence<TraceRow>, labels: (scenario: String, policy: String, seed: String),
+        to bytes: inout [UInt8]
+    ) {
+        let prefix = Array(
+            [labels.scenario, labels.policy, labels.seed].map(CSVWriter<String>.quote).joined(separator: ",").utf8)
+        let comma = UInt8(ascii: ","), newline = UInt8(ascii: "\n")
+        for e in rows {
+            bytes.append(contentsOf: prefix)
+            bytes.append(comma)
+            CSVNumber.appendDecimal(UInt64(e.device), to: &bytes)
+            bytes.append(comma)
+            CSVNumber.appendSeconds(e.time, to: &bytes)
+            bytes.append(comma)
+            CSVNumber.appendDecimal(UInt64(Clock.dayIndex(e.time)), to: &bytes)
+            bytes.append(comma)
+            bytes.append(contentsOf: CSVWriter<String>.quote(e.event).utf8)
+            bytes.append(comma)
+            bytes.append(contentsOf: CSVWriter<String>.quote(e.detail).utf8)
+            bytes.append(comma)
+            // Times and durations are whole microseconds: printed exactly.
+            if let v = e.value {
+                if v == v.rounded() {
+                    bytes.append(contentsOf: CSVNumber.format(v).utf8)
+                } else {
+                    CSVNumber.appendSeconds(Clock.ticks(seconds: v), to: &bytes)
+                }
+            }
+            bytes.append(newline)
+        }
     }
 }

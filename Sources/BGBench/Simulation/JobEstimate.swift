@@ -176,9 +176,9 @@ public struct JobEstimate: Sendable {
         start = DispatchTime.now()
         for policy in entries {
             let result = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed)
-            var csv = CSVWriter("")
-            for e in result.trace { csv.row(SeriesReports.eventFields(e, (scenario.name, policy.name, "1"))) }
-            withExtendedLifetime(csv) {}
+            var bytes: [UInt8] = []
+            SeriesReports.appendEvents(result.trace, labels: (scenario.name, policy.name, "1"), to: &bytes)
+            withExtendedLifetime(bytes) {}
         }
         let traced = Runner.seconds(since: start) / deviceDays
         return Calibration(secondsPerArmDeviceDay: plain, secondsPerTracedDeviceDay: max(0, traced - plain))
