@@ -60,9 +60,9 @@ import Testing
         return try Fleet.simulate(scenario: scenario, policy: entry, options: options, feed: feed)
     }
 
-    /// (`external` subscribes at its handshake, not in its type: ExternalPolicyTests
-    /// compares its Python `fixed` with the built-in one.)
-    @Test(arguments: PolicyRegistry.builtIn.map { $0.name }.filter { $0 != "external" })
+    /// (The external policies subscribe at their handshake, not in their type:
+    /// ExternalPolicyTests compares the Python `fixed` with the built-in one.)
+    @Test(arguments: PolicyRegistry.builtIn.map { $0.name }.filter { !ExternalPolicies.names.contains($0) })
     func subscriptionsChangeNothing(policy name: String) throws {
         let entry = try #require(PolicyRegistry.named(name))
         func toldOfAll<P: WakePolicy>(_: P.Type) -> PolicyEntry { PolicyEntry(ToldOfAll<P>.self) }

@@ -261,7 +261,10 @@ import Testing
     /// `--policy all` leaves `schedule` out (it needs a plan); `list` names it.
     @Test func allLeavesScheduleOut() throws {
         #expect(!PolicyRegistry.inAll.contains { $0.name == "schedule" })
-        #expect(PolicyRegistry.builtIn.filter(\.needsInput).map(\.name) == ["schedule", "external"])
+        #expect(
+            PolicyRegistry.builtIn.filter(\.needsInput).map(\.name) == [
+                "schedule", "external", "external2", "external3",
+            ])
         #expect(bgbench(["list"]).output.contains("  schedule "))
     }
 
