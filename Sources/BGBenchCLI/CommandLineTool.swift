@@ -42,8 +42,7 @@ public enum CommandLineTool {
         } catch let error as ExternalPolicyError {
             // A partner process of the external policy (docs/protocol.md), or none allowed.
             errors.write("error: \(escapingControls(error.description))\n")
-            if error == .notAllowed { return ExitCode.usage.rawValue }
-            return error == .noCommand ? ExitCode.usage.rawValue : ExitCode.protocolError.rawValue
+            return error.isUsage ? ExitCode.usage.rawValue : ExitCode.protocolError.rawValue
         } catch let error as CLIError {
             errors.write("error: \(escapingControls(error.message))\n")
             if error.hint { errors.write("see 'bgbench --help'\n") }

@@ -23,8 +23,17 @@ public enum ExternalPolicyError: Error, Equatable, CustomStringConvertible {
     /// the first one's errors read as they always did, the others' name their policy.
     func named(_ policy: String) -> ExternalPolicyError {
         switch self {
-        case .notAllowed, .named: self
+        case .named: self
         default: policy == ExternalPolicies.first ? self : .named(policy, self)
+        }
+    }
+
+    /// A usage error (exit 64): the command line, not a partner, is wrong.
+    public var isUsage: Bool {
+        switch self {
+        case .notAllowed, .noCommand: true
+        case .named(_, let error): error.isUsage
+        case .cannotStart, .handshake, .partner: false
         }
     }
 
@@ -35,7 +44,7 @@ public enum ExternalPolicyError: Error, Equatable, CustomStringConvertible {
         let who = policy == ExternalPolicies.first ? "external policy" : "external policy '\(policy)'"
         return switch self {
         case .notAllowed:
-            "the external policy starts the program policies.external.command names: allow it with --allow-external (a scenario alone never starts a process)"
+            "the \(who) starts the program policies.\(policy).command names: allow it with --allow-external (a scenario alone never starts a process)"
         case .noCommand:
             "the \(who) needs a command: expected policies.\(policy).command as a list of arguments, e.g. --set 'policies.\(policy).command=[\"python3\",\"policy.py\"]'"
         case .cannotStart(let command, let reason):

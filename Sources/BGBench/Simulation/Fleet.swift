@@ -128,8 +128,8 @@ public enum Fleet {
         for (i, arm) in arms.enumerated() where !first.meetsTheSameUsers(as: arm.scenario) {
             throw SimulationError.armsDiffer(arm: i)
         }
-        if !options.allowsExternal && arms.contains(where: { ExternalPolicies.names.contains($0.policy.name) }) {
-            throw ExternalPolicyError.notAllowed
+        if !options.allowsExternal, let arm = arms.first(where: { ExternalPolicies.names.contains($0.policy.name) }) {
+            throw ExternalPolicyError.notAllowed.named(arm.policy.name)
         }
         var prepared: [(any Sendable)?] = []
         // Processes an arm started end with the run, and its partner's failure is the run's.

@@ -379,6 +379,20 @@ extension ExternalPolicyTests {
             runJSON.contains(
                 #""external2" : {"# + "\n" + #"      "knob" : "{\"name\":\"interval\",\"value\":3600000000}""#))
 
+        // The command line's mistakes are usage errors of the policy they concern: exit 64.
+        let notAllowed = Self.run("external2", devices: 2, days: 1, allow: false, [set[2], set[3]])
+        #expect(notAllowed.result.code == 64)
+        #expect(
+            notAllowed.result.errors
+                == "error: the external policy 'external2' starts the program policies.external2.command names: allow it with --allow-external (a scenario alone never starts a process)\n"
+        )
+        let noCommand = Self.run("external2", devices: 2, days: 1)
+        #expect(noCommand.result.code == 64)
+        #expect(
+            noCommand.result.errors
+                == #"error: the external policy 'external2' needs a command: expected policies.external2.command as a list of arguments, e.g. --set 'policies.external2.command=["python3","policy.py"]'"#
+                + "\n")
+
         let missing = Self.run(
             "external,external2", devices: 2, days: 1,
             [set[0], set[1], "--set", #"policies.external2.command=["no-such-program-bgbench"]"#])
