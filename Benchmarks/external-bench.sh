@@ -2,8 +2,9 @@
 # The bridge's cost (Benchmarks/README.md, "External policies"): the built-in fixed, the
 # Python fixed of python/examples/fixed_policy.py (the same results, so the difference is
 # the bridge) and a Python policy that hears opens (python/examples/opens_policy.py), on
-# the default scenario, one thread (one process) and two; then Python's own share of a
-# message, timed without bgbench or a pipe (serve() over an in-memory stream).
+# the default scenario, one thread (one process) and two, each unbatched and batched
+# (--batch: a block's devices in frames, docs/protocol.md "Batching"); then Python's own
+# share of a message, timed without bgbench or a pipe (serve() over an in-memory stream).
 # Usage: Benchmarks/external-bench.sh [BINARY] [DEVICES] [DAYS]
 set -euo pipefail
 bgbench=${1:-.build/release/bgbench}
@@ -14,6 +15,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fixed_py='policies.external.command=["python3","python/examples/fixed_policy.py"]'
 opens_py='policies.external.command=["python3","python/examples/opens_policy.py"]'
+fixed_py_batch='policies.external.command=["python3","python/examples/fixed_policy.py","--batch"]'
+opens_py_batch='policies.external.command=["python3","python/examples/opens_policy.py","--batch"]'
 
 run() {  # NAME THREADS ARGS...: one line with the run's device-days/s, wall s and its summary's rates
     local name=$1 threads=$2
@@ -35,6 +38,8 @@ for threads in 1 2; do
     run fixed "$threads" --policy fixed
     run fixed-py "$threads" --allow-external --policy external --set "$fixed_py"
     run opens-py "$threads" --allow-external --policy external --set "$opens_py"
+    run fixed-py-b "$threads" --allow-external --policy external --set "$fixed_py_batch"
+    run opens-py-b "$threads" --allow-external --policy external --set "$opens_py_batch"
 done
 
 # Python's share: serve() answering run_started messages from memory, no pipe, no bgbench.

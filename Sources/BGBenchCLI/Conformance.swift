@@ -135,6 +135,7 @@ struct Conformance {
         let denials = h.grid > 0 ? "the grid rule, every \(h.grid) µs" : "none"
         return "protocol 1, name \"\(h.name)\", version \"\(h.version)\", knob \(h.knob.isEmpty ? "none" : h.knob); "
             + "callbacks: \(callbacks); denial rule: \(denials)"
+            + (h.batches ? "; batching: frames of a block's devices" : "")
     }
 
     /// A run of the policy: `devices` × `days` of the default scenario with `settings`.
@@ -272,7 +273,8 @@ struct Conformance {
                 + "after \(SummaryTable.fixed(slowest, 3)) s")
     }
 
-    /// Check 6: messages a second and the mean round trip of a run on one thread.
+    /// Check 6: messages a second and the mean round trip of a run on one thread (batched:
+    /// the frames, and each frame's round trip shared by its messages).
     func speed() throws -> Verdict {
         let report: RunReport
         do { report = try simulate([], Self.timed) } catch let error as ExternalPolicyError { return .fail("\(error)") }
@@ -280,7 +282,7 @@ struct Conformance {
         let rate = report.wallSeconds > 0 ? Double(t.messages) / report.wallSeconds : 0
         let roundTrip = t.messages > 0 ? t.roundTripSeconds / Double(t.messages) * 1e6 : 0
         return .info(
-            "\(t.messages) messages in \(SummaryTable.fixed(report.wallSeconds, 2)) s on one thread "
+            "\(t.messages) messages\(t.frames > 0 ? " in \(t.frames) frames" : "") in \(SummaryTable.fixed(report.wallSeconds, 2)) s on one thread "
                 + "(\(Self.timed.devices) devices × \(Self.timed.days) days): \(SummaryTable.fixed(rate, 0)) messages/s, "
                 + "a round trip \(SummaryTable.fixed(roundTrip, 1)) µs on average (reported, not judged)")
     }

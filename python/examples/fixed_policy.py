@@ -48,9 +48,12 @@ class Fixed(bgbench.Policy):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--interval", type=float, default=900, help="seconds between attempts (default 900)")
+    parser.add_argument("--batch", action="store_true", help="take a block's devices in frames (docs/protocol.md)")
     args = parser.parse_args()
     # TimeSpan: seconds to microseconds, rounded half away from zero.
-    Fixed(int(args.interval * 1_000_000 + 0.5)).serve()
+    policy = Fixed(int(args.interval * 1_000_000 + 0.5))
+    policy.batch = args.batch
+    policy.serve()
 
 
 if __name__ == "__main__":

@@ -51,7 +51,11 @@ class AfterOpens(bgbench.Policy):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gap", type=float, default=1800, help="seconds after an open (default 1800)")
-    AfterOpens(int(parser.parse_args().gap * 1_000_000 + 0.5)).serve()
+    parser.add_argument("--batch", action="store_true", help="take a block's devices in frames (docs/protocol.md)")
+    args = parser.parse_args()
+    policy = AfterOpens(int(args.gap * 1_000_000 + 0.5))
+    policy.batch = args.batch
+    policy.serve()
 
 
 if __name__ == "__main__":

@@ -74,6 +74,61 @@ def test_policy_answers_message_by_message() -> None:
     ]
 
 
+class _Counter(Policy):
+    """Per-device state set in `start` and grown by each callback: batched, every device
+    must count its own messages."""
+
+    name, version, batch = "counter", "1", True
+    callbacks = ("opened",)
+
+    def start(self, view):
+        self.heard = 0
+        return None
+
+    def opened(self, view):
+        self.heard += 1
+        return view.now + self.heard
+
+
+def test_batched_frames_keep_each_devices_state() -> None:
+    view = {"battery": 1.0, "charging": False, "low_power": False, "network": "wifi", "screen_on": False}
+
+    def start(device):
+        return {"type": "start", "seq": 0, "device": device, "now": 0, "horizon": 10**9, "seed": [1, 2, 3, 4], **view}
+
+    def opened(device, seq, now):
+        return {"type": "opened", "seq": seq, "device": device, "now": now, **view}
+
+    prototype = _Counter()
+    answers = _serve(
+        prototype,
+        [
+            {"type": "hello", "protocol": 1, "bgbench": "0.1.0"},
+            {"type": "batch", "count": 2, "ended": []},
+            start(0),
+            start(1),
+            {"type": "batch", "count": 2, "ended": []},
+            opened(0, 1, 100),
+            opened(1, 1, 200),
+            {"type": "batch", "count": 1, "ended": [1]},
+            opened(0, 2, 300),
+            # Device 1 ended: a later device 1 (another run's) starts afresh.
+            {"type": "batch", "count": 1, "ended": []},
+            start(1),
+        ],
+    )
+    assert answers[0]["batch"] is True
+    assert answers[1:] == [
+        {"seq": 0, "decision": "keep"},
+        {"seq": 0, "decision": "keep"},
+        {"seq": 1, "decision": "request", "at": 101},
+        {"seq": 1, "decision": "request", "at": 201},
+        {"seq": 2, "decision": "request", "at": 302},  # device 0 heard two opens; device 1's one is its own
+        {"seq": 0, "decision": "keep"},
+    ]
+    assert not hasattr(prototype, "heard"), "the devices' copies hold the state, not the prototype"
+
+
 def test_denial_grid_goes_into_the_hello() -> None:
     class Grid(Policy):
         name, version, denial_grid = "g", "1", 900 * 10**6
@@ -90,8 +145,9 @@ def test_random_is_xoshiro256_starstar() -> None:
     assert Random([1, 2, 3, 4]).uniform() == (11520 >> 11) * 2.0**-53
 
 
-def test_python_fixed_is_fixed(binary: str, tmp_path: Path) -> None:
-    command = json.dumps([sys.executable, str(EXAMPLE), "--interval", "900"])
+@pytest.mark.parametrize("batch", [[], ["--batch"]])
+def test_python_fixed_is_fixed(binary: str, tmp_path: Path, batch: list) -> None:
+    command = json.dumps([sys.executable, str(EXAMPLE), "--interval", "900", *batch])
     report = bgbench.run(
         policy="external,fixed",
         days=7,

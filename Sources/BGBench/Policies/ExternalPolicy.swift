@@ -62,7 +62,11 @@ public struct ExternalPolicy<Slot: ExternalSlot>: WakePolicy {
     }
 
     let pool: ExternalPool
+    /// The device's process for its whole simulation, unbatched; nil batched or once the
+    /// run has failed.
     let lease: ExternalLease?
+    /// Batched: the device's place in its block's frames (``ExternalBatch``).
+    let slot: ExternalBatchSlot?
     let device: Int
     let horizon: SimTime
     let subscribed: PolicyCallbacks
@@ -75,10 +79,12 @@ public struct ExternalPolicy<Slot: ExternalSlot>: WakePolicy {
     let platform: String
 
     public init(_ context: PolicyContext) {
-        guard let pool = context.prepared as? ExternalPool else {
+        let slot = context.prepared as? ExternalBatchSlot
+        guard let pool = slot?.batch.pool ?? context.prepared as? ExternalPool else {
             preconditionFailure("\(Slot.name) runs with the processes ExternalPolicy.prepare started")
         }
         self.pool = pool
+        self.slot = slot
         device = context.deviceIndex
         horizon = context.horizon
         subscribed = pool.handshake.callbacks
@@ -86,28 +92,44 @@ public struct ExternalPolicy<Slot: ExternalSlot>: WakePolicy {
         let r = context.random
         seed = (r.s0, r.s1, r.s2, r.s3)
         platform = context.platform
-        lease = pool.checkout().map { ExternalLease(pool: pool, child: $0) }
+        // A batched device shares its block's process (``ExternalBatch``).
+        lease = slot == nil ? pool.checkout().map { ExternalLease(pool: pool, child: $0) } : nil
     }
 
     /// Asks the process: `type`, the view and `extra` (`,"key":value...`); its decision,
     /// or `keep` once the run has failed (the failure is thrown when the fleet ends).
     mutating func ask(_ type: String, _ view: DeviceView, _ extra: String = "") -> WakeDecision {
-        guard let lease, !lease.broken else { return .keep }
+        guard live else { return .keep }
         let line =
             "{\"type\":\"\(type)\",\"seq\":\(seq),\"device\":\(device),\"now\":\(view.now)\(extra),\"battery\":\(view.batteryLevel),\"charging\":\(view.charging),\"low_power\":\(view.lowPower),\"network\":\"\(view.network.label)\",\"screen_on\":\(view.screenOn),\"foreground\":\(view.foreground)}\n"
+        let latest = horizon + Clock.week
+        let answered: WakeDecision?
+        if let slot {
+            answered = slot.ask(.init(device: device, type: type, line: line, seq: seq, now: view.now, latest: latest))
+        } else {
+            answered = exchange(line, type, now: view.now, latest: latest)
+        }
+        guard let decision = answered else { return .keep }
+        seq += 1
+        if case .request(let at) = decision { last = at }
+        return decision
+    }
+
+    /// Whether the device still talks to a process: not once its exchange broke. (A batched
+    /// device asks its block, which answers nil once the run has failed.)
+    var live: Bool { slot != nil || lease?.broken == false }
+
+    /// One round trip over the device's own process: the decision, or nil when the
+    /// exchange broke (the run fails when the fleet ends).
+    func exchange(_ line: String, _ type: String, now: SimTime, latest: SimTime) -> WakeDecision? {
+        guard let lease else { return nil }
         do {
-            let answer = try lease.child.exchange(line)
-            let decision = try ExternalProtocol.decision(
-                answer, seq: seq, now: view.now, latest: horizon + Clock.week)
-            seq += 1
-            if case .request(let at) = decision { last = at }
-            return decision
+            return try ExternalProtocol.decision(lease.child.exchange(line), seq: seq, now: now, latest: latest)
         } catch {
-            // A broken exchange (the only error here): the run fails when the fleet ends.
-            guard case .message(let problem) = error else { return .keep }
+            guard case .message(let problem) = error else { return nil }
             lease.broken = true
-            pool.fail(.partner(device: device, time: view.now, request: type, problem: problem))
-            return .keep
+            pool.fail(.partner(device: device, time: now, request: type, problem: problem))
+            return nil
         }
     }
 
@@ -128,13 +150,13 @@ public struct ExternalPolicy<Slot: ExternalSlot>: WakePolicy {
     }
 
     public mutating func denied(_ reason: DenialReason, retryAt: SimTime?, _ view: DeviceView) -> WakeDecision {
-        if grid > 0 { return lease?.broken == false ? .request(at: gridPoint(after: view.now)) : .keep }
+        if grid > 0 { return live ? .request(at: gridPoint(after: view.now)) : .keep }
         guard subscribed.contains(.denied) else { return .keep }
         return ask("denied", view, ",\"reason\":\"\(reason.label)\",\"retry_at\":\(retryAt.map { "\($0)" } ?? "null")")
     }
 
     public mutating func deniedAhead(at t: SimTime) -> SimTime? {
-        grid > 0 && lease?.broken == false ? gridPoint(after: t) : nil
+        grid > 0 && live ? gridPoint(after: t) : nil
     }
 
     public mutating func runStarted(_ view: DeviceView) -> WakeDecision {
@@ -200,11 +222,14 @@ package enum ExternalProtocol {
         package var callbacks: PolicyCallbacks
         /// The denial rule's grid step, µs (0: no rule).
         package var grid: SimTime
+        /// The process takes its messages in frames, a block's devices side by side
+        /// (docs/protocol.md, "Batching").
+        package var batches: Bool
         /// The handshake line as received (for messages).
         var line: String
         package static func == (a: Self, b: Self) -> Bool {
             a.name == b.name && a.version == b.version && a.knob == b.knob && a.callbacks == b.callbacks
-                && a.grid == b.grid
+                && a.grid == b.grid && a.batches == b.batches
         }
         /// The callbacks subscribed to, by their protocol names, in the protocol's order.
         package var callbackNames: [String] {
@@ -345,8 +370,15 @@ package enum ExternalProtocol {
             }
             grid = step
         }
+        var batches = false
+        if let batch = o["batch"], batch != .null {
+            guard case .bool(let value) = batch else {
+                throw .message("expected \"batch\" as true or false, got: \(shown)")
+            }
+            batches = value
+        }
         return Handshake(
-            name: name, version: policyVersion, knob: knob, callbacks: callbacks, grid: grid,
+            name: name, version: policyVersion, knob: knob, callbacks: callbacks, grid: grid, batches: batches,
             line: String(decoding: line, as: UTF8.self))
     }
 

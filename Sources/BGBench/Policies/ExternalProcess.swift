@@ -97,9 +97,14 @@ final class ExternalChild: @unchecked Sendable {
     let timeoutMS: Int
     /// The sequence number of the last request sent.
     var seq = 0
-    /// Decision messages answered (``exchange(_:)``), and their round trips added, in ns.
+    /// Decision messages answered (``exchange(_:)``, or in frames), and their round trips
+    /// added, in ns (a frame's once).
     private(set) var exchanges = 0
     private(set) var exchangeNanoseconds: UInt64 = 0
+    /// Frames sent (batching, ``frame(_:)``).
+    private(set) var frames = 0
+    /// Devices whose simulation ended since the last frame: the next frame's `ended`.
+    var ended: [Int] = []
 
     /// The longest line either side may send, its line break included (docs/protocol.md).
     static let maxLine = 65_536
@@ -237,6 +242,24 @@ final class ExternalChild: @unchecked Sendable {
         exchanges += 1
         exchangeNanoseconds += DispatchTime.now().uptimeNanoseconds - start
         return answer
+    }
+
+    /// A frame of decision messages (docs/protocol.md, "Batching"): its header, with the
+    /// devices ended since the last frame in ascending order, then the messages (each a
+    /// line). Takes `ended`.
+    func frame(_ lines: [String]) -> String {
+        ended.sort()
+        let header =
+            "{\"type\":\"batch\",\"count\":\(lines.count),\"ended\":[\(ended.map(String.init).joined(separator: ","))]}\n"
+        ended.removeAll(keepingCapacity: true)
+        return lines.reduce(into: header) { $0 += $1 }
+    }
+
+    /// Counts a frame of `messages` answered, sent at `start` (ns).
+    func count(messages: Int, since start: UInt64) {
+        frames += 1
+        exchanges += messages
+        exchangeNanoseconds += DispatchTime.now().uptimeNanoseconds - start
     }
 
     /// The next line the child writes, without its line break, within `wait` ms (default:
@@ -440,6 +463,7 @@ final class ExternalPool: Sendable {
         var traffic = ExternalTraffic()
         for child in children {
             traffic.messages += child.exchanges
+            traffic.frames += child.frames
             traffic.roundTripSeconds += Double(child.exchangeNanoseconds) / 1e9
             switch child.end() {
             case .exited(let seconds):
@@ -465,6 +489,9 @@ final class ExternalPool: Sendable {
 package struct ExternalTraffic: Sendable, Equatable {
     /// Decision messages answered.
     package var messages = 0
+    /// The frames they were sent in, when the policy batches (docs/protocol.md,
+    /// "Batching"); 0 otherwise.
+    package var frames = 0
     /// Their round trips added up, each from writing the message to reading its answer: s.
     package var roundTripSeconds = 0.0
     /// Processes ended when the run ended (their fd 3 closed), and among them those still

@@ -248,36 +248,60 @@ public enum Fleet {
     }
 
     /// One block of devices under `policy` on platform F, added to `result` (and each
-    /// device's tally to `worker.tallies` when the worker keeps them).
+    /// device's tally to `worker.tallies` when the worker keeps them). An external policy
+    /// that batches has the block's devices simulated side by side (``ExternalBatch``);
+    /// their records are added in device order all the same.
     static func runBlock<F: PlatformRules>(
         _ policy: PolicyCalls, _: F.Type, block: Int, context: DeviceRunContext, options: RunOptions,
         into result: inout FleetResult,
         worker: FleetWorker, load: ServerLoadCounts
     ) {
-        let end = min(options.devices, (block + 1) * blockSize)
-        var storage = worker.storage
-        for device in (block * blockSize)..<end {
-            // An OS-version mix (MODEL.md §4): a device may run as the platform's legacy
-            // variant, each still specialised.
-            let record =
-                F.runsAsLegacyVariant(scenario: context.scenario, seed: context.seed, device: device)
+        let devices = (block * blockSize)..<min(options.devices, (block + 1) * blockSize)
+        // An OS-version mix (MODEL.md §4): a device may run as the platform's legacy
+        // variant, each still specialised.
+        @Sendable func record(
+            _ device: Int, _ context: DeviceRunContext, _ queue: EventQueue<SimEvent>, _ storage: RecorderStorage
+        ) -> DeviceRecord {
+            F.runsAsLegacyVariant(scenario: context.scenario, seed: context.seed, device: device)
                 ? simulate(
-                    policy, F.LegacyVariant.self, device: device, context: context, queue: worker.queue,
-                    storage: storage)
-                : simulate(policy, F.self, device: device, context: context, queue: worker.queue, storage: storage)
+                    policy, F.LegacyVariant.self, device: device, context: context, queue: queue, storage: storage)
+                : simulate(policy, F.self, device: device, context: context, queue: queue, storage: storage)
+        }
+        func add(_ record: DeviceRecord) {
             if options.checksInvariants, let broken = DeviceInvariants.violations(record.tally).first {
                 fatalError(
-                    "invariant broken on device \(device) (policy \(policy.name), platform \(F.name), seed \(context.seed)): \(broken)"
+                    "invariant broken on device \(record.device) (policy \(policy.name), platform \(F.name), seed \(context.seed)): \(broken)"
                 )
             }
             result.add(record)
             worker.sink?.add(record, archetypeNames: result.archetypeNames)
             load.add(record.storage.load)
-            storage = record.storage
             if worker.keepsTallies {
                 worker.tallies.append(record.tally)
                 worker.archetypes.append(record.archetype)
             }
+        }
+        if let pool = context.prepared as? ExternalPool, pool.handshake.batches {
+            // Each device its own queue and buffers (a traced device's events stay in its
+            // record: the worker's spill serves one device at a time).
+            let (days, firstDay) = (options.days, options.warmupDays)
+            let records = ExternalBatch.run(devices, pool: pool) { device, slot in
+                var own = context
+                own.prepared = slot
+                return UncheckedRecord(
+                    record(device, own, EventQueue<SimEvent>(), RecorderStorage(days: days, firstDay: firstDay)))
+            }
+            for r in records {
+                add(r.record)
+                r.record.storage.release()
+            }
+            return
+        }
+        var storage = worker.storage
+        for device in devices {
+            let r = record(device, context, worker.queue, storage)
+            add(r)
+            storage = r.storage
         }
         worker.storage = storage
     }
@@ -402,6 +426,13 @@ struct PlatformBlocks: PlatformVisitor {
                 worker: worker, load: load)
         }
     }
+}
+
+/// A device's record handed from its thread to its block's (``ExternalBatch``), which
+/// reads it only after the device's thread has finished with it.
+struct UncheckedRecord: @unchecked Sendable {
+    let record: DeviceRecord
+    init(_ record: DeviceRecord) { self.record = record }
 }
 
 /// Per-worker result slots: each worker writes only its own, and the merge reads them

@@ -33,8 +33,8 @@ import Testing
         output.split(separator: "\n").filter { !$0.hasPrefix("conformance:") }
     }
 
-    /// The examples conform: checks 1 to 5 `ok`, the speed reported, exit 0. What fixed's
-    /// handshake declares is python/examples/fixed_policy.py's, in microseconds.
+    /// The examples conform, batched too: checks 1 to 5 `ok`, the speed reported, exit 0.
+    /// What fixed's handshake declares is python/examples/fixed_policy.py's, in microseconds.
     @Test(arguments: [
         (
             "fixed_policy.py",
@@ -44,13 +44,18 @@ import Testing
             "opens_policy.py",
             #"ok   1 handshake: protocol 1, name "after-opens-py", version "1", knob {"name":"gap","value":1800000000}; callbacks: opened, denied, run_started, run_ended, midnight; denial rule: none"#
         ),
+        (
+            "fixed_policy.py --batch",
+            #"ok   1 handshake: protocol 1, name "fixed-py", version "1", knob {"name":"interval","value":900000000}; callbacks: run_started; denial rule: the grid rule, every 900000000 µs; batching: frames of a block's devices"#
+        ),
     ])
     func theExamplesPass(example: String, handshake: String) throws {
         guard Self.hasPython else {
             print("ConformanceTests: SKIPPED: python3 is missing")
             return
         }
-        let result = Self.conformance(["python3", Self.examples + "/" + example])
+        let words = example.split(separator: " ").map(String.init)
+        let result = Self.conformance(["python3", Self.examples + "/" + words[0]] + words.dropFirst())
         #expect(result.code == 0, "\(result.output)\(result.errors)")
         #expect(result.errors == "")
         let lines = Self.lines(result.output)
@@ -60,6 +65,7 @@ import Testing
             #expect(lines[i + 1].hasPrefix("ok   \(i + 2) \(title): "), "\(lines[i + 1])")
         }
         #expect(lines[5].hasPrefix("info 6 speed: ") && lines[5].hasSuffix("(reported, not judged)"))
+        #expect(lines[5].contains(" frames") == example.hasSuffix("--batch"), "\(lines[5])")
         #expect(result.output.hasSuffix("\nconformance: every check passed\n"))
     }
 

@@ -21,7 +21,11 @@ them, and call `serve()` in the program `policies.external.command` names:
         --set 'policies.external.command=["python3","every30.py"]'
 
 One process serves one device at a time, from `start` to the next device's `start`:
-reset the device's state in `start`. A callback returns None (keep the pending request),
+reset the device's state in `start`. A policy that sets `batch = True` is sent a block's
+devices side by side instead, in frames (docs/protocol.md, "Batching"): `serve()` then
+gives each device its own copy of the policy (`for_device()`, a shallow copy made at the
+device's `start`), so state set in `start` and the callbacks stays the device's own;
+anything shared (a fitted model, a table) is set up before `serve()`. A callback returns None (keep the pending request),
 an integer (a request at that time, in microseconds since the run's start, no earlier
 than `view.now`) or `CANCEL`. Times are integers in microseconds (`SECOND`, `MINUTE`,
 `HOUR`, `DAY`). `view.random` is the device's own stream of bgbench's generator
@@ -32,6 +36,7 @@ process's standard output and error go to bgbench's standard error, prefixed.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import sys
@@ -126,7 +131,9 @@ class Policy:
       opened, denied, run_started, run_ended, state_changed, midnight;
     - `denial_grid`: optional, microseconds: bgbench answers every denial itself with
       the first point after it of the grid through the last requested time (as `fixed`
-      does), and never sends `denied` (do not subscribe to it then).
+      does), and never sends `denied` (do not subscribe to it then);
+    - `batch`: True to take a block's devices side by side in frames, one copy of the
+      policy per device (`for_device()`); fewer round trips, the same reports.
     """
 
     name = "python-policy"
@@ -134,6 +141,7 @@ class Policy:
     knob: Optional[Dict[str, Any]] = None
     callbacks: Iterable[str] = ()
     denial_grid: Optional[int] = None
+    batch = False
 
     # The callbacks: each returns None, an integer time or CANCEL.
     def start(self, view: View):
@@ -170,7 +178,15 @@ class Policy:
             message["knob"] = self.knob
         if self.denial_grid is not None:
             message["denials"] = {"rule": "grid", "interval": int(self.denial_grid)}
+        if self.batch:
+            message["batch"] = True
         return message
+
+    def for_device(self) -> "Policy":
+        """A batched policy's own copy for one device, made at its `start`: a shallow copy
+        of this one. Override it when the policy keeps a mutable container that each
+        device must have to itself (or create such state in `start`)."""
+        return copy.copy(self)
 
     def serve(self, requests: Optional[Any] = None, answers: Optional[Any] = None) -> None:
         """Answers bgbench until it closes the request channel (fds from the environment
@@ -185,6 +201,7 @@ class Policy:
         handlers = {name: getattr(self, name) for name in CALLBACKS}
         handlers["start"] = self.start
         loads, write = json.loads, answers.write
+        devices: Dict[int, Policy] = {}  # batched: each device's own copy
         for line in requests:
             message = loads(line)
             kind = message.get("type")
@@ -192,6 +209,21 @@ class Policy:
                 if message.get("protocol") != PROTOCOL:
                     raise ProtocolError(f"bgbench speaks protocol {message.get('protocol')}, this is {PROTOCOL}")
                 write((json.dumps(self.hello()) + "\n").encode())
+                continue
+            if kind == "batch":
+                for device in message.get("ended", ()):
+                    devices.pop(device, None)
+                out = []
+                for _ in range(message["count"]):
+                    m = loads(next(requests))
+                    kind = m["type"]
+                    if kind == "start":
+                        policy = devices[m["device"]] = self.for_device()
+                        m["random"] = Random(m["seed"])
+                    else:
+                        policy = devices[m["device"]]
+                    out.append(answer(m["seq"], getattr(policy, kind)(View(m))))
+                write("".join(out).encode())
                 continue
             if kind == "start":
                 message["random"] = Random(message["seed"])
