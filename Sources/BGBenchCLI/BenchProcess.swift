@@ -145,30 +145,18 @@ enum BenchProcess {
         guard pipe(&fds) == 0 else { throw CLIError(message: "bench: cannot create a pipe", code: 71, hint: false) }
         // Neither end leaks into the child beyond its standard output and error.
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         var environment = ProcessInfo.processInfo.environment
         environment[parentVariable] = String(getpid())
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for p in argv + envp { free(p) } }
-        var pid: pid_t = 0
-        let started = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        let spawned = Spawn.start(
+            path, arguments: arguments, searchPath: false, actions: [.dup(fds[1], to: 1), .dup(fds[1], to: 2)],
+            environment: environment)
         close(fds[1])
-        guard started == 0 else {
+        let pid: pid_t
+        switch spawned {
+        case .success(let started): pid = started
+        case .failure(let error):
             close(fds[0])
-            throw CLIError(
-                message: "bench: cannot start '\(path)': \(String(cString: strerror(started)))", code: 71, hint: false)
+            throw CLIError(message: "bench: cannot start '\(path)': \(error.text)", code: 71, hint: false)
         }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)

@@ -143,37 +143,21 @@ final class ExternalChild: @unchecked Sendable {
             request = request.map(high)
             answer = answer.map(high)
             output = output.map(high)
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-            posix_spawn_file_actions_adddup2(&actions, output[1], 2)
-            posix_spawn_file_actions_adddup2(&actions, request[0], 3)
-            posix_spawn_file_actions_adddup2(&actions, answer[1], 4)
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var mask = sigset_t()
-            sigemptyset(&mask)
-            posix_spawnattr_setsigmask(&attributes, &mask)
-            var defaults = sigset_t()
-            sigemptyset(&defaults)
-            sigaddset(&defaults, SIGPIPE)
-            posix_spawnattr_setsigdefault(&attributes, &defaults)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-            let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
             var environment = ProcessInfo.processInfo.environment
             environment["BGBENCH_EXTERNAL_FDS"] = "3,4"
             environment["BGBENCH_EXTERNAL_PROTOCOL"] = String(ExternalProtocol.version)
-            let envp: [UnsafeMutablePointer<CChar>?] =
-                environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { for p in argv + envp { free(p) } }
-            let result = posix_spawnp(&pid, command[0], &actions, &attributes, argv, envp)
+            let spawned = Spawn.start(
+                command[0], arguments: command, searchPath: true,
+                actions: [
+                    .open("/dev/null", flags: O_RDONLY, to: 0), .dup(output[1], to: 1), .dup(output[1], to: 2),
+                    .dup(request[0], to: 3), .dup(answer[1], to: 4),
+                ], environment: environment, defaultSIGPIPE: true)
             close(request[0]); close(answer[1]); close(output[1])
-            if result != 0 {
+            switch spawned {
+            case .success(let started): pid = started
+            case .failure(let error):
                 close(request[1]); close(answer[0]); close(output[0])
-                return result
+                return error.code
             }
             ExternalProcesses.live.withLock { _ = $0.insert(pid) }
             parentEnds = (request[1], answer[0], output[0])
