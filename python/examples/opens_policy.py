@@ -9,8 +9,12 @@ device-day (Benchmarks/README.md, "External policies").
 """
 
 import argparse
+import os
+import sys
 
-import _checkout  # noqa: E402,F401  (from a checkout: the package beside these examples first)
+_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+if os.path.isdir(os.path.join(_SRC, "bgbench")):
+    sys.path.insert(0, _SRC)
 import bgbench  # noqa: E402
 
 

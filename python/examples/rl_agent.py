@@ -36,7 +36,10 @@ from typing import List, Optional
 
 import numpy as np
 
-import _checkout  # noqa: E402,F401  (from a checkout: the package beside these examples first)
+# From a checkout, the package beside this example (installed or not) comes first.
+_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+if os.path.isdir(os.path.join(_SRC, "bgbench")):
+    sys.path.insert(0, _SRC)
 import bgbench  # noqa: E402
 from bgbench.decisions import CALLBACKS, INDEX, SUBSCRIBED, Device, delays_of, label  # noqa: E402
 

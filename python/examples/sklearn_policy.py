@@ -38,7 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
-import _checkout  # noqa: E402,F401  (from a checkout: the package beside these examples first)
+_SRC = Path(__file__).resolve().parents[1] / "src"
+if (_SRC / "bgbench").is_dir():
+    sys.path.insert(0, str(_SRC))
 import bgbench  # noqa: E402
 from bgbench.policy import DAY, MINUTE  # noqa: E402
 
