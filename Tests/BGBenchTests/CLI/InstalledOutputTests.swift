@@ -14,6 +14,7 @@ import Testing
 @Suite struct InstalledOutputTests {
     let prefix: String, work: String
     static let hint = "not replaced (use --force to replace the folder whole)"
+    static let inputKept = "an input is never replaced, not even with --force"
     static let tiny = ["--policy", "fixed", "--days", "2", "--devices", "10", "--quiet"]
 
     init() throws {
@@ -134,18 +135,19 @@ import Testing
         try expectRefused(["merge", "--out", "p", "s0", "s1"], copies)
 
         try expectRefused(
-            ["merge", "--out", "s0", "s0", "s1"], "'s0' is this command's input (shard folder 's0'): \(hint)")
+            ["merge", "--out", "s0", "s0", "s1"], "'s0' is this command's input (shard folder 's0'): \(Self.inputKept)")
         try expectRefused(
-            ["merge", "--out", "s1-link", "s0", "s1"], "'s1-link' is this command's input (shard folder 's1'): \(hint)")
+            ["merge", "--out", "s1-link", "s0", "s1"],
+            "'s1-link' is this command's input (shard folder 's1'): \(Self.inputKept)")
         try FileManager.default.copyItem(
             atPath: ResourcesTests.root.appendingPathComponent("Datasets/traces/sample.csv").path,
             toPath: work + "/p/a/trace.csv")
         try expectRefused(
             ["--opens-trace", "p/a/trace.csv", "--policy", "fixed", "--days", "2", "--quiet", "--out", "p/a"],
-            "'p/a' holds this command's input (--opens-trace 'p/a/trace.csv'): \(hint)")
+            "'p/a' holds this command's input (--opens-trace 'p/a/trace.csv'): \(Self.inputKept)")
         try expectRefused(
             ["check", "--update", "--baseline", "p", "--current", "p/b"],
-            "'p' holds this command's input (--current 'p/b'): \(hint)")
+            "'p' holds this command's input (--current 'p/b'): \(Self.inputKept)")
 
         // What is bgbench's alone is replaced: the earlier report without the user's file.
         try FileManager.default.removeItem(atPath: work + "/r/notes.txt")
@@ -166,22 +168,23 @@ import Testing
             "log.tsv")
         try link("log-link.csv", to: "log.tsv")
         let kept = "not overwritten (use --force to replace it)"
+        let never = "an input is never overwritten, not even with --force"
         let check = ["check", "--baseline", "a", "--current", "b", "--junit"]
         try expectRefused(
             check + ["notes.txt"], "'notes.txt' exists and is not a JUnit report of bgbench check: \(kept)")
         try expectRefused(
             check + ["notes-link.xml"], "'notes-link.xml' exists and is not a JUnit report of bgbench check: \(kept)")
         try expectRefused(
-            check + ["b/summary.csv"], "'b/summary.csv' exists and is not a JUnit report of bgbench check: \(kept)")
+            check + ["b/summary.csv"], "'b/summary.csv' is inside this command's input (--current 'b'): \(never)")
         try expectRefused(
             ["bench", "--csv", "notes.txt"],
             "'notes.txt' exists and is not a bench CSV of bgbench (first line workload,...): \(kept)")
         try expectRefused(
             ["convert-lsapp", "log.tsv", "--out", "log.tsv"],
-            "'log.tsv' is this command's input (the input 'log.tsv'): \(kept)")
+            "'log.tsv' is this command's input (the input 'log.tsv'): \(never)")
         try expectRefused(
             ["convert-lsapp", "log.tsv", "--out", "log-link.csv"],
-            "'log-link.csv' is this command's input (the input 'log.tsv'): \(kept)")
+            "'log-link.csv' is this command's input (the input 'log.tsv'): \(never)")
         try expectRefused(
             ["convert-lsapp", "log.tsv", "--out", "notes.txt"],
             "'notes.txt' exists and is not an opens trace (first line device,timestamp,session_seconds): \(kept)")
