@@ -31,15 +31,19 @@ import Testing
     /// The installed bgbench, run in the work folder; ended by SIGTERM (exit 143) after
     /// 120 s, so that a command that blocks (reading a pipe it was to write) fails the test
     /// instead of hanging it.
-    func bgbench(_ arguments: [String]) throws -> (code: Int32, output: String, errors: String) {
+    /// `standardOutput`: a file for its standard output instead of a pipe (`/dev/full`).
+    func bgbench(_ arguments: [String], standardOutput: FileHandle? = nil) throws -> (
+        code: Int32, output: String, errors: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: prefix + "/bin/bgbench")
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: work)
         let out = Pipe(), err = Pipe()
-        process.standardOutput = out
+        process.standardOutput = standardOutput ?? out
         process.standardError = err
         try process.run()
+        if standardOutput != nil { try out.fileHandleForWriting.close() }
         let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
         nonisolated(unsafe) var errorData = Data()
@@ -227,6 +231,17 @@ import Testing
         let convert = try bgbench(["convert-lsapp", "log.tsv", "--out", "/dev/full"])
         #expect(convert.code == 73)
         #expect(convert.errors == "error: cannot write '/dev/full': No space left on device\n")
+        // Standard output on a full disk (issue 25, 1.53 and 1.54; a Swift trap, exit 132,
+        // before): one line, exit 73; the report folder written before the table stays.
+        let devFull = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let sample = ResourcesTests.root.appendingPathComponent("Datasets/traces/sample.csv").path
+        let validate = try bgbench(["validate", sample], standardOutput: devFull)
+        #expect(validate.code == 73)
+        #expect(validate.errors == "error: cannot write standard output: No space left on device\n")
+        let table = try bgbench(Self.tiny.filter { $0 != "--quiet" } + ["--out", "t"], standardOutput: devFull)
+        #expect(table.code == 73)
+        #expect(table.errors == "error: cannot write standard output: No space left on device\n")
+        #expect(FileManager.default.fileExists(atPath: work + "/t/summary.csv"), "the report folder stays")
 
         let small = work + "/small"
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
@@ -271,6 +286,14 @@ import Testing
         #expect(habits.code == 73)
         #expect(habits.errors == "error: cannot write 'small/h.csv': No space left on device\n")
         #expect(snapshot() == full, "no file left")
+        // plot on the full disk (1.55; exit 70 and a 0-byte headline.png before): one line,
+        // exit 73, no PNG and no temporary file left.
+        let plot = try bgbench(["plot", "small/r"])
+        if plot.code != 69 {
+            #expect(plot.code == 73)
+            #expect(plot.errors == "error: cannot write 'small/r/headline.png': No space left on device\n")
+            #expect(snapshot() == full, "no PNG left")
+        }
         try FileManager.default.removeItem(atPath: small + "/filler")
     }
 }
