@@ -87,14 +87,16 @@ struct StandardStream: TextOutputStream {
     }
 }
 
-/// `text` with every control character but the line breaks between messages written as
-/// `\u{1B}`: names, values and file contents quoted in a message cannot move the cursor,
-/// change colours or hide text on the user's terminal.
+/// `text` with every control character but the line breaks between messages, and every
+/// invisible character (``Unicode/Scalar/isInvisible``: zero-width, direction marks and
+/// overrides, U+FEFF, the soft hyphen), written as `\u{1B}`: names, values and file
+/// contents quoted in a message cannot move the cursor, change colours, reorder or hide
+/// text on the user's terminal.
 func escapingControls(_ text: String) -> String {
     var out = ""
     for scalar in text.unicodeScalars {
         let v = scalar.value
-        if v != 0x0A && (v < 0x20 || (0x7F...0x9F).contains(v)) {
+        if v != 0x0A && (v < 0x20 || (0x7F...0x9F).contains(v)) || scalar.isInvisible {
             out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
         } else {
             out.unicodeScalars.append(scalar)
