@@ -47,7 +47,7 @@ struct BenchCommand: CommandDefinition {
             .text(
                 "csv", "FILE", \.csvFile, expected: "a file",
                 help: "also write the results as CSV (an existing FILE only if it is a bench CSV, never --baseline's)"),
-            .flag("force", \.force, help: "overwrite --csv whatever it is"),
+            .flag("force", \.force, help: "overwrite --csv whatever it is (never an input)"),
             .text(
                 "baseline", "FILE", \.baselineFile, expected: "a bench CSV file",
                 help: "compare with a bench CSV made on this machine"),

@@ -60,7 +60,7 @@ struct CheckCommand: CommandDefinition {
                 "force", \.force,
                 help:
                     "with --update: replace the baseline folder whole, whatever it holds; with --junit: overwrite FILE "
-                    + "whatever it is"),
+                    + "whatever it is (never an input)"),
             .flag(
                 "accept-configuration", \.acceptConfiguration, help: "with --update: the configuration change is meant"),
             .flag(

@@ -61,22 +61,42 @@ public enum CommandLineTool {
     }
 }
 
-/// Standard output and error as text streams.
+/// Standard output and error as text streams: every line bgbench writes to the terminal
+/// goes through ``write(_:)``. Standard output that cannot be written (a full disk,
+/// `>/dev/full`) ends the process with one line on standard error and exit 73, what is
+/// not yet in place removed and a report folder already in place kept (README, "Exit
+/// codes"); a standard error that cannot be written is let be (nowhere to say so).
 struct StandardStream: TextOutputStream {
-    let handle: FileHandle
-    static var output: StandardStream { StandardStream(handle: .standardOutput) }
-    static var error: StandardStream { StandardStream(handle: .standardError) }
-    mutating func write(_ string: String) { handle.write(Data(string.utf8)) }
+    let descriptor: Int32
+    static var output: StandardStream { StandardStream(descriptor: 1) }
+    static var error: StandardStream { StandardStream(descriptor: 2) }
+
+    mutating func write(_ string: String) {
+        var bytes = Array(string.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else {
+                guard descriptor != 2 else { return }
+                let reason = written < 0 ? String(cString: strerror(errno)) : "nothing was written"
+                Interruption.end(
+                    code: ExitCode.cannotCreate.rawValue, line: "error: cannot write standard output: \(reason)\n")
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
 }
 
-/// `text` with every control character but the line breaks between messages written as
-/// `\u{1B}`: names, values and file contents quoted in a message cannot move the cursor,
-/// change colours or hide text on the user's terminal.
+/// `text` with every control character but the line breaks between messages, and every
+/// invisible character (``Unicode/Scalar/isInvisible``: zero-width, direction marks and
+/// overrides, U+FEFF, the soft hyphen), written as `\u{1B}`: names, values and file
+/// contents quoted in a message cannot move the cursor, change colours, reorder or hide
+/// text on the user's terminal.
 func escapingControls(_ text: String) -> String {
     var out = ""
     for scalar in text.unicodeScalars {
         let v = scalar.value
-        if v != 0x0A && (v < 0x20 || (0x7F...0x9F).contains(v)) {
+        if v != 0x0A && (v < 0x20 || (0x7F...0x9F).contains(v)) || scalar.isInvisible {
             out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
         } else {
             out.unicodeScalars.append(scalar)

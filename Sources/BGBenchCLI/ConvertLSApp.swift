@@ -25,7 +25,7 @@ struct ConvertLSAppCommand: CommandDefinition {
             .text(
                 "out", "FILE", \.out, expected: "a trace CSV file to write",
                 help: "the trace CSV to write (required; an existing FILE only if it is an opens trace, never IN.tsv)"),
-            .flag("force", \.force, help: "overwrite --out whatever it is"),
+            .flag("force", \.force, help: "overwrite --out whatever it is (never an input)"),
         ]
     }
 

@@ -398,7 +398,21 @@ def title(fig, text):
 
 
 def save(fig, out, name, written):
-    fig.savefig(os.path.join(out, name), dpi=save.dpi, metadata=SIGNATURE)
+    """Draws `name` whole or not at all: into a hidden temporary file beside it, renamed
+    over it when complete. A file that cannot be written (a full disk) is removed and is
+    one line, exit 73 (bgbench plot passes it on), the earlier PNG as it was."""
+    path = os.path.join(out, name)
+    temporary = os.path.join(out, f".{name}.tmp-{os.getpid()}")
+    try:
+        fig.savefig(temporary, format="png", dpi=save.dpi, metadata=SIGNATURE)
+        os.replace(temporary, path)
+    except OSError as error:
+        try:
+            os.remove(temporary)
+        except OSError:
+            pass
+        print(f"error: cannot write '{path}': {error.strerror or error}", file=sys.stderr)
+        sys.exit(73)
     plt.close(fig)
     written.append(name)
 

@@ -14,8 +14,9 @@ import Foundation
 ///   killed writer left: an `old` folder where `DIR` is missing is renamed back, every
 ///   other leftover is removed (no live writer holds the lock, so none is in use).
 /// - `DIR` may be missing, empty, or what ``OutputGuard`` shows bgbench wrote itself (the
-///   previous report of the same kind, nothing else in it); anything else, and an output
-///   that is or holds one of the command's inputs, is refused (exit 73) unless `force`.
+///   previous report of the same kind, nothing else in it); anything else is refused
+///   (exit 73) unless `force`, and an output that is or holds one of the command's inputs
+///   is refused even with `force`.
 /// - `commit()` exchanges the staging folder and `DIR` with renameat2(RENAME_EXCHANGE) and
 ///   removes the old folder, now at the staging name; where the file system cannot
 ///   exchange, `DIR` is renamed to the `old` name and the staging folder to `DIR`.

@@ -112,6 +112,13 @@ struct FrontierCommand: CommandDefinition {
         // arms (`Frontier.arms`), a policy's point by `finish`.
         let armBaseline = common.baseline.flatMap { $0.contains("[") || $0.contains("]") ? $0 : nil }
         if armBaseline != nil { common.baseline = nil }
+        // The cap on a knob's values first: 5,000 values are refused at once, not after
+        // every arm's scenario is loaded.
+        if let long = knobs.first(where: { $0.values.count > Self.maxKnobValues }), !common.yes {
+            throw CLIError.usage(
+                "invalid value '\(long.text)' for '--knob': \(long.values.count) values, more than the \(Self.maxKnobValues) a knob takes without --yes (docs/limits.md, \"Caps\")"
+            )
+        }
         try common.finish()
         let policies = common.policies, replications = common.replications
         let baseline = armBaseline ?? common.baseline
@@ -163,11 +170,6 @@ struct FrontierCommand: CommandDefinition {
         do { arms = try Frontier.arms(request) } catch let error as FrontierError {
             throw CLIError.usage(error.description)
         }
-        if let long = knobs.first(where: { $0.values.count > Self.maxKnobValues }), !common.yes {
-            throw CLIError.usage(
-                "invalid value '\(long.text)' for '--knob': \(long.values.count) values, more than the \(Self.maxKnobValues) a knob takes without --yes (docs/limits.md, \"Caps\")"
-            )
-        }
         guard arms.count <= Self.maxArms || common.yes else {
             throw CLIError.usage(
                 "the frontier has \(arms.count) arms (policies × knob values), more than the \(Self.maxArms) it runs side by side without --yes (docs/limits.md, \"Caps\")"
@@ -202,14 +204,16 @@ struct FrontierCommand: CommandDefinition {
 
 extension Command {
     /// `--knob POLICY=V1,V2,...`: a policy with a declared knob and its values as `--set` takes them.
-    static func parseKnob(_ text: String) throws -> (policy: String, values: [String], text: String) {
+    /// `text`, the knob as messages quote it: at most its first 5 values, then how many.
+    static func parseKnob(_ whole: String) throws -> (policy: String, values: [String], text: String) {
+        let text = abbreviatedList(whole)
         let withKnob = PolicyRegistry.all.filter { $0.parameters?.knob != nil }.map(\.name)
-        guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
+        guard let eq = whole.firstIndex(of: "="), eq != whole.startIndex else {
             throw CLIError.usage(
                 "invalid value '\(text)' for '--knob': expected POLICY=V1,V2,... (a policy with a knob: \(withKnob.joined(separator: ", ")))"
             )
         }
-        let policy = String(text[..<eq])
+        let policy = String(whole[..<whole.firstIndex(of: "=")!])
         guard let entry = PolicyRegistry.named(policy) else {
             var message = "unknown policy '\(policy)' for '--knob': expected one of \(withKnob.joined(separator: ", "))"
             if let close = closest(to: policy, in: withKnob) { message += " (did you mean '\(close)'?)" }
@@ -220,13 +224,14 @@ extension Command {
                 "invalid value '\(text)' for '--knob': policy '\(policy)' has no aggressiveness knob (policies with one: \(withKnob.joined(separator: ", ")))"
             )
         }
-        let values = text[text.index(after: eq)...].split(separator: ",", omittingEmptySubsequences: false).map(
+        let values = whole[whole.index(after: eq)...].split(separator: ",", omittingEmptySubsequences: false).map(
             String.init)
         guard !values.contains(where: \.isEmpty) else {
             throw CLIError.usage("invalid value '\(text)' for '--knob': expected POLICY=V1,V2,... with no empty value")
         }
-        if let twice = values.enumerated().first(where: { values[..<$0.offset].contains($0.element) }) {
-            throw CLIError.usage("invalid value '\(text)' for '--knob': value '\(twice.element)' given twice")
+        var seen = Set<String>()
+        if let twice = values.first(where: { !seen.insert($0).inserted }) {
+            throw CLIError.usage("invalid value '\(text)' for '--knob': value '\(twice)' given twice")
         }
         return (policy, values, text)
     }

@@ -49,16 +49,28 @@ enum Interruption {
                 guard sigwait(&set, &signal) == 0 else { continue }
                 state.withLock { state in
                     guard !state.settled else { return }
-                    for path in state.tracked { try? FileManager.default.removeItem(atPath: path) }
-                    ExternalProcesses.terminateAll()
-                    let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
-                    let line = "\nerror: interrupted by \(name): nothing was written, every output is as it was\n"
-                    _ = line.withCString { write(2, $0, strlen($0)) }
-                    _exit(128 + signal)
+                    let name = signal == SIGINT ? "SIGINT" : "SIGTERM", exitCode = 128 + signal
+                    finish(
+                        state, code: exitCode,
+                        line: "\nerror: interrupted by \(name): nothing was written, every output is as it was\n")
                 }
             }
         }
         thread.start()
+    }
+
+    /// Ends the process with `code` and `line` on standard error, holding the lock: the
+    /// tracked staging folders and temporary files are removed, a folder already in place
+    /// stays (a standard output that cannot be written).
+    static func end(code: Int32, line: String) -> Never {
+        state.withLock { state in finish(state, code: code, line: line) }
+    }
+
+    private static func finish(_ state: State, code: Int32, line: String) -> Never {
+        for path in state.tracked { try? FileManager.default.removeItem(atPath: path) }
+        ExternalProcesses.terminateAll()
+        _ = line.withCString { write(2, $0, strlen($0)) }
+        _exit(code)
     }
 
     /// Runs `body` holding the lock the signal thread takes: a signal waits for it.

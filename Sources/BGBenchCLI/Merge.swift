@@ -35,7 +35,7 @@ struct MergeCommand: CommandDefinition {
         [
             .text(
                 "out", "DIR", \.out, expected: "a folder", help: "report folder (required), replaced whole when done"),
-            .flag("force", \.force, help: "replace --out whole, whatever it holds (or an input)"),
+            .flag("force", \.force, help: "replace --out whole, whatever it holds (never an input)"),
             .flag("quiet", \.quiet, help: "accepted, as by run (merge draws no progress line)"),
         ]
     }

@@ -237,6 +237,15 @@ enum OptionParser {
     }
 }
 
+/// A comma-separated value as a message quotes it: whole up to `keeping` items, else its
+/// first `keeping` and how many there are (`fixed=1s,2s,3s,4s,5s,… (5000 values)`), so a
+/// line that refuses 5,000 values stays one short line.
+func abbreviatedList(_ text: String, keeping count: Int = 5) -> String {
+    let items = text.split(separator: ",", omittingEmptySubsequences: false)
+    guard items.count > count else { return text }
+    return items.prefix(count).joined(separator: ",") + ",… (\(items.count) values)"
+}
+
 /// The known word nearest to `word` within edit distance 2, for "did you mean".
 func closest(to word: String, in candidates: [String]) -> String? {
     Suggestion.closest(to: word, in: candidates)

@@ -12,9 +12,10 @@ import Foundation
 /// - a single file (`--junit`, `--csv`, `convert-lsapp --out`), when it is a file of the
 ///   command's own kind;
 ///
-/// and never one of the command's inputs (the output itself, a folder holding an input, or
-/// a symbolic link to either). Anything else is refused with exit 73 and one line naming
-/// what is there, unless `--force`.
+/// and never one of the command's inputs (the output itself, a folder holding an input, a
+/// file inside an input folder, or a symbolic or hard link to either; compared by device
+/// and inode), not even with `--force`. Anything else is refused with exit 73 and one line
+/// naming what is there, unless `--force`.
 enum OutputGuard {
     /// A path the command reads, with the option or argument that named it (for messages).
     struct Input {
@@ -33,28 +34,30 @@ enum OutputGuard {
 
     static let forceHint = "not replaced (use --force to replace the folder whole)"
 
+    /// The end of the line that refuses an output that is, holds or lies in an input.
+    static func inputHint(_ done: String) -> String { "an input is never \(done), not even with --force" }
+
     /// Refuses (73) to replace the folder `target` (resolved; `shown` as typed) unless it
     /// is missing or empty, or what ``Scope`` allows, and refuses an output that is or holds
-    /// one of `inputs`. Nothing is checked with `force` but that `target` is no file.
+    /// one of `inputs`, even with `force`. Nothing else is checked with `force` but that
+    /// `target` is no file.
     static func checkFolder(_ target: String, shown: String, scope: Scope, inputs: [Input], force: Bool) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory) else { return }
         guard isDirectory.boolValue else {
             throw CLIError.cannotCreate("cannot write '\(shown)': it is a file, not a folder")
         }
-        if force { return }
-        let resolved = canonical(target)
-        for input in inputs {
-            let path = canonical(input.path)
-            if path == resolved {
+        // An input is never replaced, not even with --force: replacing would delete it.
+        if let target = identity(target) {
+            for input in inputs {
+                let path = canonical(input.path)
+                guard let held = ancestors(path).firstIndex(where: { identity($0) == target }) else { continue }
                 throw CLIError.cannotCreate(
-                    "'\(shown)' is this command's input (\(input.role) '\(input.path)'): \(forceHint)")
-            }
-            if path.hasPrefix(resolved.hasSuffix("/") ? resolved : resolved + "/") {
-                throw CLIError.cannotCreate(
-                    "'\(shown)' holds this command's input (\(input.role) '\(input.path)'): \(forceHint)")
+                    "'\(shown)' \(held == 0 ? "is" : "holds") this command's input (\(input.role) '\(input.path)'): "
+                        + inputHint("replaced"))
             }
         }
+        if force { return }
         switch scope {
         case .report(let kind): try checkReport(target, shown: shown, kind: kind)
         case .baselines: try checkBaselines(target, shown: shown)
@@ -140,7 +143,8 @@ enum OutputGuard {
     }
 
     /// Refuses (73) to write the file `path` where it is one of `inputs` (or a link to
-    /// one), or where a file stands that is not of `kind`, unless `force`. A folder there
+    /// one) or lies inside one, even with `force`; or where a file stands that is not of
+    /// `kind`, unless `force`. A folder there
     /// is refused even with `force`; a file that cannot be created is refused at once.
     static func checkFile(_ path: String, option: String, kind: FileKind, inputs: [Input], force: Bool) throws {
         guard !path.isEmpty else { throw CLIError.usage("invalid value '' for '\(option)': expected a file") }
@@ -150,13 +154,18 @@ enum OutputGuard {
         // A device, FIFO or socket (`/dev/stdout`) is written into, never replaced: nothing
         // to recognise (reading it could block) and nothing to create beside it.
         let stream = exists && ReportWriter.isStream(path)
+        // An input (the same file, or a file inside an input folder) is never overwritten,
+        // not even with --force.
+        let outer = ancestors(canonical(path))
+        for input in inputs {
+            guard let id = identity(canonical(input.path)),
+                let inside = outer.firstIndex(where: { identity($0) == id })
+            else { continue }
+            throw CLIError.cannotCreate(
+                "'\(path)' \(inside == 0 ? "is" : "is inside") this command's input (\(input.role) '\(input.path)'): "
+                    + inputHint("overwritten"))
+        }
         if !force {
-            let resolved = canonical(path)
-            if let input = inputs.first(where: { canonical($0.path) == resolved }) {
-                throw CLIError.cannotCreate(
-                    "'\(path)' is this command's input (\(input.role) '\(input.path)'): "
-                        + "not overwritten (use --force to replace it)")
-            }
             if exists, !stream, !kind.recognises(firstBytes(path)) {
                 throw CLIError.cannotCreate(
                     "'\(path)' exists and is not \(kind.description): not overwritten (use --force to replace it)")
@@ -176,6 +185,23 @@ enum OutputGuard {
     /// A path with every symbolic link resolved, as far as it exists.
     static func canonical(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// The device and inode of what `path` names (links followed), nil when it is missing.
+    private static func identity(_ path: String) -> [UInt64]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    }
+
+    /// `path` (absolute) and each folder above it, nearest first, up to the root.
+    private static func ancestors(_ path: String) -> [String] {
+        var out = [path], current = path
+        while current != "/", !current.isEmpty {
+            current = (current as NSString).deletingLastPathComponent
+            out.append(current)
+        }
+        return out
     }
 
     private static func contents(_ folder: String, shown: String) throws -> [String] {

@@ -88,10 +88,12 @@ struct PlotCommand: CommandDefinition {
         if values.noBounds { arguments.append("--no-bounds") }
         let result = launch(arguments)
         // plot.py exits 64 on an unknown --metric or --policy: its one `error:` line names it
-        // and what the folder has (plot.py checks them against the folder's own tables).
+        // and what the folder has (plot.py checks them against the folder's own tables); 73
+        // on a PNG it cannot write (a full disk), the PNG left as it was.
         let lines = result.output.split(separator: "\n")
-        if result.status == 64, let line = lines.last(where: { $0.hasPrefix("error: ") }) {
-            throw CLIError.usage(String(line.dropFirst("error: ".count)))
+        if let line = lines.last(where: { $0.hasPrefix("error: ") }).map({ String($0.dropFirst("error: ".count)) }) {
+            if result.status == 64 { throw CLIError.usage(line) }
+            if result.status == 73 { throw CLIError.cannotCreate(line) }
         }
         guard result.status == 0 else {
             // One line, never a traceback: its last line says what went wrong.

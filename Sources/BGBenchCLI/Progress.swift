@@ -34,11 +34,17 @@ final class ProgressLine: Sendable {
             return
                 "\r\u{1B}[K\(s.done)/\(total) device-days  \(SummaryTable.fixed(rate.rounded(.down), 0)) device-days/s  ETA \(SummaryTable.fixed(eta, 0)) s"
         }
-        if let line { FileHandle.standardError.write(Data(line.utf8)) }
+        if let line {
+            var errors = StandardStream.error
+            errors.write(line)
+        }
     }
 
     /// Clears the line.
     func finish() {
-        if state.withLock({ $0.drawn }) { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if state.withLock({ $0.drawn }) {
+            var errors = StandardStream.error
+            errors.write("\r\u{1B}[K")
+        }
     }
 }

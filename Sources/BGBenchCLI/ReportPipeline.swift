@@ -84,7 +84,10 @@ struct ReportPipeline {
         let folder = try FolderTransaction(out: out, force: force, scope: .report(kind), inputs: inputs)
         if let job {
             let line = try admit(job)
-            if line.hasPrefix("estimate"), !quiet, isatty(2) != 0 { FileHandle.standardError.write(Data(line.utf8)) }
+            if line.hasPrefix("estimate"), !quiet, isatty(2) != 0 {
+                var errors = StandardStream.error
+                errors.write(line)
+            }
         }
         let progress = progressTotal.flatMap { ProgressLine.make(total: $0, quiet: quiet) }
         var advance: (@Sendable (Int) -> Void)?

@@ -78,12 +78,8 @@ package struct CSVReader {
     /// line it starts on), and `failure` for one that cannot be read; reading goes on at
     /// the next line.
     func forEachRecord(_ record: (Int, [Field]) -> Void, failure: (Failure) -> Void) {
-        if let encoding = Self.otherEncoding(bytes) {
-            failure(
-                Failure(
-                    line: 1, column: 1,
-                    message: "the file is \(encoding.name), expected UTF-8: convert it first, e.g. "
-                        + "iconv -f \(encoding.iconv) -t UTF-8"))
+        if let message = Self.otherEncodingMessage(bytes) {
+            failure(Failure(line: 1, column: 1, message: message))
             return
         }
         let count = bytes.count, separator = dialect.separator
@@ -186,7 +182,19 @@ package struct CSVReader {
     /// character. One comparison per byte: only a 0xEF byte looks further.
     @inline(__always) private func byteOrderMark(at i: Int) -> String? {
         guard bytes[i] == 0xEF, i + 2 < bytes.count, bytes[i + 1] == 0xBB, bytes[i + 2] == 0xBF else { return nil }
-        return "a byte order mark (U+FEFF) inside the file: expected one at most, at its start (two files joined?)"
+        return Self.byteOrderMarkInside
+    }
+
+    /// Why a byte order mark past a file's start is refused (traces and scenarios alike).
+    package static let byteOrderMarkInside =
+        "a byte order mark (U+FEFF) inside the file: expected one at most, at its start (two files joined?)"
+
+    /// The one line that refuses a UTF-16 or UTF-32 file (traces and scenarios alike): its
+    /// encoding and the iconv call that converts it; nil for anything else.
+    package static func otherEncodingMessage(_ bytes: [UInt8]) -> String? {
+        otherEncoding(bytes).map {
+            "the file is \($0.name), expected UTF-8: convert it first, e.g. iconv -f \($0.iconv) -t UTF-8"
+        }
     }
 
     /// The encoding of a file that is not UTF-8 but UTF-16 or UTF-32, by its byte order

@@ -5,7 +5,8 @@ import Foundation
 /// `/dev/stdin` or `/dev/null` is read like a file (not refused as "permission denied"),
 /// and never more than a documented cap (docs/limits.md): a regular file is refused by its
 /// size before it is read, a stream (a FIFO, a /proc file, a device) once one byte beyond
-/// the cap has come, and a file whose first 4096 bytes are all zero (/dev/zero) at once.
+/// the cap has come, a file whose first 4096 bytes are all zero (/dev/zero) and a stream
+/// whose first 4096 bytes are not UTF-8 (/dev/urandom) at once.
 public enum InputFile {
     /// The largest input of each kind, in bytes (docs/limits.md).
     public struct Limits: Sendable, Equatable {
@@ -87,6 +88,17 @@ public enum InputFile {
         if data.count == headSize && !data.contains(where: { $0 != 0 }) {
             throw Failure(
                 reason: "not text: its first \(headSize) bytes are zero (a device such as /dev/zero, or a binary file)",
+                tooLarge: true)
+        }
+        // A stream whose first bytes are not UTF-8 (/dev/urandom) is no text either: refused
+        // at once, not after its cap (a code point cut at the end of the head is let be; a
+        // UTF-16 or UTF-32 head is left to the reader, which names its encoding).
+        if !regular && data.count == headSize && CSVReader.otherEncoding(data) == nil,
+            let bad = CSVReader.firstInvalidUTF8(data[...]), bad < headSize - 3
+        {
+            throw Failure(
+                reason:
+                    "not text: its first \(headSize) bytes are not UTF-8 (a device such as /dev/urandom, or a binary stream)",
                 tooLarge: true)
         }
         if regular { data.reserveCapacity(min(Int(info.st_size), cap) + 1) }

@@ -84,6 +84,14 @@ public enum OpensTraceLoader {
                             line: line, column: deviceField.column, "device", "empty device id: expected a device id")
                         return
                     }
+                    // `u\u{200B}1` would be another device than `u1` that looks the same.
+                    if let hidden = id.unicodeScalars.first(where: \.isInvisible) {
+                        problems.add(
+                            line: line, column: deviceField.column, "device",
+                            "device id '\(id)' holds an invisible character U+\(String(hidden.value, radix: 16, uppercase: true)): "
+                                + "expected visible characters only")
+                        return
+                    }
                     if let known = ids[id] {
                         device = known
                     } else {

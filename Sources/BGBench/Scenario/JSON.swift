@@ -362,6 +362,8 @@ package struct JSONParser {
                 throw error(
                     "control character U+\(String(b, radix: 16, uppercase: true).leftPadded(4)) in a string (escape it)"
                 )
+            case 0xEF where bytes[i...].starts(with: [0xEF, 0xBB, 0xBF]):
+                throw error(CSVReader.byteOrderMarkInside)
             default:
                 out.append(b)
                 i += 1
@@ -376,14 +378,16 @@ package struct JSONParser {
         return UInt32(String(decoding: bytes[i..<i + 4], as: UTF8.self), radix: 16)!
     }
 
-    /// The character at `offset` for an error message: `'x'`, or `U+0007` when not printable.
+    /// The character at `offset` for an error message: `'x'`, `U+0007` when not printable
+    /// or invisible (``Unicode/Scalar/isInvisible``), "a byte order mark U+FEFF" for one.
     private func describeCharacter(at offset: Int? = nil, quoted: Bool = true) -> String {
         let start = offset ?? i
         guard
             let scalar = String(decoding: bytes[start..<min(start + 4, bytes.count)], as: UTF8.self).unicodeScalars
                 .first
         else { return "end of file" }
-        if scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F {
+        if scalar.value == 0xFEFF { return "a byte order mark U+FEFF (two files joined?)" }
+        if scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F || scalar.isInvisible {
             return "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(4)
         }
         return quoted ? "'\(scalar)'" : "\(scalar)"

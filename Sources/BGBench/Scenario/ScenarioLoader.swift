@@ -131,6 +131,11 @@ public enum ScenarioLoader {
                     message: "the scenario file is \(InputFile.tooLarge(data.count, InputFile.Limit.scenario))")
             ])
         }
+        if let message = CSVReader.otherEncodingMessage([UInt8](data.prefix(4))) {
+            throw ScenarioError(problems: [
+                .init(location: .position(file: file, line: 1, column: 1), path: "", message: message)
+            ])
+        }
         guard let text = String(data: data, encoding: .utf8) else {
             let at = InputFile.firstInvalidUTF8([UInt8](data)) ?? SourcePosition(line: 1, column: 1)
             throw ScenarioError(problems: [

@@ -430,7 +430,7 @@ private let errorCases: [ErrorCase] = [
               --app NAME               only this app's opens (default: every app's open counts)
               --out FILE               the trace CSV to write (required; an existing FILE only if it
                                        is an opens trace, never IN.tsv)
-              --force                  overwrite --out whatever it is
+              --force                  overwrite --out whatever it is (never an input)
 
             """
         ),
@@ -455,7 +455,7 @@ private let errorCases: [ErrorCase] = [
                                        and all)
               --csv FILE               also write the results as CSV (an existing FILE only if it is
                                        a bench CSV, never --baseline's)
-              --force                  overwrite --csv whatever it is
+              --force                  overwrite --csv whatever it is (never an input)
               --baseline FILE          compare with a bench CSV made on this machine
 
             """

@@ -14,6 +14,7 @@ import Testing
 @Suite struct InstalledOutputTests {
     let prefix: String, work: String
     static let hint = "not replaced (use --force to replace the folder whole)"
+    static let inputKept = "an input is never replaced, not even with --force"
     static let tiny = ["--policy", "fixed", "--days", "2", "--devices", "10", "--quiet"]
 
     init() throws {
@@ -30,15 +31,19 @@ import Testing
     /// The installed bgbench, run in the work folder; ended by SIGTERM (exit 143) after
     /// 120 s, so that a command that blocks (reading a pipe it was to write) fails the test
     /// instead of hanging it.
-    func bgbench(_ arguments: [String]) throws -> (code: Int32, output: String, errors: String) {
+    /// `standardOutput`: a file for its standard output instead of a pipe (`/dev/full`).
+    func bgbench(_ arguments: [String], standardOutput: FileHandle? = nil) throws -> (
+        code: Int32, output: String, errors: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: prefix + "/bin/bgbench")
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: work)
         let out = Pipe(), err = Pipe()
-        process.standardOutput = out
+        process.standardOutput = standardOutput ?? out
         process.standardError = err
         try process.run()
+        if standardOutput != nil { try out.fileHandleForWriting.close() }
         let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
         nonisolated(unsafe) var errorData = Data()
@@ -134,18 +139,19 @@ import Testing
         try expectRefused(["merge", "--out", "p", "s0", "s1"], copies)
 
         try expectRefused(
-            ["merge", "--out", "s0", "s0", "s1"], "'s0' is this command's input (shard folder 's0'): \(hint)")
+            ["merge", "--out", "s0", "s0", "s1"], "'s0' is this command's input (shard folder 's0'): \(Self.inputKept)")
         try expectRefused(
-            ["merge", "--out", "s1-link", "s0", "s1"], "'s1-link' is this command's input (shard folder 's1'): \(hint)")
+            ["merge", "--out", "s1-link", "s0", "s1"],
+            "'s1-link' is this command's input (shard folder 's1'): \(Self.inputKept)")
         try FileManager.default.copyItem(
             atPath: ResourcesTests.root.appendingPathComponent("Datasets/traces/sample.csv").path,
             toPath: work + "/p/a/trace.csv")
         try expectRefused(
             ["--opens-trace", "p/a/trace.csv", "--policy", "fixed", "--days", "2", "--quiet", "--out", "p/a"],
-            "'p/a' holds this command's input (--opens-trace 'p/a/trace.csv'): \(hint)")
+            "'p/a' holds this command's input (--opens-trace 'p/a/trace.csv'): \(Self.inputKept)")
         try expectRefused(
             ["check", "--update", "--baseline", "p", "--current", "p/b"],
-            "'p' holds this command's input (--current 'p/b'): \(hint)")
+            "'p' holds this command's input (--current 'p/b'): \(Self.inputKept)")
 
         // What is bgbench's alone is replaced: the earlier report without the user's file.
         try FileManager.default.removeItem(atPath: work + "/r/notes.txt")
@@ -166,22 +172,23 @@ import Testing
             "log.tsv")
         try link("log-link.csv", to: "log.tsv")
         let kept = "not overwritten (use --force to replace it)"
+        let never = "an input is never overwritten, not even with --force"
         let check = ["check", "--baseline", "a", "--current", "b", "--junit"]
         try expectRefused(
             check + ["notes.txt"], "'notes.txt' exists and is not a JUnit report of bgbench check: \(kept)")
         try expectRefused(
             check + ["notes-link.xml"], "'notes-link.xml' exists and is not a JUnit report of bgbench check: \(kept)")
         try expectRefused(
-            check + ["b/summary.csv"], "'b/summary.csv' exists and is not a JUnit report of bgbench check: \(kept)")
+            check + ["b/summary.csv"], "'b/summary.csv' is inside this command's input (--current 'b'): \(never)")
         try expectRefused(
             ["bench", "--csv", "notes.txt"],
             "'notes.txt' exists and is not a bench CSV of bgbench (first line workload,...): \(kept)")
         try expectRefused(
             ["convert-lsapp", "log.tsv", "--out", "log.tsv"],
-            "'log.tsv' is this command's input (the input 'log.tsv'): \(kept)")
+            "'log.tsv' is this command's input (the input 'log.tsv'): \(never)")
         try expectRefused(
             ["convert-lsapp", "log.tsv", "--out", "log-link.csv"],
-            "'log-link.csv' is this command's input (the input 'log.tsv'): \(kept)")
+            "'log-link.csv' is this command's input (the input 'log.tsv'): \(never)")
         try expectRefused(
             ["convert-lsapp", "log.tsv", "--out", "notes.txt"],
             "'notes.txt' exists and is not an opens trace (first line device,timestamp,session_seconds): \(kept)")
@@ -224,6 +231,17 @@ import Testing
         let convert = try bgbench(["convert-lsapp", "log.tsv", "--out", "/dev/full"])
         #expect(convert.code == 73)
         #expect(convert.errors == "error: cannot write '/dev/full': No space left on device\n")
+        // Standard output on a full disk (issue 25, 1.53 and 1.54; a Swift trap, exit 132,
+        // before): one line, exit 73; the report folder written before the table stays.
+        let devFull = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let sample = ResourcesTests.root.appendingPathComponent("Datasets/traces/sample.csv").path
+        let validate = try bgbench(["validate", sample], standardOutput: devFull)
+        #expect(validate.code == 73)
+        #expect(validate.errors == "error: cannot write standard output: No space left on device\n")
+        let table = try bgbench(Self.tiny.filter { $0 != "--quiet" } + ["--out", "t"], standardOutput: devFull)
+        #expect(table.code == 73)
+        #expect(table.errors == "error: cannot write standard output: No space left on device\n")
+        #expect(FileManager.default.fileExists(atPath: work + "/t/summary.csv"), "the report folder stays")
 
         let small = work + "/small"
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
@@ -268,6 +286,14 @@ import Testing
         #expect(habits.code == 73)
         #expect(habits.errors == "error: cannot write 'small/h.csv': No space left on device\n")
         #expect(snapshot() == full, "no file left")
+        // plot on the full disk (1.55; exit 70 and a 0-byte headline.png before): one line,
+        // exit 73, no PNG and no temporary file left.
+        let plot = try bgbench(["plot", "small/r"])
+        if plot.code != 69 {
+            #expect(plot.code == 73)
+            #expect(plot.errors == "error: cannot write 'small/r/headline.png': No space left on device\n")
+            #expect(snapshot() == full, "no PNG left")
+        }
         try FileManager.default.removeItem(atPath: small + "/filler")
     }
 }

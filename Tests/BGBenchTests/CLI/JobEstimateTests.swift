@@ -177,7 +177,20 @@ import BGBenchTestSupport
         #expect(frontier.code == 64)
         #expect(
             frontier.errors.split(separator: "\n").first
-                == "error: invalid value 'fixed=\(knob)' for '--knob': 201 values, more than the 200 a knob takes without --yes (docs/limits.md, \"Caps\")"
+                == "error: invalid value 'fixed=1m,2m,3m,4m,5m,… (201 values)' for '--knob': 201 values, more than the 200 a knob takes without --yes (docs/limits.md, \"Caps\")"
         )
+        // Issue 25's probe 3.12: 5,000 values were refused after 60 s, the line quoting all
+        // of them; refused on their count at once, five of them quoted.
+        let many = (1...5000).map { "\($0)s" }.joined(separator: ",")
+        let start = Date()
+        let huge = bgbench([
+            "frontier", "--policy", "fixed,adaptive", "--knob", "fixed=" + many, "--out", freshPath("never"),
+        ])
+        #expect(huge.code == 64)
+        #expect(
+            huge.errors
+                == "error: invalid value 'fixed=1s,2s,3s,4s,5s,… (5000 values)' for '--knob': 5000 values, more than the 200 a knob takes without --yes (docs/limits.md, \"Caps\")\nsee 'bgbench --help'\n"
+        )
+        #expect(Date().timeIntervalSince(start) < 5, "took long")
     }
 }

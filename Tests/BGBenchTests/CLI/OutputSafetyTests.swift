@@ -12,6 +12,8 @@ import BGBenchTestSupport
 
 private let tiny = ["--policy", "fixed,none", "--days", "2", "--devices", "10", "--quiet"]
 private let hint = "not replaced (use --force to replace the folder whole)"
+private let inputKept = "an input is never replaced, not even with --force"
+private let inputFileKept = "an input is never overwritten, not even with --force"
 
 /// Every file below `folder` (dot files included) with its bytes: what must not change.
 /// A writer's lock file, `.DIR.bgbench-lock`, is left out: it is made before the output is
@@ -182,7 +184,8 @@ private func copyFolder(_ folder: String, to copy: String) throws {
         try copyFolder(s0, to: p + "/s0")
         try copyFolder(s1, to: p + "/s1")
         expectRefused(
-            ["merge", "--out", p, p], "'\(p)' is this command's input (shard folder '\(p)'): \(hint)", keeping: parent)
+            ["merge", "--out", p, p], "'\(p)' is this command's input (shard folder '\(p)'): \(inputKept)",
+            keeping: parent)
         expectRefused(
             tiny + ["--out", p], "'\(p)' holds 's0' and no run.json: not a bgbench report, \(hint)", keeping: parent)
         expectRefused(
@@ -223,7 +226,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
         let parent = freshFolder("input")
         let (s0, s1) = shards(parent)
         expectRefused(
-            ["merge", "--out", s0, s0, s1], "'\(s0)' is this command's input (shard folder '\(s0)'): \(hint)",
+            ["merge", "--out", s0, s0, s1], "'\(s0)' is this command's input (shard folder '\(s0)'): \(inputKept)",
             keeping: parent)
         // A folder that holds an input: replacing it would delete the input.
         let outer = parent + "/outer"
@@ -233,13 +236,55 @@ private func copyFolder(_ folder: String, to copy: String) throws {
             toPath: outer + "/trace.csv")
         expectRefused(
             ["--opens-trace", outer + "/trace.csv", "--policy", "fixed", "--days", "2", "--quiet", "--out", outer],
-            "'\(outer)' holds this command's input (--opens-trace '\(outer)/trace.csv'): \(hint)", keeping: parent)
+            "'\(outer)' holds this command's input (--opens-trace '\(outer)/trace.csv'): \(inputKept)", keeping: parent)
         // check --update: the current folder inside the baseline folder.
         let b = parent + "/b"
         #expect(bgbench(tiny + ["--out", b + "/run"]).code == 0)
         expectRefused(
             ["check", "--update", "--baseline", b, "--current", b + "/run"],
-            "'\(b)' holds this command's input (--current '\(b)/run'): \(hint)", keeping: parent)
+            "'\(b)' holds this command's input (--current '\(b)/run'): \(inputKept)", keeping: parent)
+    }
+
+    /// Issue 25's probe (1.31, 1.32, 1.33, 8.29): `--force` replaces what bgbench did not
+    /// write, but never an input: not the shard folders merge reads, not a folder holding
+    /// the trace, not a file of the baseline folder, not the TSV being converted (named
+    /// `./x.tsv` or by a hard link).
+    @Test func inputIsNeverOutputEvenWithForce() throws {
+        let parent = freshFolder("input-force")
+        _ = shards(parent + "/shards")
+        let s = parent + "/shards"
+        expectRefused(
+            ["merge", "--out", s, s, "--force"], "'\(s)' is this command's input (shard folder '\(s)'): \(inputKept)",
+            keeping: parent)
+        let folder = parent + "/in"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: TestSupport.packageRoot.path + "/Datasets/traces/sample.csv", toPath: folder + "/t.csv")
+        expectRefused(
+            [
+                "--policy", "fixed", "--quiet", "--days", "2", "--opens-trace", folder + "/t.csv", "--out", folder,
+                "--force",
+            ],
+            "'\(folder)' holds this command's input (--opens-trace '\(folder)/t.csv'): \(inputKept)", keeping: parent)
+        let b = parent + "/base", c = parent + "/cur"
+        #expect(bgbench(tiny + ["--out", b]).code == 0)
+        #expect(bgbench(tiny + ["--out", c]).code == 0)
+        expectRefused(
+            ["check", "--baseline", b, "--current", c, "--junit", b + "/run.json", "--force"],
+            "'\(b)/run.json' is inside this command's input (--baseline '\(b)'): \(inputFileKept)", keeping: parent)
+        let tsv = parent + "/x.tsv", hard = parent + "/hard.csv"
+        try "user_id\tsession_id\ttimestamp\tapp_name\tevent_type\nu1\t1\t2024-01-01 08:00:00\tGmail\tOpened\n"
+            .write(toFile: tsv, atomically: false, encoding: .utf8)
+        try FileManager.default.linkItem(atPath: tsv, toPath: hard)
+        let dotted = parent + "/./x.tsv"
+        for force in [[], ["--force"]] {
+            expectRefused(
+                ["convert-lsapp", tsv, "--out", dotted] + force,
+                "'\(dotted)' is this command's input (the input '\(tsv)'): \(inputFileKept)", keeping: parent)
+            expectRefused(
+                ["convert-lsapp", tsv, "--out", hard] + force,
+                "'\(hard)' is this command's input (the input '\(tsv)'): \(inputFileKept)", keeping: parent)
+        }
     }
 
     /// Single-file outputs refuse their input, and overwrite only a file of their own kind.
@@ -250,7 +295,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
             .write(toFile: tsv, atomically: false, encoding: .utf8)
         expectRefused(
             ["convert-lsapp", tsv, "--out", tsv],
-            "'\(tsv)' is this command's input (the input '\(tsv)'): not overwritten (use --force to replace it)",
+            "'\(tsv)' is this command's input (the input '\(tsv)'): \(inputFileKept)",
             keeping: parent)
         let notes = parent + "/notes.csv"
         try "a,b\n1,2\n".write(toFile: notes, atomically: false, encoding: .utf8)
@@ -273,7 +318,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
             toFile: benchCSV, atomically: false, encoding: .utf8)
         expectRefused(
             ["bench", "--baseline", benchCSV, "--csv", benchCSV],
-            "'\(benchCSV)' is this command's input (--baseline '\(benchCSV)'): not overwritten (use --force to replace it)",
+            "'\(benchCSV)' is this command's input (--baseline '\(benchCSV)'): \(inputFileKept)",
             keeping: parent)
         #expect(bgbench(["bench", "--force"]).errors == "error: '--force' needs '--csv'\nsee 'bgbench --help'\n")
 
@@ -283,7 +328,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
         #expect(bgbench(tiny + ["--out", c]).code == 0)
         expectRefused(
             ["check", "--baseline", b, "--current", c, "--junit", c + "/summary.csv"],
-            "'\(c)/summary.csv' exists and is not a JUnit report of bgbench check: not overwritten (use --force to replace it)",
+            "'\(c)/summary.csv' is inside this command's input (--current '\(c)'): \(inputFileKept)",
             keeping: parent)
         let junit = parent + "/junit.xml"
         #expect(bgbench(["check", "--exact", "--baseline", b, "--current", c, "--junit", junit]).code == 0)
@@ -301,7 +346,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
         let link = parent + "/link"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: s0)
         expectRefused(
-            ["merge", "--out", link, s0, s1], "'\(link)' is this command's input (shard folder '\(s0)'): \(hint)",
+            ["merge", "--out", link, s0, s1], "'\(link)' is this command's input (shard folder '\(s0)'): \(inputKept)",
             keeping: parent)
         // A link inside a report folder is not a file bgbench wrote, even under a report
         // file's name (replacing the folder would drop it).
@@ -316,7 +361,7 @@ private func copyFolder(_ folder: String, to copy: String) throws {
         try FileManager.default.createSymbolicLink(atPath: tsvLink, withDestinationPath: tsv)
         expectRefused(
             ["convert-lsapp", tsv, "--out", tsvLink],
-            "'\(tsvLink)' is this command's input (the input '\(tsv)'): not overwritten (use --force to replace it)",
+            "'\(tsvLink)' is this command's input (the input '\(tsv)'): \(inputFileKept)",
             keeping: parent)
     }
 }

@@ -85,6 +85,19 @@ import BGBenchTestSupport
         #expect(json.errors == "error: \(dir)/zero.json: the scenario file is \(notText)" + hint)
     }
 
+    /// /dev/urandom (issue 25's probe 4.09: 2 GiB and 27 s before its size refused it) is
+    /// refused by its first 4096 bytes, which are not UTF-8: at once, in one line, exit 65.
+    @Test func devURandomIsRefusedByItsFirstBytes() throws {
+        let start = Date()
+        let r = bgbench(["validate", "/dev/urandom"])
+        #expect(r.code == 65)
+        #expect(
+            r.errors
+                == "error: /dev/urandom: the trace file is not text: its first 4096 bytes are not UTF-8 (a device such as /dev/urandom, or a binary stream)\nsee 'bgbench --help'\n"
+        )
+        #expect(Date().timeIntervalSince(start) < 5, "took long")
+    }
+
     /// A FIFO that a writer fills with text for as long as it is read (`yes`; each time
     /// it is opened), given to every command: refused at its kind's cap in one line, the
     /// cap named. Scenario files and bench baselines at their documented 1 MiB; traces,

@@ -10,6 +10,17 @@ import BGBenchTestSupport
 /// exact message.
 @Suite struct InputHardeningTests {
     /// A fresh folder holding `files`.
+    /// `validate DIR/NAME` of each case: exit 65 and exactly its line (`NAME:LINE:COLUMN: ...`).
+    static func expectValidateRefuses(
+        _ dir: String, _ cases: [(String, String)], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for (name, message) in cases {
+            let r = bgbench(["validate", dir + "/" + name])
+            #expect(r.code == 65, "\(name)", sourceLocation: sourceLocation)
+            #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n", sourceLocation: sourceLocation)
+        }
+    }
+
     static func folder(_ files: [(String, Data)]) throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "bgbench-inputs-\(UUID().uuidString)"
@@ -76,11 +87,7 @@ import BGBenchTestSupport
             ("nul.json", "nul.json:1:2: expected a string key, found U+0000"),
             ("latin.json", "latin.json:2:5: not UTF-8 text: expected a UTF-8 JSON file"),
         ]
-        for (name, message) in cases {
-            let r = bgbench(["validate", dir + "/" + name])
-            #expect(r.code == 65, "\(name)")
-            #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n")
-        }
+        Self.expectValidateRefuses(dir, cases)
     }
 
     /// Point 12: a NUL inside a timestamp and a device id that is not UTF-8 are refused at
@@ -97,11 +104,7 @@ import BGBenchTestSupport
             ("latin.csv", "latin.csv:2:2: invalid UTF-8 (byte 0xFF): expected UTF-8 text"),
             ("escape.csv", "escape.csv:1:3: control character U+001B in a field: expected text"),
         ]
-        for (name, message) in cases {
-            let r = bgbench(["validate", dir + "/" + name])
-            #expect(r.code == 65, "\(name)")
-            #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n")
-        }
+        Self.expectValidateRefuses(dir, cases)
     }
 
     /// Encodings (issue 25 item 5): a byte order mark inside a trace (two files joined, or
@@ -143,14 +146,87 @@ import BGBenchTestSupport
                 "u32le.csv:1:1: the file is UTF-32 little-endian (byte order mark FF FE 00 00), expected UTF-8: convert it first, e.g. iconv -f UTF-32LE -t UTF-8"
             ),
         ]
-        for (name, message) in cases {
-            let r = bgbench(["validate", dir + "/" + name])
-            #expect(r.code == 65, "\(name)")
-            #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n")
-        }
+        Self.expectValidateRefuses(dir, cases)
         // One mark at the start is UTF-8's own and is dropped.
         let once = bgbench(["validate", dir + "/once.csv"])
         #expect(once.code == 0 && once.output.hasPrefix("ok: \(dir)/once.csv: trace of 1 devices, 1 opens"), "\(once)")
+    }
+
+    /// Issue 25's probe (5.31, 5.32, 5.47, 5.48): a scenario in UTF-16 or UTF-32, with or
+    /// without a mark, gets the trace reader's line naming the encoding and the iconv call;
+    /// a byte order mark between JSON tokens is named, not printed, and one inside a string
+    /// is refused as in a trace.
+    @Test func scenarioEncodingsAndByteOrderMarksAreNamed() throws {
+        let json = #"{"name": "x"}"#
+        let utf16LE = json.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let utf32BE = json.unicodeScalars.flatMap { u in (0..<4).reversed().map { UInt8((u.value >> (8 * $0)) & 0xFF) }
+        }
+        let dir = try Self.folder([
+            ("bom16.json", Data([0xFF, 0xFE] + utf16LE)),
+            ("le16.json", Data(utf16LE)),
+            ("be32.json", Data(utf32BE)),
+            ("between.json", Data("{\"name\": \"x\",\u{FEFF} \"description\": \"y\"}".utf8)),
+            ("inside.json", Data("{\"name\": \"x\", \"description\": \"a\u{FEFF}b\"}".utf8)),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let convert = "expected UTF-8: convert it first, e.g. iconv -f"
+        let cases: [(String, String)] = [
+            (
+                "bom16.json",
+                "bom16.json:1:1: the file is UTF-16 little-endian (byte order mark FF FE), \(convert) UTF-16LE -t UTF-8"
+            ),
+            (
+                "le16.json",
+                "le16.json:1:1: the file is UTF-16 little-endian (no byte order mark), \(convert) UTF-16LE -t UTF-8"
+            ),
+            (
+                "be32.json",
+                "be32.json:1:1: the file is UTF-32 big-endian (no byte order mark), \(convert) UTF-32BE -t UTF-8"
+            ),
+            (
+                "between.json",
+                "between.json:1:14: expected a string key, found a byte order mark U+FEFF (two files joined?)"
+            ),
+            (
+                "inside.json",
+                "inside.json:1:32: a byte order mark (U+FEFF) inside the file: expected one at most, at its start (two files joined?)"
+            ),
+        ]
+        Self.expectValidateRefuses(dir, cases)
+        let run = bgbench(["--policy", "fixed", "--quiet", "--scenario", dir + "/le16.json", "--out", dir + "/o"])
+        #expect(run.code == 65)
+        #expect(run.errors == "error: \(dir)/\(cases[1].1)\nsee 'bgbench --help'\n")
+    }
+
+    /// Issue 25's probe (5.38, 5.39, 5.40, 5.42): invisible characters quoted in a message
+    /// are escaped like control characters, and a trace's device id that holds one (`u1`
+    /// beside `u\u{200B}1`, two devices that look alike) is refused with its line.
+    @Test func invisibleCharactersAreEscapedAndNoDeviceIdHoldsOne() throws {
+        for scalar: UInt32 in [0xAD, 0x200B, 0x200F, 0x202A, 0x202E, 0x2060, 0x2064, 0xFEFF] {
+            let hidden = String(Unicode.Scalar(scalar)!)
+            let code = String(scalar, radix: 16, uppercase: true)
+            #expect(escapingControls("12\(hidden)34") == "12\\u{\(code)}34")
+        }
+        #expect(escapingControls("é → ü") == "é → ü")
+        let dir = try Self.folder([
+            ("ts.csv", Data("device,timestamp\nu1,12\u{202E}34\n".utf8)),
+            ("ids.csv", Data("device,timestamp\nu1,0\nu\u{200B}1,10\n".utf8)),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let ts = bgbench(["validate", dir + "/ts.csv"])
+        #expect(ts.code == 65)
+        #expect(ts.errors.hasPrefix("error: \(dir)/ts.csv:2:4: timestamp: '12\\u{202E}34' is not a timestamp"), "\(ts)")
+        let ids = bgbench(["validate", dir + "/ids.csv"])
+        #expect(ids.code == 65)
+        #expect(
+            ids.errors
+                == "error: \(dir)/ids.csv:3:1: device: device id 'u\\u{200B}1' holds an invisible character U+200B: expected visible characters only\nsee 'bgbench --help'\n"
+        )
+        let policy = bgbench(["--policy", "fix\u{200B}ed", "--quiet", "--out", dir + "/o"])
+        #expect(policy.code == 64)
+        #expect(policy.errors.hasPrefix("error: unknown policy 'fix\\u{200B}ed' for '--policy'"), "\(policy)")
+        let raw = policy.errors.unicodeScalars.contains { $0.isInvisible }
+        #expect(!raw)
     }
 
     /// `validate` refuses a scenario over its 1 MiB cap by the file's size, before reading
@@ -261,11 +337,7 @@ import BGBenchTestSupport
                 "busy.csv: device 'u1' opens the app more than 2000 times on day 0: expected at most 2000 opens a device-day (docs/limits.md)"
             ),
         ]
-        for (name, message) in cases {
-            let r = bgbench(["validate", dir + "/" + name])
-            #expect(r.code == 65, "\(name)")
-            #expect(r.errors == "error: \(dir)/\(message)\nsee 'bgbench --help'\n")
-        }
+        Self.expectValidateRefuses(dir, cases)
     }
 
     /// Point 15: convert-lsapp writes only what validate accepts: a session longer than a
