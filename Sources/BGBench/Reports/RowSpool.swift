@@ -58,11 +58,15 @@ public final class RowSpool: @unchecked Sendable {
     let traceChunkRows: Int
     let critical: @Sendable (() throws -> Void) throws -> Void
 
-    /// One result's part of one stream.
+    /// One result's part of one stream. The report file itself (result 0) stays open; a
+    /// further result's part is created by its first write and opened for each write after
+    /// (`fd` -1), so the files open at once do not grow with the results (a sweep's points
+    /// × seeds × policies).
     struct Part {
         /// The report file it is part of (what an error names).
         var name: String
         var fd: Int32 = -1
+        var created = false
         var path: String
         /// The block whose segment is written next.
         var next: Int
@@ -122,13 +126,11 @@ public final class RowSpool: @unchecked Sendable {
         state = Mutex(State(parts: parts))
         try state.withLock { state in
             for stream in self.streams {
-                for r in results.indices {
-                    let part = state.parts[stream.rawValue][r]
-                    state.parts[stream.rawValue][r].fd = try create(part.path, for: part.name)
-                }
+                var part = state.parts[stream.rawValue][0]
+                part.fd = try create(part.path, for: part.name)
+                part.created = true
                 var header = CSVWriter("")
                 header.row(columns + stream.file.header!)
-                var part = state.parts[stream.rawValue][0]
                 if let failure = write(Array(header.output.utf8), to: &part) { throw failure }
                 state.parts[stream.rawValue][0] = part
             }
@@ -251,10 +253,27 @@ public final class RowSpool: @unchecked Sendable {
     /// Appends `bytes` to `part`, hashing them.
     private func write(_ bytes: [UInt8], to part: inout Part) -> ReportError? {
         guard !bytes.isEmpty else { return nil }
-        if let reason = ReportWriter.writeAll(part.fd, bytes) { return .cannotWrite(part.name, reason: reason) }
+        var fd = part.fd
+        if fd < 0 {
+            do {
+                fd =
+                    try part.created
+                    ? reopen(part.path, for: part.name, O_WRONLY | O_APPEND) : create(part.path, for: part.name)
+            } catch { return error as? ReportError ?? .cannotWrite(part.name, reason: "\(error)") }
+            part.created = true
+        }
+        defer { if fd != part.fd { close(fd) } }
+        if let reason = ReportWriter.writeAll(fd, bytes) { return .cannotWrite(part.name, reason: reason) }
         part.hasher.update(bytes)
         part.bytes += bytes.count
         return nil
+    }
+
+    /// Opens `path`, a part of the report file `name` created before, with `flags`.
+    private func reopen(_ path: String, for name: String, _ flags: Int32) throws(ReportError) -> Int32 {
+        let fd = open(path, flags | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotWrite(name, reason: String(cString: strerror(errno))) }
+        return fd
     }
 
     /// Creates `path`, a file of the report file `name`, for reading and writing.
@@ -280,16 +299,14 @@ public final class RowSpool: @unchecked Sendable {
             for stream in streams {
                 let s = stream.rawValue
                 var file = state.parts[s][0]
-                for r in 1..<state.parts[s].count {
-                    var part = state.parts[s][r]
-                    if lseek(part.fd, 0, SEEK_SET) < 0 {
-                        throw ReportError.cannotWrite(part.name, reason: String(cString: strerror(errno)))
-                    }
-                    if let failure = copy(from: part.fd, to: &file) { throw failure }
-                    close(part.fd)
-                    part.fd = -1
+                // A part never written (no rows) was never created.
+                for r in 1..<state.parts[s].count where state.parts[s][r].created {
+                    let part = state.parts[s][r]
+                    let fd = try reopen(part.path, for: part.name, O_RDONLY)
+                    let failure = copy(from: fd, to: &file)
+                    close(fd)
+                    if let failure { throw failure }
                     unlink(part.path)
-                    state.parts[s][r] = part
                 }
                 let closed = close(file.fd)
                 file.fd = -1

@@ -105,6 +105,32 @@ import BGBenchTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["events.csv"])
     }
 
+    /// A part file is open only while it is written: 2,000 results (a sweep of 1,000 points
+    /// × 2 policies) hold no file open beyond the report file, where one open file per
+    /// result would pass a common limit of 1,024 (`ulimit -n`); a result without rows has
+    /// no part.
+    @Test func partsAreOpenOnlyWhileWritten() throws {
+        let folder = freshFolder("spool-parts")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func open() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        let before = try open()
+        let results = 2000
+        let spool = try RowSpool(
+            folder: folder, streams: [.devices], results: (0..<results).map { ["s", "p\($0)", "1"] })
+        for r in 0..<results {
+            var bytes = Array((r == 7 ? "" : "\(r)\n").utf8)
+            spool.hand(&bytes, stream: .devices, result: r, block: 0, ended: true)
+        }
+        // Other tests running beside this one open files too: far fewer than 2,000.
+        #expect(try open() - before < 200)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == results - 1)
+        _ = try spool.finish()
+        let rows = (0..<results).filter { $0 != 7 }.map { "\($0)\n" }.joined()
+        #expect(
+            try Self.text(folder + "/devices.csv") == SeriesReports.devicesHeader.joined(separator: ",") + "\n" + rows)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["devices.csv"])
+    }
+
     /// A spool that cannot create its files says which report file, and so does a run.
     @Test func aFolderThatCannotBeWrittenIsAnError() throws {
         let missing = freshPath("spool-missing") + "/nowhere"
