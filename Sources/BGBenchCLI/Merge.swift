@@ -75,7 +75,7 @@ struct MergeCommand: CommandDefinition {
                 files = ReportWriter.files(run)
                 table = SummaryTable.render(run)
             case .sweep(let sweep, let points, let policies, let seeds):
-                files = sweep.files()
+                files = sweep.folder().files
                 table =
                     "\(points) points × \(policies) policies, "
                     + (seeds.count > 1 ? "seeds \(seeds.first!)–\(seeds.last!)" : "seed \(seeds.first ?? 0)") + "\n"

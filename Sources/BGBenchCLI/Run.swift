@@ -33,31 +33,33 @@ struct RunCommand: CommandDefinition {
         try common.finish()
         let loaded = try Command.loadScenario(common.scenarioFile, overrides: common.overrides)
         let request = try common.request(loaded, commandLine: ["bgbench"] + invocation.arguments)
-        var job = common.job(
+        let job = common.job(
             passes: [common.policies.count], results: common.policies.count, scenario: loaded.scenario,
             policies: common.policies)
-        // A whole run streams devices.csv and events.csv (below); a shard keeps their rows.
-        job.shape.streamsRows = common.options.shard == nil
         try common.pipeline(.run, work: common.workPerScenario, job: job).run(output: &output) { progress, staging in
-            // devices.csv and events.csv go into the staging folder as the devices finish
-            // (a shard keeps its rows: its shard.state carries them to the merge).
-            let o = request.options
-            let streams: [RowSpool.Stream] =
-                o.shard != nil ? [] : (o.keepDevices ? [.devices] : []) + (o.traceDevices > 0 ? [.events] : [])
-            let spool = try streamed(staging) {
-                try streams.isEmpty
-                    ? nil
-                    : RowSpool(
-                        folder: staging.path, streams: streams, scenarioName: loaded.scenario.name,
-                        results: request.seeds.flatMap { seed in request.policies.map { ($0, seed) } },
-                        critical: staging.critical)
-            }
+            let spool = try spool(staging, options: request.options, results: request.rowLabels())
             let report = try streamed(staging) { try Runner.run(request, progress: progress, rows: spool) }
             let written = try streamed(staging) { try spool?.finish() ?? [] }
             let folder = ReportWriter.folder(report, written: written)
             return .init(
                 files: folder.files, text: SummaryTable.render(report),
                 seconds: report.wallSeconds, deviceDays: report.simulatedDeviceDays, names: folder.names)
+        }
+    }
+
+    /// The spool that writes devices.csv and events.csv into the staging folder as the
+    /// devices finish (``RowSpool``; `columns` lead their headers, `results` are each
+    /// result's leading fields in report order); nil when the job writes neither, or is a
+    /// shard, which keeps its rows: its shard.state carries them to the merge.
+    static func spool(
+        _ staging: ReportPipeline.Staging, options o: RunOptions, columns: [String] = [], results: [[String]]
+    ) throws -> RowSpool? {
+        let streams: [RowSpool.Stream] =
+            o.shard != nil ? [] : (o.keepDevices ? [.devices] : []) + (o.traceDevices > 0 ? [.events] : [])
+        guard !streams.isEmpty else { return nil }
+        return try streamed(staging) {
+            try RowSpool(
+                folder: staging.path, streams: streams, columns: columns, results: results, critical: staging.critical)
         }
     }
 

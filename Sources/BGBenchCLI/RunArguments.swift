@@ -218,15 +218,19 @@ struct RunArguments {
     /// results kept per seed, calibrated on `scenario`'s `policies`.
     func job(passes: [Int], results: Int, scenario: Scenario, policies: [String]) -> ReportPipeline.Job {
         let seed = options.seed
+        var shape = JobShape(
+            devices: options.part.devices(of: options.devices).count, days: options.days,
+            countedDays: options.days - options.warmupDays, seeds: replications, passes: passes,
+            results: results,
+            workers: Fleet.workers(
+                threads: options.resolvedThreads,
+                blocks: options.part.blocks(devices: options.devices).count),
+            keepDevices: options.keepDevices, traceDevices: options.traceDevices, shard: options.shard != nil)
+        // A whole run or sweep streams devices.csv and events.csv (RunCommand.spool); a
+        // shard keeps their rows for its shard.state.
+        shape.streamsRows = options.shard == nil
         return ReportPipeline.Job(
-            shape: JobShape(
-                devices: options.part.devices(of: options.devices).count, days: options.days,
-                countedDays: options.days - options.warmupDays, seeds: replications, passes: passes,
-                results: results,
-                workers: Fleet.workers(
-                    threads: options.resolvedThreads,
-                    blocks: options.part.blocks(devices: options.devices).count),
-                keepDevices: options.keepDevices, traceDevices: options.traceDevices, shard: options.shard != nil),
+            shape: shape,
             calibrate: {
                 try JobEstimate.calibrate(
                     scenario: scenario, policies: policies, seed: seed, traces: options.traceDevices > 0)

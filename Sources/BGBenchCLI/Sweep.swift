@@ -97,9 +97,16 @@ struct SweepCommand: CommandDefinition {
         let job = common.job(
             passes: plan.passes, results: points.count * common.policies.count,
             scenario: requests[0].scenario.scenario, policies: common.policies)
-        try common.pipeline(.sweep, work: plan.simulatedDeviceDays, job: job).run(output: &output) { progress in
-            let run = try plan.run(progress: progress)
+        try common.pipeline(.sweep, work: plan.simulatedDeviceDays, job: job).run(output: &output) {
+            progress, staging in
+            // devices.csv and events.csv go into the staging folder as the devices finish,
+            // each point's rows led by its values.
+            let spool = try RunCommand.spool(
+                staging, options: requests[0].options, columns: axes.map(\.path),
+                results: zip(points, requests).flatMap { $1.rowLabels(lead: $0) })
+            let run = try RunCommand.streamed(staging) { try plan.run(progress: progress, rows: spool) }
             var report = SweepReport(axes: axes, specs: common.overrides)
+            report.streamed = try RunCommand.streamed(staging) { try spool?.finish() ?? [] }
             var state = ShardState(kind: .sweep)
             for (point, pointReport) in zip(points, run.reports) {
                 report.add(point, report: pointReport)
@@ -131,14 +138,15 @@ struct SweepCommand: CommandDefinition {
             let shared =
                 run.arms < points.count * common.policies.count
                 ? " (\(run.arms) distinct configurations simulated per seed)" : ""
+            let folder = report.folder(extra: shardFiles)
             return .init(
-                files: report.files(extra: shardFiles),
+                files: folder.files,
                 text: SweepTable.render(
                     report, headline: requests[0].scenario.scenario.report.headline,
                     replications: common.replications)
                     + (pareto.map { SweepTable.paretoLines($0.verdicts, replications: common.replications) } ?? "")
                     + "\(points.count) points × \(common.policies.count) policies\(shared), \(seeds): \(SummaryTable.fixed(run.wallSeconds, 2)) s\n",
-                seconds: run.wallSeconds, deviceDays: run.simulated.deviceDays)
+                seconds: run.wallSeconds, deviceDays: run.simulated.deviceDays, names: folder.names)
         }
     }
 }

@@ -173,7 +173,7 @@ extension ReportFile {
     )
     public static let scenarioPoint = ReportFile(
         name: "scenario-K.json", format: .json, folders: [.sweep], when: "`bgbench sweep`: one per point",
-        writer: "SweepReport.files", readBack: .compared,
+        writer: "SweepReport.folder", readBack: .compared,
         what: "point K's resolved scenario (K = 1, 2, ... in grid order)")
     public static let shardState = ReportFile(
         name: "shard.state", format: .state, folders: every, when: "`--shard K/N`", writer: "ShardState.text",

@@ -25,13 +25,8 @@ public enum ReportWriter {
         var files = reportFiles(report, streamed: Set(written.map(\.name)))
         files.append((ReportFile.long.name, LongTable.runCSV(files)))
         if report.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
-        var manifest = manifest(files)
         // Where reportFiles puts devices.csv and events.csv: right after scenario.json.
-        if !written.isEmpty, let scenario = manifest.firstIndex(where: { $0.name == ReportFile.scenario.name }) {
-            manifest.insert(
-                contentsOf: written.map { RunManifest.File(name: $0.name, bytes: $0.bytes, sha256: $0.sha256) },
-                at: scenario + 1)
-        }
+        let manifest = manifest(files, written: written, after: ReportFile.scenario.name)
         // scenario.json is the run's resolved scenario: its hash is in the manifest already.
         let resolved = manifest.first { $0.name == ReportFile.scenario.name }?.sha256
         files.append((ReportFile.run.name, runJSON(report, manifest: manifest, resolvedSha256: resolved)))
@@ -70,6 +65,20 @@ public enum ReportWriter {
         files.map { name, text in
             RunManifest.File(name: name, bytes: text.utf8.count, sha256: SHA256.hex(Array(text.utf8)))
         }
+    }
+
+    /// The manifest of `files` with the `written` ones (streamed into the folder by a
+    /// ``RowSpool``) right after the file named `after`.
+    package static func manifest(_ files: [(String, String)], written: [RowSpool.Written], after: String)
+        -> [RunManifest.File]
+    {
+        var manifest = manifest(files)
+        if !written.isEmpty, let before = manifest.firstIndex(where: { $0.name == after }) {
+            manifest.insert(
+                contentsOf: written.map { RunManifest.File(name: $0.name, bytes: $0.bytes, sha256: $0.sha256) },
+                at: before + 1)
+        }
+        return manifest
     }
 
     /// Creates the folder if needed and writes each (name, text) file atomically, in order.

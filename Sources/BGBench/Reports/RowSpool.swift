@@ -6,9 +6,10 @@ import Synchronization
 ///
 /// The rows come out exactly as `SeriesReports.devicesCSV` and `eventsCSV` print them from
 /// memory: per seed and policy (a *result*, in report order), every device in device
-/// order. Workers claim blocks of devices out of order, so each (block, result) is a
-/// *segment* of its result's rows, and each result's rows go to a *part* file that takes
-/// segments in block order:
+/// order; a sweep's (`SweepPlan`) per point, then seed and policy, each row led by the
+/// point's values, as `SweepReport` prints a point's rows. Workers claim blocks of devices
+/// out of order, so each (block, result) is a *segment* of its result's rows, and each
+/// result's rows go to a *part* file that takes segments in block order:
 ///
 /// - a worker renders a segment's rows into its own buffer and hands it over every
 ///   `flushBytes` bytes and when the segment ends (``RowSink``);
@@ -43,17 +44,11 @@ public final class RowSpool: @unchecked Sendable {
         public var sha256: String
     }
 
-    /// What a segment's rows are labelled with (the leading fields of each row).
-    struct Result {
-        var policy: String
-        var seed: String
-    }
-
     let folder: String
     /// The streams written, in report order (devices.csv before events.csv).
     public let streams: [Stream]
-    let scenarioName: String
-    let results: [Result]
+    /// Each result's leading fields, in report order: what its rows begin with.
+    let results: [[String]]
     /// A worker hands its rows over when it holds this many bytes of one file.
     let flushBytes: Int
     /// The most bytes of ended segments held in memory waiting for their turn.
@@ -63,11 +58,15 @@ public final class RowSpool: @unchecked Sendable {
     let traceChunkRows: Int
     let critical: @Sendable (() throws -> Void) throws -> Void
 
-    /// One result's part of one stream.
+    /// One result's part of one stream. The report file itself (result 0) stays open; a
+    /// further result's part is created by its first write and opened for each write after
+    /// (`fd` -1), so the files open at once do not grow with the results (a sweep's points
+    /// × seeds × policies).
     struct Part {
         /// The report file it is part of (what an error names).
         var name: String
         var fd: Int32 = -1
+        var created = false
         var path: String
         /// The block whose segment is written next.
         var next: Int
@@ -101,17 +100,17 @@ public final class RowSpool: @unchecked Sendable {
     let state: Mutex<State>
 
     /// Opens the files of `streams` in `folder` (the staging folder): each report file with
-    /// its header, and a part for each further result. `results` are the (policy, seed)
-    /// of the run's results in report order; `firstBlock` the first block of the fleet.
+    /// its header (led by `columns`: a sweep's axes), and a part for each further result.
+    /// `results` are the leading fields of each result's rows, in report order
+    /// (``RunRequest/rowLabels(lead:)``); `firstBlock` the first block of the fleet.
     public init(
-        folder: String, streams: [Stream], scenarioName: String, results: [(policy: String, seed: UInt64)],
+        folder: String, streams: [Stream], columns: [String] = [], results: [[String]],
         firstBlock: Int = 0, flushBytes: Int = 1 << 20, pendingBytes: Int = 16 << 20, traceChunkRows: Int = 4096,
         critical: @escaping @Sendable (() throws -> Void) throws -> Void = { try $0() }
     ) throws {
         self.folder = folder
         self.streams = streams.sorted { $0.rawValue < $1.rawValue }
-        self.scenarioName = scenarioName
-        self.results = results.map { Result(policy: $0.policy, seed: String($0.seed)) }
+        self.results = results
         self.flushBytes = max(1, flushBytes)
         self.pendingBytes = max(0, pendingBytes)
         self.traceChunkRows = max(1, traceChunkRows)
@@ -127,13 +126,11 @@ public final class RowSpool: @unchecked Sendable {
         state = Mutex(State(parts: parts))
         try state.withLock { state in
             for stream in self.streams {
-                for r in results.indices {
-                    let part = state.parts[stream.rawValue][r]
-                    state.parts[stream.rawValue][r].fd = try create(part.path, for: part.name)
-                }
-                var header = CSVWriter("")
-                header.row(stream.file.header!)
                 var part = state.parts[stream.rawValue][0]
+                part.fd = try create(part.path, for: part.name)
+                part.created = true
+                var header = CSVWriter("")
+                header.row(columns + stream.file.header!)
                 if let failure = write(Array(header.output.utf8), to: &part) { throw failure }
                 state.parts[stream.rawValue][0] = part
             }
@@ -256,10 +253,27 @@ public final class RowSpool: @unchecked Sendable {
     /// Appends `bytes` to `part`, hashing them.
     private func write(_ bytes: [UInt8], to part: inout Part) -> ReportError? {
         guard !bytes.isEmpty else { return nil }
-        if let reason = ReportWriter.writeAll(part.fd, bytes) { return .cannotWrite(part.name, reason: reason) }
+        var fd = part.fd
+        if fd < 0 {
+            do {
+                fd =
+                    try part.created
+                    ? reopen(part.path, for: part.name, O_WRONLY | O_APPEND) : create(part.path, for: part.name)
+            } catch { return error as? ReportError ?? .cannotWrite(part.name, reason: "\(error)") }
+            part.created = true
+        }
+        defer { if fd != part.fd { close(fd) } }
+        if let reason = ReportWriter.writeAll(fd, bytes) { return .cannotWrite(part.name, reason: reason) }
         part.hasher.update(bytes)
         part.bytes += bytes.count
         return nil
+    }
+
+    /// Opens `path`, a part of the report file `name` created before, with `flags`.
+    private func reopen(_ path: String, for name: String, _ flags: Int32) throws(ReportError) -> Int32 {
+        let fd = open(path, flags | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotWrite(name, reason: String(cString: strerror(errno))) }
+        return fd
     }
 
     /// Creates `path`, a file of the report file `name`, for reading and writing.
@@ -285,16 +299,14 @@ public final class RowSpool: @unchecked Sendable {
             for stream in streams {
                 let s = stream.rawValue
                 var file = state.parts[s][0]
-                for r in 1..<state.parts[s].count {
-                    var part = state.parts[s][r]
-                    if lseek(part.fd, 0, SEEK_SET) < 0 {
-                        throw ReportError.cannotWrite(part.name, reason: String(cString: strerror(errno)))
-                    }
-                    if let failure = copy(from: part.fd, to: &file) { throw failure }
-                    close(part.fd)
-                    part.fd = -1
+                // A part never written (no rows) was never created.
+                for r in 1..<state.parts[s].count where state.parts[s][r].created {
+                    let part = state.parts[s][r]
+                    let fd = try reopen(part.path, for: part.name, O_RDONLY)
+                    let failure = copy(from: fd, to: &file)
+                    close(fd)
+                    if let failure { throw failure }
                     unlink(part.path)
-                    state.parts[s][r] = part
                 }
                 let closed = close(file.fd)
                 file.fd = -1
@@ -311,42 +323,54 @@ public final class RowSpool: @unchecked Sendable {
 }
 
 /// A fleet worker's rows on their way to a ``RowSpool``: the segment it is simulating (a
-/// block under one result) and its rows rendered so far, per file.
+/// block under one arm, whose rows go to one result or, for an arm a sweep's points share,
+/// to one result per point) and its rows rendered so far, per result and file.
 final class RowSink {
     let spool: RowSpool
-    private var buffers: [[UInt8]]
-    private var result = 0, block = 0
-    private var labels: (scenario: String, policy: String, seed: String) = ("", "", "")
+    /// Per result of the segment (a slot), per stream.
+    private var buffers: [[[UInt8]]] = []
+    private var results: [Int] = []
+    private var block = 0
+    /// A slot's buffer is handed over once it holds this many bytes: `flushBytes` shared by
+    /// the slots, so a worker holds about `flushBytes` per stream however many results.
+    private var flushBytes = 0
 
-    init(spool: RowSpool) {
-        self.spool = spool
-        buffers = Array(repeating: [], count: RowSpool.Stream.allCases.count)
-        for s in spool.streams { buffers[s.rawValue].reserveCapacity(spool.flushBytes + 4096) }
-    }
+    init(spool: RowSpool) { self.spool = spool }
 
-    /// Starts the segment of `block` under `result`.
-    func begin(block: Int, result: Int) {
+    /// Starts the segment of `block` whose rows go to `results`.
+    func begin(block: Int, results: [Int]) {
         self.block = block
-        self.result = result
-        let r = spool.results[result]
-        labels = (spool.scenarioName, r.policy, r.seed)
+        self.results = results
+        flushBytes = max(1, spool.flushBytes / max(1, results.count))
+        while buffers.count < results.count {
+            var slot = [[UInt8]](repeating: [], count: RowSpool.Stream.allCases.count)
+            // The first slot's buffers are kept between segments; the others, used only by
+            // shared arms, are let go once handed over.
+            if buffers.isEmpty { for s in spool.streams { slot[s.rawValue].reserveCapacity(spool.flushBytes + 4096) } }
+            buffers.append(slot)
+        }
     }
 
     /// Adds a device's rows: its totals (devices.csv) and its events (events.csv).
     func add(_ record: DeviceRecord, archetypeNames: [String]) {
-        for stream in spool.streams {
-            switch stream {
-            case .devices:
-                var csv = CSVWriter("")
-                let row = DeviceRow(
-                    device: record.device, archetype: max(0, record.archetype), values: record.tally.values(),
-                    attributes: record.attributes)
-                csv.row(SeriesReports.deviceFields(row, labels, archetypeNames: archetypeNames))
-                buffers[stream.rawValue] += csv.output.utf8
-            case .events:
-                SeriesReports.appendEvents(record.trace, labels: labels, to: &buffers[stream.rawValue])
+        let row =
+            spool.streams.contains(.devices)
+            ? DeviceRow(
+                device: record.device, archetype: max(0, record.archetype), values: record.tally.values(),
+                attributes: record.attributes) : nil
+        for (slot, result) in results.enumerated() {
+            let labels = spool.results[result]
+            for stream in spool.streams {
+                switch stream {
+                case .devices:
+                    var csv = CSVWriter("")
+                    csv.row(SeriesReports.deviceFields(row!, labels, archetypeNames: archetypeNames))
+                    buffers[slot][stream.rawValue] += csv.output.utf8
+                case .events:
+                    SeriesReports.appendEvents(record.trace, labels: labels, to: &buffers[slot][stream.rawValue])
+                }
+                handIfFull(stream, slot: slot)
             }
-            handIfFull(stream)
         }
     }
 
@@ -354,8 +378,11 @@ final class RowSink {
     /// rest come with its record (``add(_:archetypeNames:)``).
     func addEvents(_ rows: [TraceRow]) {
         guard spool.streams.contains(.events) else { return }
-        SeriesReports.appendEvents(rows, labels: labels, to: &buffers[RowSpool.Stream.events.rawValue])
-        handIfFull(.events)
+        for (slot, result) in results.enumerated() {
+            SeriesReports.appendEvents(
+                rows, labels: spool.results[result], to: &buffers[slot][RowSpool.Stream.events.rawValue])
+            handIfFull(.events, slot: slot)
+        }
     }
 
     /// The spill a worker's recorder storage carries while this sink takes its events.
@@ -363,18 +390,20 @@ final class RowSink {
         spool.streams.contains(.events) ? TraceSpill(chunkRows: spool.traceChunkRows) { self.addEvents($0) } : nil
     }
 
-    /// Hands the stream's buffer to the spool once it holds `flushBytes`.
-    private func handIfFull(_ stream: RowSpool.Stream) {
-        if buffers[stream.rawValue].count >= spool.flushBytes {
-            spool.hand(&buffers[stream.rawValue], stream: stream, result: result, block: block, ended: false)
-        }
+    /// Hands a slot's buffer of `stream` to the spool once it holds `flushBytes`.
+    private func handIfFull(_ stream: RowSpool.Stream, slot: Int) {
+        if buffers[slot][stream.rawValue].count >= flushBytes { hand(stream, slot: slot, ended: false) }
+    }
+
+    private func hand(_ stream: RowSpool.Stream, slot: Int, ended: Bool) {
+        spool.hand(
+            &buffers[slot][stream.rawValue], stream: stream, result: results[slot], block: block, ended: ended)
+        if slot > 0 { buffers[slot][stream.rawValue] = [] }
     }
 
     /// Ends the segment: hands over what is left.
     func end() {
-        for stream in spool.streams {
-            spool.hand(&buffers[stream.rawValue], stream: stream, result: result, block: block, ended: true)
-        }
+        for slot in results.indices { for stream in spool.streams { hand(stream, slot: slot, ended: true) } }
     }
 }
 

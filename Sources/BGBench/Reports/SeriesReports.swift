@@ -83,7 +83,7 @@ public enum SeriesReports {
         csv.row(devicesHeader)
         let name = report.request.scenario.scenario.name
         for r in report.results {
-            let labels = (name, r.policy, String(r.seed))
+            let labels = [name, r.policy, String(r.seed)]
             for d in r.result.devices {
                 csv.row(deviceFields(d, labels, archetypeNames: r.result.archetypeNames))
             }
@@ -91,11 +91,10 @@ public enum SeriesReports {
         return csv.output
     }
 
-    /// One row of devices.csv: `labels` are the scenario, policy and seed.
-    static func deviceFields(
-        _ d: DeviceRow, _ labels: (scenario: String, policy: String, seed: String), archetypeNames: [String]
-    ) -> [String] {
-        [labels.scenario, labels.policy, labels.seed, String(d.device), archetypeNames[d.archetype]]
+    /// One row of devices.csv: `labels` are its leading fields (the scenario, policy and
+    /// seed; in a sweep, the point's values before them).
+    static func deviceFields(_ d: DeviceRow, _ labels: [String], archetypeNames: [String]) -> [String] {
+        labels + [String(d.device), archetypeNames[d.archetype]]
             + d.attributes.fields + d.values.map { CSVNumber.format($0) }
     }
 
@@ -348,20 +347,19 @@ public enum SeriesReports {
         var bytes = Array((eventsHeader.joined(separator: ",") + "\n").utf8)
         let name = report.request.scenario.scenario.name
         for r in report.results {
-            appendEvents(r.result.trace, labels: (name, r.policy, String(r.seed)), to: &bytes)
+            appendEvents(r.result.trace, labels: [name, r.policy, String(r.seed)], to: &bytes)
         }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends rows of events.csv to `bytes`: `labels` are the scenario, policy and seed.
+    /// Appends rows of events.csv to `bytes`: `labels` are their leading fields (the
+    /// scenario, policy and seed; in a sweep, the point's values before them).
     /// Byte by byte, with no array of fields or string per row: a traced run prints about
     /// 200 of these a device-day, and building them as strings cost more than simulating.
     static func appendEvents(
-        _ rows: some Sequence<TraceRow>, labels: (scenario: String, policy: String, seed: String),
-        to bytes: inout [UInt8]
+        _ rows: some Sequence<TraceRow>, labels: [String], to bytes: inout [UInt8]
     ) {
-        let prefix = Array(
-            [labels.scenario, labels.policy, labels.seed].map(CSVWriter<String>.quote).joined(separator: ",").utf8)
+        let prefix = Array(labels.map(CSVWriter<String>.quote).joined(separator: ",").utf8)
         let comma = UInt8(ascii: ","), newline = UInt8(ascii: "\n")
         for e in rows {
             bytes.append(contentsOf: prefix)

@@ -16,7 +16,10 @@ public struct SweepAxis: Sendable, Equatable {
 /// becomes one file of the sweep, each row led by the point's values (one column per axis).
 /// Beside them `long.csv` (every figure in long form), one `scenario-K.json` per point and
 /// run.json with the sweep's provenance and the manifest of the folder.
-/// Add each point's run in grid order with ``add(_:report:)``; ``files()`` renders the folder.
+/// Add each point's run in grid order with ``add(_:report:)``; ``folder(extra:)`` renders
+/// the folder. A whole sweep's devices.csv and events.csv are streamed into its staging
+/// folder instead (``RowSpool``, ``SweepPlan/run(progress:rows:)``): set ``streamed``
+/// before adding the points.
 public struct SweepReport {
     public let axes: [SweepAxis]
     /// The `--set` options as typed (run.json's `scenario_overrides`).
@@ -30,6 +33,9 @@ public struct SweepReport {
     public var pointPairs: String?
     /// pareto-pairs.csv's text (``ParetoPairs``), nil when no group kept its joint sums.
     public var paretoPairs: String?
+    /// The files a ``RowSpool`` wrote into the folder (devices.csv, events.csv): the points'
+    /// runs leave them out, and the manifest lists them where the points' files have them.
+    public var streamed: [RowSpool.Written] = []
 
     struct Point {
         var values: [String]
@@ -53,7 +59,9 @@ public struct SweepReport {
             Point(
                 values: values, overrides: r.scenario.overrides,
                 resolvedSha256: r.scenario.resolvedSha256(policies: r.policies),
-                files: ReportWriter.reportFiles(report).filter { $0.0 != ReportFile.summary.name },
+                files: ReportWriter.reportFiles(report, streamed: Set(streamed.map(\.name))).filter {
+                    $0.0 != ReportFile.summary.name
+                },
                 summary: ReportWriter.summaryRows(report), deviceDays: report.deviceDays,
                 events: report.events, wallSeconds: report.wallSeconds))
     }
@@ -70,10 +78,11 @@ public struct SweepReport {
         SHA256.hex(Array(hashes.map { $0 + "\n" }.joined().utf8))
     }
 
-    /// Every file of the sweep's folder as (name, text), run.json last with the manifest;
-    /// `extra` files (a shard's shard.state) just before it.
-    public func files(extra: [(String, String)] = []) -> [(String, String)] {
-        guard let first = points.first, var manifest = base else { return [] }
+    /// Every file of the sweep's folder to write as (name, text), run.json last with the
+    /// manifest; `extra` files (a shard's shard.state) just before it; and every file's name
+    /// in writing order, the ``streamed`` ones included (the manifest's, then run.json).
+    public func folder(extra: [(String, String)] = []) -> (files: [(String, String)], names: [String]) {
+        guard let first = points.first, var manifest = base else { return ([], []) }
         var files: [(String, String)] = [(ReportFile.summary.name, summaryCSV())]
         for (name, _) in first.files where name.hasSuffix(".csv") {
             var text = CSVWriter("")
@@ -117,9 +126,11 @@ public struct SweepReport {
                     scenarioFile: Self.scenarioFile(k + 1))
             })
         files += extra
-        manifest.manifest = ReportWriter.manifest(files)
+        // Where the points' files have devices.csv and events.csv: right after server.csv
+        // (scenario.json, after it in a run, is each point's scenario-K.json here).
+        manifest.manifest = ReportWriter.manifest(files, written: streamed, after: ReportFile.server.name)
         files.append((ReportFile.run.name, ReportWriter.encode(manifest)))
-        return files
+        return (files, manifest.manifest.map(\.name) + [ReportFile.run.name])
     }
 
     /// The records of a CSV text (RFC 4180: a line end inside quotes belongs to the

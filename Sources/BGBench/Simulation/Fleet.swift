@@ -23,10 +23,11 @@ public struct RunOptions: Sendable {
     /// The part of the fleet this process simulates (`--shard K/N`, its report a shard
     /// folder); nil for the whole run.
     public var shard: Shard?
-    /// Where devices.csv's and events.csv's rows go as the devices finish (a whole run's
-    /// report folder, ``RowSpool``), and the index among the spool's results of this fleet
-    /// run's first policy; nil: they are kept in memory (`FleetResult.devices`, `.trace`).
-    public var rows: (spool: RowSpool, firstResult: Int)?
+    /// Where devices.csv's and events.csv's rows go as the devices finish (a whole run's or
+    /// sweep's report folder, ``RowSpool``), and for each arm of this fleet run the spool's
+    /// results its rows go to (one; an arm a sweep's points share, one per point); nil:
+    /// they are kept in memory (`FleetResult.devices`, `.trace`).
+    public var rows: (spool: RowSpool, results: [[Int]])?
     /// Whether the `external` policy may start the program its scenario names
     /// (`--allow-external`): without it, a run of it stops before any process starts.
     public var allowsExternal = false
@@ -218,7 +219,7 @@ public enum Fleet {
                     let start = DispatchTime.now().uptimeNanoseconds
                     worker.tallies.removeAll(keepingCapacity: true)
                     worker.archetypes.removeAll(keepingCapacity: true)
-                    worker.sink?.begin(block: block, result: options.rows!.firstResult + p)
+                    worker.sink?.begin(block: block, results: options.rows!.results[p])
                     runners[p].run(block, worker, loads[p], &totals.results[p])
                     worker.sink?.end()
                     if keeps { tallies[p] = worker.tallies }

@@ -21,8 +21,8 @@ public struct JobShape: Sendable {
     public var traceDevices: Int
     /// A shard keeps each result's per-day server counts for its merge.
     public var shard: Bool
-    /// devices.csv and events.csv are written as the devices finish (a whole run's,
-    /// ``RowSpool``) rather than kept to the end (a shard's, a sweep's).
+    /// devices.csv and events.csv are written as the devices finish (a whole run's or
+    /// sweep's, ``RowSpool``) rather than kept to the end (a shard's).
     public var streamsRows = false
 
     public init(
@@ -177,7 +177,7 @@ public struct JobEstimate: Sendable {
         for policy in entries {
             let result = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed)
             var bytes: [UInt8] = []
-            SeriesReports.appendEvents(result.trace, labels: (scenario.name, policy.name, "1"), to: &bytes)
+            SeriesReports.appendEvents(result.trace, labels: [scenario.name, policy.name, "1"], to: &bytes)
             withExtendedLifetime(bytes) {}
         }
         let traced = Runner.seconds(since: start) / deviceDays

@@ -40,6 +40,13 @@ public struct RunRequest: Sendable {
 
     /// The seeds of the replications, in order.
     public var seeds: [UInt64] { (0..<UInt64(max(1, replications))).map { options.seed &+ $0 } }
+
+    /// The leading fields of devices.csv's and events.csv's rows for each of the run's
+    /// results, in report order (per seed, each policy): `lead` (a sweep point's values),
+    /// the scenario's name, the policy and the seed. A ``RowSpool``'s results.
+    public func rowLabels(lead: [String] = []) -> [[String]] {
+        seeds.flatMap { seed in policies.map { lead + [scenario.scenario.name, $0, String(seed)] } }
+    }
 }
 
 /// The outcome of a run: one result per policy, and how long it took.
@@ -86,7 +93,7 @@ public enum Runner {
             var options = request.options
             options.seed = seed
             options.threads = threads
-            options.rows = rows.map { ($0, results.count) }
+            options.rows = rows.map { spool in (spool, request.policies.indices.map { [results.count + $0] }) }
             let feed = feed(scenario, days: options.days, seed: seed)
             let entries = try request.policies.map { name in
                 guard let policy = PolicyRegistry.named(name) else { throw RunError.unknownPolicy(name) }

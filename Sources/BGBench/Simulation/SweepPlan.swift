@@ -128,9 +128,14 @@ public struct SweepPlan: Sendable {
         groups.filter(keepsJoint).map { ($0.points, $0.armOf, $0.arms.count) }
     }
 
-    /// Runs every group's pass for every seed and returns each point's report.
-    public func run(progress: (@Sendable (Int) -> Void)? = nil) throws -> SweepRun {
+    /// Runs every group's pass for every seed and returns each point's report. With `rows`,
+    /// devices.csv's and events.csv's rows are written into it as the devices finish (its
+    /// results: every point's ``RunRequest/rowLabels(lead:)``, in grid order) instead of
+    /// being kept in the reports; the caller then calls its `finish()`.
+    public func run(progress: (@Sendable (Int) -> Void)? = nil, rows: RowSpool? = nil) throws -> SweepRun {
         let start = DispatchTime.now()
+        // Where each point's results begin among the spool's.
+        let firstResult = points.reduce(into: [0]) { $0.append($0.last! + $1.seeds.count * $1.policies.count) }
         var results = [[PolicyResult]](repeating: [], count: points.count)
         var comparisons: [PointComparison] = []
         var joints: [SweepRun.GroupJoint] = []
@@ -140,14 +145,25 @@ public struct SweepPlan: Sendable {
             let resolved = first.options.resolvedThreads
             let joint = keepsJoint(group) ? Self.jointQuantities : nil
             var sums: [JointSums] = []
-            for seed in first.seeds {
+            for (s, seed) in first.seeds.enumerated() {
                 var options = first.options
                 options.seed = seed
                 options.threads = resolved
+                // Each arm's rows go to every point's result it is.
+                options.rows = rows.map { spool in
+                    var results = [[Int]](repeating: [], count: group.arms.count)
+                    for (i, k) in group.points.enumerated() {
+                        for (j, arm) in group.armOf[i].enumerated() {
+                            results[arm].append(firstResult[k] + s * points[k].policies.count + j)
+                        }
+                    }
+                    return (spool, results)
+                }
                 let feed = Runner.feed(first.scenario.scenario, days: options.days, seed: seed)
                 let arms = group.arms.map { FleetArm(policy: PolicyRegistry.named($0.policy)!, scenario: $0.scenario) }
                 let run = try Fleet.simulate(
                     arms: arms, pairs: group.pairs, joint: joint, options: options, feed: feed, progress: progress)
+                try rows?.check()
                 if let j = run.joint { sums.append(j) }
                 threads = max(threads, run.workers)
                 events += run.results.reduce(0) { $0 + $1.fleet[.events] }

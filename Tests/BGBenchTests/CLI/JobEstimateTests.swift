@@ -33,9 +33,9 @@ import BGBenchTestSupport
         #expect(JobEstimate(shard).memoryBytes - e.memoryBytes == grids)
     }
 
-    /// A whole run streams devices.csv and events.csv (RowSpool): their rows cost disk and
-    /// a fixed spool, not memory per device or traced device-day, as they do when kept (a
-    /// shard's, a sweep's).
+    /// A whole run or sweep streams devices.csv and events.csv (RowSpool): their rows cost
+    /// disk and a fixed spool, not memory per device or traced device-day, as they do when
+    /// kept (a shard's).
     @Test func streamedRowsCostDiskNotMemory() {
         var shape = Self.shape
         shape.keepDevices = true
@@ -55,6 +55,30 @@ import BGBenchTestSupport
         let part: Double = 1000 * 300 + 1000 * 100 * 7700
         #expect(streamed.stagingBytes == part)
         #expect(kept.stagingBytes == 0)
+    }
+
+    /// The command line's jobs: a whole sweep streams its rows, as a run does; each of its
+    /// shards keeps them for shard.state. 2 points × 2 policies (3 arms) over 1,000 devices
+    /// × 100 days with `--per-device` and 100 traced devices, 2 workers: the whole sweep
+    /// costs its passes and the fixed spool (about 0.1 GB); a shard of two keeps its 4
+    /// results × (512 rows × 2,000 B + 100 traced devices × 100 days × 30,000 B), 1.2 GB.
+    @Test func aSweepStreamsItsRowsAShardKeepsThem() throws {
+        var common = RunArguments()
+        common.options = RunOptions(devices: 1000, days: 100, threads: 2, keepDevices: true, traceDevices: 100)
+        func shape() -> JobShape {
+            common.job(passes: [3], results: 4, scenario: Scenario(), policies: ["fixed", "adaptive"]).shape
+        }
+        let whole = shape()
+        #expect(whole.streamsRows)
+        #expect(JobEstimate(whole).memoryBytes < 0.15e9)
+        common.options.shard = try #require(Shard(index: 0, count: 2))
+        var shard = shape()
+        #expect(!shard.streamsRows && shard.devices == 512)
+        let kept = JobEstimate(shard).memoryBytes
+        shard.streamsRows = true
+        // Kept rows in place of the spool (48 MB + 2 workers × (2 MB + 2 MB)).
+        let rows: Double = 4 * (512 * 2000 + 100 * 100 * 30000), spool: Double = 48e6 + 2 * 2e6 + 2 * 2e6
+        #expect(kept - JobEstimate(shard).memoryBytes == rows - spool)
     }
 
     /// Traced devices cost time as well: each traced device-day of each result its events'

@@ -6,7 +6,7 @@ import Testing
 /// typed by hand, so a slip in the digits of a time, a day or a value, or a label left
 /// unquoted, shows here and not only as a difference between two runs.
 @Suite struct EventRowsTests {
-    static func text(_ rows: [TraceRow], _ labels: (String, String, String) = ("default", "fixed", "1")) -> String {
+    static func text(_ rows: [TraceRow], _ labels: [String] = ["default", "fixed", "1"]) -> String {
         var bytes: [UInt8] = []
         SeriesReports.appendEvents(rows, labels: labels, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
@@ -39,7 +39,7 @@ import Testing
     @Test func labelsAreQuoted() {
         let row = TraceRow(device: 0, time: 0, event: "midnight", detail: "", value: nil)
         #expect(
-            Self.text([row, row], (#"my "news", app"#, "fixed", "18446744073709551615"))
+            Self.text([row, row], [#"my "news", app"#, "fixed", "18446744073709551615"])
                 == #""my ""news"", app",fixed,18446744073709551615,0,0,0,midnight,,"# + "\n"
                 + #""my ""news"", app",fixed,18446744073709551615,0,0,0,midnight,,"# + "\n")
     }

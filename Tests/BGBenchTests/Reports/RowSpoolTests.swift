@@ -43,8 +43,7 @@ import BGBenchTestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let request = Self.request(threads: c.threads)
         let spool = try RowSpool(
-            folder: folder, streams: [.events, .devices], scenarioName: request.scenario.scenario.name,
-            results: request.seeds.flatMap { seed in request.policies.map { ($0, seed) } }, flushBytes: 700,
+            folder: folder, streams: [.events, .devices], results: request.rowLabels(), flushBytes: 700,
             pendingBytes: c.pending, traceChunkRows: c.chunk)
         let streamed = try Runner.run(request, rows: spool)
         let written = try spool.finish()
@@ -77,7 +76,7 @@ import BGBenchTestSupport
         let folder = freshFolder("spool-order")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let spool = try RowSpool(
-            folder: folder, streams: [.events], scenarioName: "s", results: [("a", 1), ("b", 1)], flushBytes: 1,
+            folder: folder, streams: [.events], results: [["s", "a", "1"], ["s", "b", "1"]], flushBytes: 1,
             pendingBytes: pending)
         func hand(_ text: String, result: Int, block: Int, ended: Bool) {
             var bytes = Array(text.utf8)
@@ -106,14 +105,40 @@ import BGBenchTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["events.csv"])
     }
 
+    /// A part file is open only while it is written: 2,000 results (a sweep of 1,000 points
+    /// × 2 policies) hold no file open beyond the report file, where one open file per
+    /// result would pass a common limit of 1,024 (`ulimit -n`); a result without rows has
+    /// no part.
+    @Test func partsAreOpenOnlyWhileWritten() throws {
+        let folder = freshFolder("spool-parts")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func open() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        let before = try open()
+        let results = 2000
+        let spool = try RowSpool(
+            folder: folder, streams: [.devices], results: (0..<results).map { ["s", "p\($0)", "1"] })
+        for r in 0..<results {
+            var bytes = Array((r == 7 ? "" : "\(r)\n").utf8)
+            spool.hand(&bytes, stream: .devices, result: r, block: 0, ended: true)
+        }
+        // Other tests running beside this one open files too: far fewer than 2,000.
+        #expect(try open() - before < 200)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == results - 1)
+        _ = try spool.finish()
+        let rows = (0..<results).filter { $0 != 7 }.map { "\($0)\n" }.joined()
+        #expect(
+            try Self.text(folder + "/devices.csv") == SeriesReports.devicesHeader.joined(separator: ",") + "\n" + rows)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["devices.csv"])
+    }
+
     /// A spool that cannot create its files says which report file, and so does a run.
     @Test func aFolderThatCannotBeWrittenIsAnError() throws {
         let missing = freshPath("spool-missing") + "/nowhere"
         #expect(throws: ReportError.self) {
-            try RowSpool(folder: missing, streams: [.devices], scenarioName: "s", results: [("a", 1)])
+            try RowSpool(folder: missing, streams: [.devices], results: [["s", "a", "1"]])
         }
         do {
-            _ = try RowSpool(folder: missing, streams: [.devices], scenarioName: "s", results: [("a", 1)])
+            _ = try RowSpool(folder: missing, streams: [.devices], results: [["s", "a", "1"]])
         } catch let error as ReportError {
             #expect(error == .cannotWrite("devices.csv", reason: "No such file or directory"))
         }
@@ -176,5 +201,86 @@ import BGBenchTestSupport
                 "--policy", "fixed,adaptive", "--days", "3", "--devices", "200", "--per-device", "--trace-devices",
                 "150", "--replications", "2",
             ], shards: 3)
+    }
+
+    /// A sweep streams its rows too (``SweepPlan/run(progress:rows:)``): two groups of points
+    /// (bar_off_share meets other users), in each of which `adaptive` is one arm shared by
+    /// both intervals (its rows written to both points' results), on 2 threads over three
+    /// blocks (150 devices, the first 80 traced: two blocks). devices.csv and events.csv are, point by
+    /// point in grid order, the rows `Runner.run` keeps in memory for that point alone, each
+    /// led by the point's values; run.json's manifest lists them where a sweep rendered
+    /// from those in-memory runs has them.
+    @Test(arguments: [(0, 37), (1 << 30, 4096)])
+    func aSweepStreamsEachPointsOwnRows(_ c: (pending: Int, chunk: Int)) throws {
+        let paths = ["population.bar_off_share", "policies.fixed.interval"]
+        let values = [["0", "2h"], ["0", "30m"], ["0.5", "2h"], ["0.5", "30m"]]
+        let points = try values.map { v in
+            var request = Self.request(threads: 2)
+            request.options.devices = 150
+            request.options.days = 2
+            request.options.traceDevices = 80
+            request.scenario = try ScenarioLoader.load(
+                json: ScenarioLoader.builtInDefault().resolvedJSON, file: "(built-in default)",
+                overrides: zip(paths, v).map { "\($0)=\($1)" })
+            return request
+        }
+        let plan = try SweepPlan(points: points)
+        #expect(plan.arms == 6)
+        let folder = freshFolder("spool-sweep")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let spool = try RowSpool(
+            folder: folder, streams: [.devices, .events], columns: paths,
+            results: zip(values, points).flatMap { $1.rowLabels(lead: $0) }, flushBytes: 700,
+            pendingBytes: c.pending, traceChunkRows: c.chunk)
+        let run = try plan.run(rows: spool)
+        let written = try spool.finish()
+        #expect(spool.peakHeldBytes <= c.pending)
+        #expect(
+            run.reports.allSatisfy { $0.results.allSatisfy { $0.result.devices.isEmpty && $0.result.trace.isEmpty } })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["devices.csv", "events.csv"])
+        // The oracle: each point run alone on one thread, its rows in memory. No value or
+        // label here needs quoting, so a row is a line.
+        let alone = try points.map { point in
+            var one = point
+            one.options.threads = 1
+            return try Runner.run(one)
+        }
+        for (name, header, text) in [
+            ("devices.csv", SeriesReports.devicesHeader, SeriesReports.devicesCSV),
+            ("events.csv", SeriesReports.eventsHeader, SeriesReports.eventsCSV),
+        ] {
+            var expected = (paths + header).joined(separator: ",") + "\n"
+            for (v, report) in zip(values, alone) {
+                let rows = text(report).split(separator: "\n").dropFirst()
+                #expect(rows.count >= 600, "\(name)")
+                for row in rows { expected += v.joined(separator: ",") + "," + row + "\n" }
+            }
+            let streamed = try Self.text(folder + "/" + name)
+            #expect(streamed == expected, "\(name)")
+            #expect(
+                written.first { $0.name == name }
+                    == .init(name: name, bytes: expected.utf8.count, sha256: SHA256.hex(Array(expected.utf8))))
+        }
+        // The folder: every other file the in-memory sweep's, the streamed ones listed in place.
+        let axes = [
+            SweepAxis(path: paths[0], values: ["0", "0.5"]), SweepAxis(path: paths[1], values: ["2h", "30m"]),
+        ]
+        var memory = SweepReport(axes: axes, specs: []), streamedReport = SweepReport(axes: axes, specs: [])
+        streamedReport.streamed = written
+        for (k, v) in values.enumerated() {
+            memory.add(v, report: alone[k])
+            streamedReport.add(v, report: run.reports[k])
+        }
+        let inMemory = memory.folder(), streamedFolder = streamedReport.folder()
+        #expect(streamedFolder.names == inMemory.files.map(\.0))
+        #expect(streamedFolder.files.map(\.0) == inMemory.files.map(\.0).filter { !written.map(\.name).contains($0) })
+        func manifest(_ files: [(String, String)]) throws -> String {
+            let run = try #require(
+                JSONSerialization.jsonObject(with: Data(files.last!.1.utf8)) as? [String: Any])
+            return String(
+                decoding: try JSONSerialization.data(withJSONObject: run["manifest"]!, options: [.sortedKeys]),
+                as: UTF8.self)
+        }
+        #expect(try manifest(streamedFolder.files) == manifest(inMemory.files))
     }
 }
