@@ -8,6 +8,13 @@
 #                         "bgbench 0.1.0 (commit 1234567), 2026-12-03 20:40 UTC, 2 cores,
 #                         load average 2.31"
 #   load_now              the 1-minute load average
+#   common_option ALLOWED WORDS...
+#                         one of the options the generators share, if ALLOWED (a list of
+#                         them) has it: --binary PATH (sets binary_arg), --check (check=1),
+#                         --write (write=1); sets `consumed` to the words it used, or
+#                         returns 1 for any other word
+#   setup_work [time]     a temporary folder in $work, removed on exit; with `time`, exits
+#                         69 first when GNU time (/usr/bin/time) is missing
 #   write_block FILE NAME reads the block's text on standard input and writes it between
 #                         FILE's markers (Scripts/python/docblock.py), or, when $check is 1,
 #                         only compares (exit 1 when it differs)
@@ -22,6 +29,26 @@ resolve_binary() {
     case $name in /*) ;; *) name=$PWD/$name ;; esac
     [ -x "$name" ] || { echo "error: no bgbench at '$name': build it with 'swift build -c release'" >&2; exit 66; }
     binary=$name
+}
+
+common_option() {
+    local allowed=" $1 "; shift
+    case "$allowed" in *" $1 "*) ;; *) return 1 ;; esac
+    case "$1" in
+        --binary) [ $# -ge 2 ] || return 1; binary_arg=$2; consumed=2 ;;
+        --check) check=1; consumed=1 ;;
+        --write) write=1; consumed=1 ;;
+        *) return 1 ;;
+    esac
+}
+
+setup_work() {
+    if [ "${1:-}" = time ] && [ ! -x /usr/bin/time ]; then
+        echo "error: needs GNU time (/usr/bin/time): apt-get install -y time" >&2
+        exit 69
+    fi
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
 }
 
 load_now() { cut -d' ' -f1 /proc/loadavg; }

@@ -18,9 +18,7 @@ source "$(dirname "$0")/../Benchmarks/lib.sh"
 binary_arg=${BIN:-} check=0
 while [ $# -gt 0 ]; do
     case "$1" in
-        --binary) binary_arg=$2; shift 2 ;;
-        --check) check=1; shift ;;
-        *) echo "usage: docs/make-measured.sh [--binary PATH] [--check]" >&2; exit 64 ;;
+        *) common_option "--binary --check" "$@" || { echo "usage: docs/make-measured.sh [--binary PATH] [--check]" >&2; exit 64; }; shift "$consumed" ;;
     esac
 done
 resolve_binary "$binary_arg"

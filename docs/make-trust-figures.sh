@@ -15,14 +15,11 @@ source "$(dirname "$0")/../Benchmarks/lib.sh"
 binary_arg='' check=0
 while [ $# -gt 0 ]; do
     case "$1" in
-        --binary) binary_arg=$2; shift 2 ;;
-        --check) check=1; shift ;;
-        *) echo "usage: docs/make-trust-figures.sh [--binary PATH] [--check]" >&2; exit 64 ;;
+        *) common_option "--binary --check" "$@" || { echo "usage: docs/make-trust-figures.sh [--binary PATH] [--check]" >&2; exit 64; }; shift "$consumed" ;;
     esac
 done
 resolve_binary "$binary_arg"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+setup_work
 common="--devices 200 --days 21 --replications 20"
 arms="--policy fixed,kde --knob fixed=15m,1h,4h --knob kde=0.05,0.2"
 matched="--policy fixed,usage --knob fixed=15m,4h --knob usage=1,4,6"
