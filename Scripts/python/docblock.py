@@ -16,6 +16,7 @@ Standard library only.
 from __future__ import annotations
 
 import difflib
+import inspect
 import sys
 
 
@@ -27,6 +28,15 @@ def split(doc: str, path: str, name: str) -> tuple[str, str, str]:
         sys.exit(f"error: {path} needs one '{begin}' line and one '{end}' line after it")
     b, e = lines.index(begin), lines.index(end)
     return "\n".join(lines[:b + 1]) + "\n", "\n".join(lines[b + 1:e]), "\n" + "\n".join(lines[e:])
+
+
+def cli(main, usage: str) -> None:
+    """Runs a block generator's `main(*arguments)` as a script: exit 64 with its usage line
+    when the argument count is not main's."""
+    if len(sys.argv) - 1 != len(inspect.signature(main).parameters):
+        print(f"usage: {usage}", file=sys.stderr)
+        sys.exit(64)
+    sys.exit(main(*sys.argv[1:]))
 
 
 def main(argv: list[str]) -> int:

@@ -23,6 +23,8 @@ import csv
 import statistics
 import sys
 
+from docblock import cli
+
 Z = 1.96
 
 
@@ -101,7 +103,4 @@ def main(arms_folder: str, matched_folder: str, arms_command: str, matched_comma
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
-        print("usage: trust_figures.py ARMS_FOLDER MATCHED_FOLDER ARMS_COMMAND MATCHED_COMMAND", file=sys.stderr)
-        sys.exit(64)
-    sys.exit(main(*sys.argv[1:]))
+    cli(main, "trust_figures.py ARMS_FOLDER MATCHED_FOLDER ARMS_COMMAND MATCHED_COMMAND")
