@@ -1,19 +1,28 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Regenerates the "Measured" paragraphs that quote runs, each between its markers:
 # - the messaging preset's in Datasets/README.md (messaging-measured): the preset, 200
 #   devices × 28 days, seed 1, `push`, `fixed` and `none`; then `push` with 30 % of pushes
 #   lost, with its refresh fallback and without it (`policies.push.fallback_interval=0s`);
 # - `push`'s in docs/policies.md (push-measured): the default scenario and R1, `push`,
 #   `adaptive` and `oracle`, 200 devices × 42 days (14 warm-up), seed 5.
-# Never edit the paragraphs by hand. Usage, from the checkout:
+# Never edit the paragraphs by hand. Every figure is a simulated metric at a fixed seed, so
+# `--check` regenerates them and fails (exit 1) when the committed ones differ (.ci/run,
+# through docs/check-generated.sh). Usage, from any folder:
 #
-#     docs/make-measured.sh          # a few seconds with a release build
+#     docs/make-measured.sh [--binary PATH] [--check]    # a few seconds
 #
-# Needs a release build (it builds one if missing) and python3 (standard library only).
+# --binary PATH  the bgbench to run (default: $BIN when set, else bgbench on the PATH).
+# Needs python3 (standard library only; Scripts/python/measured_blocks.py).
 set -eu
-cd "$(dirname "$0")/.."
-BIN=${BIN:-.build/release/bgbench}
-[ -x "$BIN" ] || swift build -c release
+source "$(dirname "$0")/../Benchmarks/lib.sh"
+binary_arg=${BIN:-} check=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        *) common_option "--binary --check" "$@" || { echo "usage: docs/make-measured.sh [--binary PATH] [--check]" >&2; exit 64; }; shift "$consumed" ;;
+    esac
+done
+resolve_binary "$binary_arg"
+BIN=$binary
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/bgbench-measured.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 common="--scenario messaging --days 28 --devices 200 --seed 1 --quiet"
@@ -29,51 +38,6 @@ bounds="--policy push,adaptive,oracle --days 42 --warmup-days 14 --devices 200 -
 "$BIN" $bounds --out "$OUT/pushdefault" >/dev/null
 # shellcheck disable=SC2086
 "$BIN" $bounds --scenario r1 --out "$OUT/pushr1" >/dev/null
-python3 - "$OUT" <<'PY'
-import csv, sys
-
-out = sys.argv[1]
-
-def rewrite(path, marker, text):
-    doc = open(path).read()
-    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
-    head, rest = doc.split(begin)
-    _, tail = rest.split(end)
-    open(path, "w").write(head + begin + "\n" + text + "\n" + end + tail)
-    print(text)
-
-def fleet(run, policy):
-    for r in csv.DictReader(open(f"{out}/{run}/summary.csv")):
-        if r["archetype"] == "all" and r["policy"] == policy:
-            return r
-    raise SystemExit(f"no fleet row for {policy} in {run}")
-
-def pct(r): return f"{100 * float(r['fresh_open_rate']):.1f} %"
-def secs(r): return f"{float(r['staleness_mean_s']):,.0f} s"
-def runs(r): return f"{float(r['runs_per_day']):.1f}"
-def joules(r): return f"{float(r['background_energy_j_per_day']):,.0f} J"
-
-push, fixed, none = (fleet("base", p) for p in ("push", "fixed", "none"))
-lossy, bare = fleet("lossy", "push"), fleet("nofallback", "push")
-text = (
-    f"Measured (`docs/make-measured.sh`: `bgbench --scenario messaging --days 28 --devices 200\n"
-    f"--seed 1 --policy push,fixed,none`): `push` {pct(push)} fresh opens, mean staleness\n"
-    f"{secs(push)}, {runs(push)} runs and {joules(push)} a day; `fixed` (15 min) {pct(fixed)}, {secs(fixed)},\n"
-    f"{joules(fixed)}; `none` {pct(none)}. With 30 % of pushes lost (`--set push.drop_probability=0.3`) the\n"
-    f"fallback keeps {pct(lossy)} fresh ({secs(lossy)}) against {pct(bare)} ({secs(bare)}) without it (`--set\n"
-    f"policies.push.fallback_interval=0s`): `MessagingPresetTests` checks that recovery."
-)
-rewrite("Datasets/README.md", "messaging-measured", text)
-
-push, adaptive, oracle = (fleet("pushdefault", p) for p in ("push", "adaptive", "oracle"))
-r1push, r1oracle = fleet("pushr1", "push"), fleet("pushr1", "oracle")
-text = (
-    f"- **Measured** (`docs/make-measured.sh`: default scenario, `bgbench --policy push,adaptive,oracle --days 42\n"
-    f"  --warmup-days 14 --devices 200 --seed 5`): fresh opens {pct(push)} (adaptive {pct(adaptive)}, oracle\n"
-    f"  {pct(oracle)}), mean staleness {secs(push)} (adaptive {secs(adaptive)}, oracle {secs(oracle)}), {runs(push)} runs and\n"
-    f"  {joules(push)} a day (adaptive {runs(adaptive)} runs, {joules(adaptive)}; oracle {runs(oracle)} runs, {joules(oracle)}):\n"
-    f"  freshness bought with energy, since every push costs a run. On R1 (`--scenario r1`, the same\n"
-    f"  options), {pct(r1push)} against the oracle's {pct(r1oracle)}."
-)
-rewrite("docs/policies.md", "push-measured", text)
-PY
+python3 "$bgbench_root/Scripts/python/measured_blocks.py" "$OUT"
+write_block Datasets/README.md messaging-measured < "$OUT/messaging-measured.md"
+write_block docs/policies.md push-measured < "$OUT/push-measured.md"
