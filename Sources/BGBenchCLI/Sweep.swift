@@ -129,6 +129,7 @@ struct SweepCommand: CommandDefinition {
             report.simulated = run.simulated
             // A shard's groups' joint sums after its points' results (SweepPlan.jointGroups' layout).
             if common.options.shard != nil { for group in run.joint { for sums in group.sums { state.add(sums) } } }
+            state.rows = report.streamed
             if let references {
                 report.pointPairs = PointPairs.csv(
                     axes: axes, values: points, reference: references.names, reports: run.reports,

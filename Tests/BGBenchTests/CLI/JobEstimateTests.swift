@@ -57,12 +57,13 @@ import BGBenchTestSupport
         #expect(kept.stagingBytes == 0)
     }
 
-    /// The command line's jobs: a whole sweep streams its rows, as a run does; each of its
-    /// shards keeps them for shard.state. 2 points × 2 policies (3 arms) over 1,000 devices
-    /// × 100 days with `--per-device` and 100 traced devices, 2 workers: the whole sweep
-    /// costs its passes and the fixed spool (about 0.1 GB); a shard of two keeps its 4
+    /// The command line's jobs: a whole sweep streams its rows, as a run does, and so does
+    /// each of its shards (into its own folder, shard.state recording where each result's
+    /// rows are). 2 points × 2 policies (3 arms) over 1,000 devices × 100 days with
+    /// `--per-device` and 100 traced devices, 2 workers: the whole sweep costs its passes
+    /// and the fixed spool (about 0.1 GB); a shard of two the same, where it kept its 4
     /// results × (512 rows × 2,000 B + 100 traced devices × 100 days × 30,000 B), 1.2 GB.
-    @Test func aSweepStreamsItsRowsAShardKeepsThem() throws {
+    @Test func aSweepAndItsShardsStreamTheirRows() throws {
         var common = RunArguments()
         common.options = RunOptions(devices: 1000, days: 100, threads: 2, keepDevices: true, traceDevices: 100)
         func shape() -> JobShape {
@@ -73,7 +74,9 @@ import BGBenchTestSupport
         #expect(JobEstimate(whole).memoryBytes < 0.15e9)
         common.options.shard = try #require(Shard(index: 0, count: 2))
         var shard = shape()
-        #expect(!shard.streamsRows && shard.devices == 512)
+        #expect(shard.streamsRows && shard.devices == 512)
+        #expect(JobEstimate(shard).memoryBytes < 0.15e9)
+        shard.streamsRows = false
         let kept = JobEstimate(shard).memoryBytes
         shard.streamsRows = true
         // Kept rows in place of the spool (48 MB + 2 workers × (2 MB + 2 MB)).
