@@ -335,7 +335,9 @@ extension ShardMerge {
             var hashers = parts.map { _ in SHA256.Hasher() }
             var offsets = [Int](repeating: 0, count: parts.count)
             var chunk = [UInt8](repeating: 0, count: 1 << 20)
-            /// Copies `count` bytes of part k's file at its offset, hashing them; the newlines copied.
+            let counted = name == ReportFile.devices.name
+            /// Copies `count` bytes of part k's file at its offset, hashing them; the newlines
+            /// copied (devices.csv's).
             func copy(_ k: Int, _ count: Int, write: Bool) throws -> Int {
                 let source = path(parts[k])
                 let input = open(source, O_RDONLY | O_CLOEXEC)
@@ -357,7 +359,8 @@ extension ShardMerge {
                     }
                     let piece = Array(chunk[..<n])
                     hashers[k].update(piece)
-                    lines += piece.count { $0 == 0x0A }
+                    // Only devices.csv's rows are counted (one a device); events.csv's vary.
+                    if counted { lines += piece.count { $0 == 0x0A } }
                     if write {
                         if let reason = ReportWriter.writeAll(fd, piece) {
                             throw ReportError.cannotWrite(name, reason: reason)
