@@ -30,7 +30,7 @@ EXPECTED = {
     "shard": {"summary", "daily", "hourly", "server", "paired", "paired_archetypes", "long"},
     "merged": {"summary", "daily", "hourly", "server", "paired", "paired_archetypes", "long"},
     "sweep": {"summary", "daily", "hourly", "server", "long", "pareto_pairs"},
-    "frontier": {"summary", "paired", "long", "frontier", "frontier_matched"},
+    "frontier": {"summary", "paired", "long", "frontier", "frontier_matched", "pareto_pairs"},
 }
 
 
