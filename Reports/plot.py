@@ -735,9 +735,10 @@ def curves(ax, stats, x, metric, folder, level=0.0, every=1):
 
 
 def series_metrics(folder, table):
-    """The metrics (folder.metrics) that a daily.csv or hourly.csv keeps; fresh opens when none."""
-    kept = [m for m in folder.metrics if m in table.columns]
-    missing = [m for m in folder.metrics if m not in table.columns]
+    """The metrics (folder.metrics) that a daily.csv or hourly.csv keeps with a value (the server
+    columns are empty without server jobs); fresh opens when none."""
+    kept = [m for m in folder.metrics if m in table.columns and table[m].notna().any()]
+    missing = [m for m in folder.metrics if m not in kept]
     return (kept or ["fresh_open_rate"]), missing
 
 

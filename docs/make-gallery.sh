@@ -60,8 +60,8 @@ KINDS = [
     ("preset", "A preset: fitness-sync, whose headline is the server's on-time rate",
      "bgbench --scenario fitness-sync --policy fixed,adaptive,usage,none --devices 200 --days 14",
      "The preset's report.headline (server jobs on time, server lag, energy, fresh opens) drives every figure: "
-     "frontier.png's vertical axis is the on-time rate; daily.png and hourly.png say which headline metrics "
-     "their CSV does not keep."),
+     "frontier.png's vertical axis is the on-time rate; daily.png and hourly.png draw all four (the server "
+     "jobs run at 04:00 UTC, so by hour the server rows move in that hour only)."),
     ("sweep", "A sweep over platforms",
      "bgbench sweep --set platform.name=ios-bgtask,ios-fetch,android-workmanager "
      "--policy fixed,adaptive,usage,push,oracle --devices 200 --days 14",

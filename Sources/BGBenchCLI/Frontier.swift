@@ -326,6 +326,19 @@ extension Command {
             out +=
                 "pts: percentage points of \(quality.name); frontier-matched.csv holds differences of ratios (0.01 is 1 pt)\n"
         }
+        // The arms on the freshness–energy frontier, with the seeds in which each is, and
+        // the frontier pairs that are not significant (pareto-pairs.csv).
+        let pareto = report.paretoMembership
+        let count = report.seeds.count
+        let onFront = report.arms.indices.filter { pareto.pooled[$0] }.map { i in
+            report.arms[i].label
+                + (replicated ? " \(Int((pareto.share[i] * Double(count)).rounded()))/\(count)" : "")
+        }
+        out +=
+            "Pareto frontier of fresh-open rate against J/day (frontier.csv's pareto"
+            + (replicated ? "; k/\(count): the seeds in which the arm is on it, pareto_share" : "") + "): "
+            + onFront.joined(separator: ", ") + "\n"
+        out += SweepTable.paretoLines(report.paretoPairs().verdicts, replications: count)
         return out
     }
 }

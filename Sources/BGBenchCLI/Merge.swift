@@ -58,10 +58,13 @@ struct MergeCommand: CommandDefinition {
         let pipeline = ReportPipeline(
             out: out, force: force, kind: kind,
             inputs: (inputs + folders).map { .init(path: $0, role: "shard folder") })
-        try pipeline.run(output: &output) { _ in
-            let (report, shards): (MergedReport, [ShardHeader])
+        try pipeline.run(output: &output) { _, staging in
+            let (report, shards, written): (MergedReport, [ShardHeader], [RowSpool.Written])
             do {
-                (report, shards) = try ShardMerge.merge(folders, started: start)
+                // The shards' streamed devices.csv and events.csv go into the staging folder.
+                (report, shards, written) = try RunCommand.streamed(staging) {
+                    try ShardMerge.merge(folders, started: start, rowsInto: staging.path, critical: staging.critical)
+                }
             } catch let error as MergeError {
                 switch error {
                 case .usage(let message): throw CLIError.usage(message)
@@ -69,13 +72,14 @@ struct MergeCommand: CommandDefinition {
                 }
             }
             let files: [(String, String)], table: String
+            var names: [String]?
             switch report {
             case .run(var run):
                 run.request.commandLine = ["bgbench"] + invocation.arguments
-                files = ReportWriter.files(run)
+                (files, names) = ReportWriter.folder(run, written: written)
                 table = SummaryTable.render(run)
             case .sweep(let sweep, let points, let policies, let seeds):
-                files = sweep.folder().files
+                (files, names) = sweep.folder()
                 table =
                     "\(points) points × \(policies) policies, "
                     + (seeds.count > 1 ? "seeds \(seeds.first!)–\(seeds.last!)" : "seed \(seeds.first ?? 0)") + "\n"
@@ -85,7 +89,8 @@ struct MergeCommand: CommandDefinition {
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             return .init(
-                files: files, text: table + "merged \(shards.count) shards in \(SummaryTable.fixed(seconds, 2)) s\n")
+                files: files, text: table + "merged \(shards.count) shards in \(SummaryTable.fixed(seconds, 2)) s\n",
+                names: names)
         }
     }
 }

@@ -120,25 +120,12 @@ struct ReportPipeline {
             count(job.shape.devices, "device"), count(job.shape.days, "day"),
             count(job.shape.passes.reduce(0, +), "configuration"), count(job.shape.seeds, "seed"),
         ].joined(separator: " × ")
-        if !yes && !estimateOnly {
-            var refusal: String?
-            if estimate.memoryBytes > memory {
-                refusal =
-                    "needs about \(JobEstimate.bytes(estimate.memoryBytes)) of memory and this machine has "
-                    + "\(JobEstimate.bytes(memory)) available"
-            } else if let disk, estimate.outputBytes + estimate.stagingBytes > disk {
-                refusal =
-                    "writes about \(JobEstimate.bytes(estimate.outputBytes)) and '\(out)' has \(JobEstimate.bytes(disk)) free"
-            } else if let seconds = estimate.seconds, seconds > Self.longestSeconds {
-                refusal = "would take about \(JobEstimate.duration(seconds)) on this machine"
-            }
-            if let refusal {
-                throw CLIError(
-                    message:
-                        "the job (\(what)) \(refusal) (docs/limits.md, \"Before a job starts\"): make it smaller, shard it "
-                        + "(--shard), or start it anyway with --yes",
-                    code: 71, hint: false)
-            }
+        if !yes && !estimateOnly, let refusal = Self.refusal(estimate, memory: memory, disk: disk, out: out) {
+            throw CLIError(
+                message:
+                    "the job (\(what)) \(refusal) (docs/limits.md, \"Before a job starts\"): make it smaller, shard it "
+                    + "(--shard), or start it anyway with --yes",
+                code: 71, hint: false)
         }
         guard large else { return "" }
         let deviceDays =
@@ -152,6 +139,26 @@ struct ReportPipeline {
         line +=
             ", memory about \(JobEstimate.bytes(estimate.memoryBytes)), files about \(JobEstimate.bytes(estimate.outputBytes))\n"
         return line
+    }
+
+    /// What the machine lacks for a job estimated as `estimate`, given the `memory` it has
+    /// available and the `disk` free at `out`: memory first, then disk, then time (more
+    /// than ``longestSeconds``); nil when it has enough. A function of these alone: the
+    /// time is the estimate's, from a rate in CPU time (``JobEstimate/calibrate``), so the
+    /// decision does not move with other processes' load.
+    static func refusal(_ estimate: JobEstimate, memory: Double, disk: Double?, out: String) -> String? {
+        if estimate.memoryBytes > memory {
+            return "needs about \(JobEstimate.bytes(estimate.memoryBytes)) of memory and this machine has "
+                + "\(JobEstimate.bytes(memory)) available"
+        }
+        if let disk, estimate.outputBytes + estimate.stagingBytes > disk {
+            return
+                "writes about \(JobEstimate.bytes(estimate.outputBytes)) and '\(out)' has \(JobEstimate.bytes(disk)) free"
+        }
+        if let seconds = estimate.seconds, seconds > Self.longestSeconds {
+            return "would take about \(JobEstimate.duration(seconds)) on this machine"
+        }
+        return nil
     }
 
     /// `reports: OUT/ (a.csv, b.csv, ..., run.json)`: the files written, in writing order,

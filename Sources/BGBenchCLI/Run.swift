@@ -49,17 +49,19 @@ struct RunCommand: CommandDefinition {
 
     /// The spool that writes devices.csv and events.csv into the staging folder as the
     /// devices finish (``RowSpool``; `columns` lead their headers, `results` are each
-    /// result's leading fields in report order); nil when the job writes neither, or is a
-    /// shard, which keeps its rows: its shard.state carries them to the merge.
+    /// result's leading fields in report order); nil when the job writes neither. A shard's
+    /// spool starts at its first block; its shard.state records where each result's rows
+    /// are, for the merge.
     static func spool(
         _ staging: ReportPipeline.Staging, options o: RunOptions, columns: [String] = [], results: [[String]]
     ) throws -> RowSpool? {
         let streams: [RowSpool.Stream] =
-            o.shard != nil ? [] : (o.keepDevices ? [.devices] : []) + (o.traceDevices > 0 ? [.events] : [])
+            (o.keepDevices ? [.devices] : []) + (o.traceDevices > 0 ? [.events] : [])
         guard !streams.isEmpty else { return nil }
         return try streamed(staging) {
             try RowSpool(
-                folder: staging.path, streams: streams, columns: columns, results: results, critical: staging.critical)
+                folder: staging.path, streams: streams, columns: columns, results: results,
+                firstBlock: o.part.blocks(devices: o.devices).lowerBound, critical: staging.critical)
         }
     }
 

@@ -226,9 +226,9 @@ struct RunArguments {
                 threads: options.resolvedThreads,
                 blocks: options.part.blocks(devices: options.devices).count),
             keepDevices: options.keepDevices, traceDevices: options.traceDevices, shard: options.shard != nil)
-        // A whole run or sweep streams devices.csv and events.csv (RunCommand.spool); a
-        // shard keeps their rows for its shard.state.
-        shape.streamsRows = options.shard == nil
+        // A run or sweep, whole or shard, streams devices.csv and events.csv (RunCommand.spool;
+        // a frontier writes neither).
+        shape.streamsRows = true
         return ReportPipeline.Job(
             shape: shape,
             calibrate: {

@@ -83,6 +83,20 @@ struct SweepCommand: CommandDefinition {
                 "the sweep has \(Int(size)) points (the product of its axes' value counts), more than the \(Self.maxPoints) a sweep takes without --yes (docs/limits.md, \"Caps\")"
             )
         }
+        // `--estimate` prices the sweep from its axes' value counts and its first point alone
+        // (SweepPlan.passes): a sweep of 10⁶ points is estimated at once, not after every
+        // point is loaded and planned (issue 25, probe 3.10).
+        if common.estimateOnly {
+            let first = try common.request(
+                Command.loadScenario(
+                    common.scenarioFile, overrides: axes.map { "\($0.path)=\($0.values[0])" }),
+                commandLine: ["bgbench"] + invocation.arguments)
+            let job = common.job(
+                passes: SweepPlan.passes(axes: axes, policies: common.policies),
+                results: Int(min(size, 1e15)) * common.policies.count, scenario: first.scenario.scenario,
+                policies: common.policies)
+            return output.write(try common.pipeline(.sweep, work: 0, job: job).admit(job))
+        }
         let points = Command.grid(axes)
         let references = try referencePoints(values.references, axes: axes, points: points, shard: common.options.shard)
         // Every point is loaded (and so validated) before anything runs.
@@ -115,6 +129,7 @@ struct SweepCommand: CommandDefinition {
             report.simulated = run.simulated
             // A shard's groups' joint sums after its points' results (SweepPlan.jointGroups' layout).
             if common.options.shard != nil { for group in run.joint { for sums in group.sums { state.add(sums) } } }
+            state.rows = report.streamed
             if let references {
                 report.pointPairs = PointPairs.csv(
                     axes: axes, values: points, reference: references.names, reports: run.reports,

@@ -12,7 +12,7 @@ struct DeviceRecorder {
     var tally = DeviceTally()
     /// The series totals at the start of the day, and the whole run's by hour of day.
     private var dayStart = SeriesRow(repeating: 0)
-    private var byHour = InlineArray<216, Double>(repeating: 0)
+    private var byHour = InlineArray<264, Double>(repeating: 0)
     /// The end of the current hour and its first index in `byHour`.
     private var hourEnd = Clock.hour
     private var hourRow = 0
@@ -38,8 +38,8 @@ struct DeviceRecorder {
     @inline(__always)
     mutating func record(_ field: SeriesField, _ value: Double, at t: SimTime) {
         // Events come in time order: move the hour forward instead of dividing.
-        // Wrapping and unchecked: hourEnd stays within an hour after t; hourRow ≤ 23 · 9 and a
-        // field's raw value < 9, so the index stays below 216.
+        // Wrapping and unchecked: hourEnd stays within an hour after t; hourRow ≤ 23 · 11 and a
+        // field's raw value < 11, so the index stays below 264.
         while t >= hourEnd {
             hourEnd &+= Clock.hour; hourRow = hourRow == 23 * SeriesField.count ? 0 : hourRow &+ SeriesField.count
         }
@@ -127,7 +127,7 @@ struct DeviceRecord {
     let device: Int
     let archetype: Int
     let tally: DeviceTally
-    let byHour: InlineArray<216, Double>
+    let byHour: InlineArray<264, Double>
     let trace: [TraceRow]
     let storage: RecorderStorage
     var attributes = DeviceAttributes()

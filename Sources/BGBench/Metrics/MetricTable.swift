@@ -142,12 +142,13 @@ public enum MetricTable {
                 "background runs launched by a delivered push (included in runs_per_day)"),
             // Content kinds and the processing task (docs/content.md): empty where they do not apply.
             m(
-                "server_lag_mean_s", "s", .perServerJob(.serverLag), interval: true, .lowerIsBetter,
+                "server_lag_mean_s", "s", .perServerJob(.serverLag), interval: true, .lowerIsBetter, series: .interval,
                 terminal: t("server lag s", 13, 0, .sync),
                 "`sync`: mean over the daily server jobs of the age of the oldest item the server did not have yet (0 when it had everything)"
             ),
             m(
                 "server_on_time_rate", "ratio", .perServerJob(.serverOnTime), interval: true, .higherIsBetter,
+                series: .interval,
                 terminal: t("on time %", 10, 1, percent: true, .sync),
                 "`sync`: share of the daily server jobs that found every item older than `content.sync.target_age` uploaded"
             ),

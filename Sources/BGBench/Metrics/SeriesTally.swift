@@ -3,7 +3,9 @@
 /// records them by hour on its hot path (`DeviceRecorder.record`) with constant indices.
 public enum SeriesField: Int, CaseIterable, Sendable {
     case opens, freshOpens, staleness, age, foregroundWait, runs, denied, killed, backgroundEnergy
-    /// 9: the size of `SeriesRow` (MetricTableTests checks it).
+    /// `sync`'s daily server jobs: their lag and those on time (fitness-sync's headline).
+    case serverLag, serverOnTime
+    /// 11: the size of `SeriesRow` (MetricTableTests checks it).
     public static let count = allCases.count
 
     /// The device quantity the field follows.
@@ -18,6 +20,8 @@ public enum SeriesField: Int, CaseIterable, Sendable {
         case .denied: .denied
         case .killed: .killed
         case .backgroundEnergy: .backgroundEnergy
+        case .serverLag: .serverLag
+        case .serverOnTime: .serverOnTime
         }
     }
 
@@ -27,7 +31,7 @@ public enum SeriesField: Int, CaseIterable, Sendable {
 }
 
 /// A device's series values for one row (a day, or an hour of the day).
-typealias SeriesRow = InlineArray<9, Double>
+typealias SeriesRow = InlineArray<11, Double>
 
 /// Series over rows (days of the run, or hours of the day): for every row and field, the
 /// cluster moments over devices (Σy, Σy², Σy·opens), so each row gets the same rates and

@@ -115,6 +115,75 @@ public enum ParetoPairs {
         }
     }
 
+    /// Pareto membership with its uncertainty: each candidate's mark on the frontier of its
+    /// world among the values' means over the seeds (a seed without a value left out of the
+    /// mean; none at all counts as the worst), its mark in each seed among that seed's
+    /// candidates, and the share of the seeds in which it is on the frontier.
+    public struct Membership: Sendable, Equatable {
+        public var pooled: [Bool]
+        /// Seed-major: `inSeed[s][i]`, candidate i in seed s.
+        public var inSeed: [[Bool]]
+        /// k/R: the seeds in which the candidate is on its seed's frontier, of all R.
+        public var share: [Double]
+    }
+
+    /// The membership of candidates given per seed (`perSeed[s][i]`: candidate i in seed s;
+    /// every seed the same candidates in the same order; a missing value non-finite).
+    public static func membership(_ perSeed: [[SweepReport.ParetoCandidate]]) -> Membership {
+        guard let first = perSeed.first else { return Membership(pooled: [], inSeed: [], share: []) }
+        func mean(_ values: [Double]) -> Double? {
+            let finite = values.filter(\.isFinite)
+            return finite.isEmpty ? nil : finite.reduce(0, +) / Double(finite.count)
+        }
+        let pooled = first.indices.map { i in
+            SweepReport.ParetoCandidate(
+                world: first[i].world, fresh: mean(perSeed.map { $0[i].fresh }) ?? -.infinity,
+                energy: mean(perSeed.map { $0[i].energy }) ?? .infinity)
+        }
+        let inSeed = perSeed.map { seed in
+            SweepReport.pareto(
+                seed.map {
+                    SweepReport.ParetoCandidate(
+                        world: $0.world, fresh: $0.fresh.isFinite ? $0.fresh : -.infinity,
+                        energy: $0.energy.isFinite ? $0.energy : .infinity)
+                })
+        }
+        let share = first.indices.map { i in Double(inSeed.filter { $0[i] }.count) / Double(perSeed.count) }
+        return Membership(pooled: SweepReport.pareto(pooled), inSeed: inSeed, share: share)
+    }
+
+    /// One tested pair's rows of pareto-pairs.csv after `lead` (the file's columns up to
+    /// `relation`): one per seed (`devices`: that seed's device-clustered interval) and,
+    /// with more than one seed, one across them (`seeds`); the verdict's figures are the
+    /// last row's, the decisive one.
+    package static func appendRows(
+        _ csv: inout CSVWriter<String>, lead: [String], relation: Relation, seeds: [UInt64], devices: [Int],
+        perSeed: [(fresh: PairedEstimate?, energy: PairedEstimate?)]
+    ) -> (fresh: Estimate?, energy: Estimate?, significant: Bool?) {
+        func row(_ seed: String, _ kind: String, _ devices: String, _ f: PairedEstimate?, _ e: PairedEstimate?)
+            -> (fresh: Estimate?, energy: Estimate?, significant: Bool?)
+        {
+            let significant = Self.significant(relation, fresh: f?.difference, energy: e?.difference)
+            var fields = lead + [seed, kind, devices]
+            for x in [f, e] {
+                let numbers: [Double?] = [
+                    x?.policy, x?.baseline, x?.difference.value, x?.difference.low, x?.difference.high,
+                ]
+                fields += numbers.map { CSVNumber.format($0) }
+            }
+            csv.row(fields + [SeriesReports.mark(significant)])
+            return (f?.difference, e?.difference, significant)
+        }
+        var last: (fresh: Estimate?, energy: Estimate?, significant: Bool?) = (nil, nil, nil)
+        for (s, seed) in seeds.enumerated() {
+            last = row(String(seed), "devices", String(devices[s]), perSeed[s].fresh, perSeed[s].energy)
+        }
+        if perSeed.count > 1 {
+            last = row("", "seeds", "", acrossSeeds(perSeed.map(\.fresh)), acrossSeeds(perSeed.map(\.energy)))
+        }
+        return last
+    }
+
     /// The columns after the sweep's axis columns (the point's values).
     public static let header: [String] = {
         var out = [
@@ -139,12 +208,20 @@ public enum ParetoPairs {
         public var fresh: Estimate?
         public var energy: Estimate?
         public var significant: Bool?
+        public init(
+            point: String, reference: String, relation: Relation, fresh: Estimate?, energy: Estimate?,
+            significant: Bool?
+        ) {
+            self.point = point; self.reference = reference; self.relation = relation
+            self.fresh = fresh; self.energy = energy; self.significant = significant
+        }
     }
 
     /// The file and its verdicts.
     public struct Output: Sendable {
         public var csv: String
         public var verdicts: [Verdict]
+        public init(csv: String, verdicts: [Verdict]) { self.csv = csv; self.verdicts = verdicts }
     }
 }
 
@@ -191,36 +268,17 @@ extension SweepReport {
                 points[p.point].values + [
                     report.request.scenario.scenario.name, p.policy, reference, r.policy, pair.relation.rawValue,
                 ]
-            func row(_ seed: String, _ kind: String, _ devices: String, _ f: PairedEstimate?, _ e: PairedEstimate?)
-                -> ParetoPairs.Verdict
-            {
-                let significant = ParetoPairs.significant(pair.relation, fresh: f?.difference, energy: e?.difference)
-                var fields = lead + [seed, kind, devices]
-                for x in [f, e] {
-                    let numbers: [Double?] = [
-                        x?.policy, x?.baseline, x?.difference.value, x?.difference.low, x?.difference.high,
-                    ]
-                    fields += numbers.map { CSVNumber.format($0) }
-                }
-                csv.row(fields + [SeriesReports.mark(significant)])
-                return ParetoPairs.Verdict(
+            let seeds = report.request.seeds
+            let perSeed = seeds.indices.map {
+                ParetoPairs.difference(moments[g]![$0], arm: a, minus: b, days: report.countedDays)
+            }
+            let v = ParetoPairs.appendRows(
+                &csv, lead: lead, relation: pair.relation, seeds: seeds,
+                devices: seeds.indices.map { Int(moments[g]![$0].n) }, perSeed: perSeed)
+            verdicts.append(
+                ParetoPairs.Verdict(
                     point: label(pair.point), reference: label(pair.reference), relation: pair.relation,
-                    fresh: f?.difference, energy: e?.difference, significant: significant)
-            }
-            var perSeed: [(fresh: PairedEstimate?, energy: PairedEstimate?)] = []
-            var verdict: ParetoPairs.Verdict?
-            for (s, seed) in report.request.seeds.enumerated() {
-                let m = moments[g]![s]
-                let d = ParetoPairs.difference(m, arm: a, minus: b, days: report.countedDays)
-                perSeed.append(d)
-                verdict = row(String(seed), "devices", String(Int(m.n)), d.fresh, d.energy)
-            }
-            if perSeed.count > 1 {
-                verdict = row(
-                    "", "seeds", "", ParetoPairs.acrossSeeds(perSeed.map(\.fresh)),
-                    ParetoPairs.acrossSeeds(perSeed.map(\.energy)))
-            }
-            if let verdict { verdicts.append(verdict) }
+                    fresh: v.fresh, energy: v.energy, significant: v.significant))
         }
         return ParetoPairs.Output(csv: csv.output, verdicts: verdicts)
     }

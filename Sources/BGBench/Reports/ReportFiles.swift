@@ -129,7 +129,7 @@ extension ReportFile {
             ]
                 + (["quality"] + MetricTable.defaultHeadline).flatMap {
                     [$0, $0 + "_difference", $0 + "_difference_ci_low", $0 + "_difference_ci_high"]
-                }),
+                } + ["pareto", "pareto_in_seed", "pareto_share"]),
         folders: [.frontier],
         when: "`bgbench frontier` (\"A frontier folder\" below)", writer: "FrontierFiles.frontierCSV",
         readBack: .compared,
@@ -155,12 +155,12 @@ extension ReportFile {
             "each policy at each point minus the same policy at its reference point, device by device, with 95 % intervals (\"Points compared\" below)"
     )
     public static let paretoPairs = ReportFile(
-        name: "pareto-pairs.csv", format: .csv(header: ParetoPairs.header), folders: [.sweep],
+        name: "pareto-pairs.csv", format: .csv(header: ParetoPairs.header), folders: [.sweep, .frontier],
         when:
-            "`bgbench sweep` of at most \(SweepPlan.maxJointArms) distinct configurations meeting the same users",
-        writer: "SweepReport.paretoPairs", readBack: .compared,
+            "`bgbench sweep` of at most \(SweepPlan.maxJointArms) distinct configurations meeting the same users; `bgbench frontier`: always",
+        writer: "SweepReport.paretoPairs, FrontierReport.paretoPairs", readBack: .compared,
         what:
-            "each frontier point of the fleet minus its neighbour on the frontier, and each dominated point minus the frontier point dominating it: fresh-open rate and J/day, device by device, with 95 % intervals (\"Pareto pairs\" below)"
+            "each frontier point of the fleet (a frontier's: arm) minus its neighbour on the frontier, and each dominated point minus the frontier point dominating it: fresh-open rate and J/day, device by device, with 95 % intervals (\"Pareto pairs\" below)"
     )
     public static let long = ReportFile(
         name: "long.csv", format: .csv(header: LongTable.header), folders: every, when: "always",

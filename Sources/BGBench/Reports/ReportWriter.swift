@@ -24,7 +24,9 @@ public enum ReportWriter {
     {
         var files = reportFiles(report, streamed: Set(written.map(\.name)))
         files.append((ReportFile.long.name, LongTable.runCSV(files)))
-        if report.request.options.shard != nil { files.append((ShardState.fileName, ShardState.text(report))) }
+        if report.request.options.shard != nil {
+            files.append((ShardState.fileName, ShardState.text(report, rows: written)))
+        }
         // Where reportFiles puts devices.csv and events.csv: right after scenario.json.
         let manifest = manifest(files, written: written, after: ReportFile.scenario.name)
         // scenario.json is the run's resolved scenario: its hash is in the manifest already.
@@ -244,7 +246,7 @@ public enum ReportWriter {
     }
 
     /// Writes every byte to `fd`; the system's reason when it cannot, else nil.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> String? {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }

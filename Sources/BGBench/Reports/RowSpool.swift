@@ -37,11 +37,27 @@ public final class RowSpool: @unchecked Sendable {
         public var file: ReportFile { self == .devices ? .devices : .events }
     }
 
-    /// A file written by the spool: what run.json's manifest records.
-    public struct Written: Sendable, Equatable {
+    /// A file written by the spool: what run.json's manifest records, and where each
+    /// result's rows are in it (what a shard's shard.state records, so that `bgbench merge`
+    /// puts the shards' rows together result by result).
+    public struct Written: Sendable, Equatable, Codable {
         public var name: String
         public var bytes: Int
         public var sha256: String
+        /// The header line's bytes, then each result's rows' bytes, in report order.
+        public var header = 0
+        public var results: [Int] = []
+
+        package init(name: String, bytes: Int, sha256: String, header: Int = 0, results: [Int] = []) {
+            self.name = name; self.bytes = bytes; self.sha256 = sha256; self.header = header
+            self.results = results
+        }
+
+        /// The same file: name, size and SHA-256 (what a manifest compares), whatever the
+        /// layout recorded.
+        public static func == (a: Self, b: Self) -> Bool {
+            a.name == b.name && a.bytes == b.bytes && a.sha256 == b.sha256
+        }
     }
 
     let folder: String
@@ -95,6 +111,8 @@ public final class RowSpool: @unchecked Sendable {
         var peakHeld = 0
         var spills = 0
         var failure: ReportError?
+        /// Each stream's header bytes.
+        var headers = [Int](repeating: 0, count: Stream.allCases.count)
     }
 
     let state: Mutex<State>
@@ -132,6 +150,7 @@ public final class RowSpool: @unchecked Sendable {
                 var header = CSVWriter("")
                 header.row(columns + stream.file.header!)
                 if let failure = write(Array(header.output.utf8), to: &part) { throw failure }
+                state.headers[stream.rawValue] = part.bytes
                 state.parts[stream.rawValue][0] = part
             }
         }
@@ -299,6 +318,7 @@ public final class RowSpool: @unchecked Sendable {
             for stream in streams {
                 let s = stream.rawValue
                 var file = state.parts[s][0]
+                let results = [file.bytes - state.headers[s]] + state.parts[s].dropFirst().map(\.bytes)
                 // A part never written (no rows) was never created.
                 for r in 1..<state.parts[s].count where state.parts[s][r].created {
                     let part = state.parts[s][r]
@@ -312,7 +332,10 @@ public final class RowSpool: @unchecked Sendable {
                 file.fd = -1
                 state.parts[s][0] = file
                 if closed != 0 { throw ReportError.cannotWrite(file.name, reason: String(cString: strerror(errno))) }
-                written.append(Written(name: stream.file.name, bytes: file.bytes, sha256: file.hasher.hex()))
+                written.append(
+                    Written(
+                        name: stream.file.name, bytes: file.bytes, sha256: file.hasher.hex(), header: state.headers[s],
+                        results: results))
             }
             return written
         }

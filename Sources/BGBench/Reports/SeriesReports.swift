@@ -6,13 +6,25 @@ public enum SeriesReports {
         let interval: Bool
         let estimate: @Sendable (SeriesTally, Int, Double) -> Estimate  // tally, row, per-device-day scale
         let support: ClosedRange<Double>
+        /// A per-server-job metric (`sync`): empty in a run without server jobs, as in summary.csv.
+        var perServerJob = false
     }
 
     /// The series columns: ``MetricTable``'s metrics marked for the series, in its order;
     /// metric i is series field i (MetricTableTests checks the two agree).
+    /// A per-server-job metric is summary.csv's estimator on the row: the server jobs' sum
+    /// per device-day (one job a device-day: the daily mean; hourly, per device and counted
+    /// day, so the 24 hours add up to the day's), so the mean of a run's daily rows is
+    /// summary.csv's figure.
     static let seriesColumns: [Column] = MetricTable.seriesMetrics.enumerated().map { i, m in
         let field = SeriesField(rawValue: i)!
         let interval = m.series == .interval
+        if case .perServerJob = m.kind {
+            return Column(
+                name: m.name, interval: interval,
+                estimate: { s, r, k in Estimators.mean(s.moments(row: r, field), scale: k) },
+                support: m.support, perServerJob: true)
+        }
         return m.kind.perOpen
             ? Column(
                 name: m.name, interval: interval, estimate: { s, r, _ in Estimators.ratio(s.moments(row: r, field)) },
@@ -27,9 +39,9 @@ public enum SeriesReports {
         seriesColumns.flatMap { $0.interval ? [$0.name, $0.name + "_ci_low", $0.name + "_ci_high"] : [$0.name] }
     }
 
-    static func seriesFields(_ tally: SeriesTally, row: Int, scale: Double) -> [String] {
+    static func seriesFields(_ tally: SeriesTally, row: Int, scale: Double, serverJobs: Bool) -> [String] {
         seriesColumns.flatMap { c -> [String] in
-            let e = c.estimate(tally, row, scale).within(c.support)
+            let e = c.perServerJob && !serverJobs ? Estimate(.nan) : c.estimate(tally, row, scale).within(c.support)
             return c.interval
                 ? [CSVNumber.format(e.value), CSVNumber.format(e.low), CSVNumber.format(e.high)]
                 : [CSVNumber.format(e.value)]
@@ -49,7 +61,7 @@ public enum SeriesReports {
             for day in report.request.options.warmupDays..<report.request.options.days {
                 csv.row(
                     [name, r.policy, String(r.seed), String(day), String(daily.devices)]
-                        + seriesFields(daily, row: day, scale: 1))
+                        + seriesFields(daily, row: day, scale: 1, serverJobs: r.tally[.serverJobs] > 0))
             }
         }
         return csv.output
@@ -66,7 +78,8 @@ public enum SeriesReports {
             for hour in 0..<24 {
                 csv.row(
                     [name, r.policy, String(r.seed), String(hour), String(r.result.hourly.devices)]
-                        + seriesFields(r.result.hourly, row: hour, scale: scale))
+                        + seriesFields(
+                            r.result.hourly, row: hour, scale: scale, serverJobs: r.tally[.serverJobs] > 0))
             }
         }
         return csv.output

@@ -75,12 +75,19 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     /// `bgbench merge` before it decodes them: damage to the sums is caught even where the
     /// folder's manifest was rewritten to match (format 2; nil in a format 1 header).
     public var payloadSha256: String?
+    /// devices.csv and events.csv as the shard streamed them into its folder (format 6):
+    /// size, SHA-256, header bytes and each result's bytes, which `bgbench merge` puts
+    /// together result by result in shard order; nil when the shard wrote neither, or kept
+    /// its rows in the payload (a frontier's).
+    public var rows: [RowSpool.Written]?
 
     /// 2: the header carries `payload_sha256`; 3: the tallies hold `denied_light_doze`
     /// (one more quantity in every accumulator); 4: each paired tally carries its
-    /// archetypes' moments (paired-archetypes.csv) and a sweep's groups their joint sums.
+    /// archetypes' moments (paired-archetypes.csv) and a sweep's groups their joint sums;
+    /// 6: a run's or sweep's devices.csv and events.csv rows are streamed into the shard's
+    /// own files (``rows``), not carried in the payload.
     /// The merge refuses any other format.
-    public static let formatVersion = 5
+    public static let formatVersion = 6
 
     /// The header of a shard made of `requests` (a run's one, a sweep's points').
     init(

@@ -16,6 +16,8 @@ public struct ShardState {
     /// A frontier's request (its shard.state is written by the harness, which knows frontiers).
     package var frontier: ShardHeader.Frontier?
     let kind: ReportKind
+    /// The devices.csv and events.csv the shard streamed (``ShardHeader/rows``).
+    public var rows: [RowSpool.Written] = []
 
     public init(kind: ReportKind) { self.kind = kind }
 
@@ -43,16 +45,18 @@ public struct ShardState {
             payloadSha256: SHA256.hex(writer.bytes))
         header.sweep = sweep
         header.frontier = frontier
+        header.rows = rows.isEmpty ? nil : rows
         for (k, identity) in externalPolicies.enumerated() where k < header.runs.count {
             header.runs[k].externalPolicies = identity
         }
         return header.json + "\n" + Data(writer.bytes).base64EncodedString() + "\n"
     }
 
-    /// shard.state of a run.
-    static func text(_ report: RunReport) -> String {
+    /// shard.state of a run that streamed `rows`.
+    static func text(_ report: RunReport, rows: [RowSpool.Written] = []) -> String {
         var state = ShardState(kind: .run)
         state.add(report)
+        state.rows = rows
         return state.text(commandLine: report.request.commandLine)
     }
 

@@ -43,7 +43,11 @@ extension DeviceSimulation {
             let onTime = lag <= ctx.scenario.content.sync.targetAge.ticks
             rec.tally.increment(.serverJobs)
             rec.tally[ticks: .serverLag] += lag
-            if onTime { rec.tally.increment(.serverOnTime) }
+            rec.record(.serverLag, Clock.seconds(lag), at: t)
+            if onTime {
+                rec.tally.increment(.serverOnTime)
+                rec.record(.serverOnTime, 1, at: t)
+            }
             if tracing { log("server_job", onTime ? "on_time" : "late", Clock.seconds(lag), at: t) }
         }
         schedule(.serverJob, at: t + Clock.day)

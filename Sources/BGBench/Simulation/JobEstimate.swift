@@ -150,7 +150,12 @@ public struct JobEstimate: Sendable {
 
     /// This machine's speed for `policies` on `scenario`: each policy simulated alone on a
     /// small fleet (64 devices, 7 days, the job's seed), timed, and averaged over the
-    /// policies. About 3,000 device-days: a few tenths of a second. When the job traces
+    /// policies. About 3,000 device-days: a few tenths of a second. Timed in the CPU time
+    /// of this process and its children (an external policy's), not on the wall clock:
+    /// what other processes on the machine take from it does not change the rate, so the
+    /// refusal of a job beyond a week does not flip with the machine's load (issue 25,
+    /// probe 3.24). The estimate then assumes the job's workers each get a core of their
+    /// own (docs/limits.md, "Before a job starts"). When the job traces
     /// devices (`traces`), the same fleet again with every device traced and its events
     /// printed as events.csv lines: the difference is the traced device-day's cost, which
     /// grows with the policy's events (`fixed` on the default scenario: about 200 lines a
@@ -166,22 +171,34 @@ public struct JobEstimate: Sendable {
             return policy
         }
         let deviceDays = Double(max(1, entries.count) * options.devices * options.days)
-        var start = DispatchTime.now()
+        var start = cpuSeconds()
         for policy in entries {
             _ = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed)
         }
-        let plain = Runner.seconds(since: start) / deviceDays
+        let plain = (cpuSeconds() - start) / deviceDays
         guard traces else { return Calibration(secondsPerArmDeviceDay: plain, secondsPerTracedDeviceDay: 0) }
         options.traceDevices = options.devices
-        start = DispatchTime.now()
+        start = cpuSeconds()
         for policy in entries {
             let result = try Fleet.simulate(scenario: scenario, policy: policy, options: options, feed: feed)
             var bytes: [UInt8] = []
             SeriesReports.appendEvents(result.trace, labels: [scenario.name, policy.name, "1"], to: &bytes)
             withExtendedLifetime(bytes) {}
         }
-        let traced = Runner.seconds(since: start) / deviceDays
+        let traced = (cpuSeconds() - start) / deviceDays
         return Calibration(secondsPerArmDeviceDay: plain, secondsPerTracedDeviceDay: max(0, traced - plain))
+    }
+
+    /// CPU seconds (user and system) used so far by this process and by its children that
+    /// have ended (an external policy's process, ended with its fleet).
+    static func cpuSeconds() -> Double {
+        func seconds(_ who: __rusage_who_t) -> Double {
+            var usage = rusage()
+            guard getrusage(who, &usage) == 0 else { return 0 }
+            return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+                + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        }
+        return seconds(RUSAGE_SELF.rawValue) + seconds(RUSAGE_CHILDREN.rawValue)
     }
 
     /// The memory this machine has for a job: /proc/meminfo's MemAvailable, else the

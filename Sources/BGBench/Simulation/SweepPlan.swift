@@ -97,6 +97,36 @@ public struct SweepPlan: Sendable {
     /// The arms of each group's fleet pass.
     public var passes: [Int] { groups.map(\.arms.count) }
 
+    /// The arms of each group's fleet pass from the axes' value counts alone, without a
+    /// point's scenario (what a sweep's estimate reads: a sweep of 10⁶ points is priced at
+    /// once, not after its points are loaded and planned). Points that differ only under
+    /// `policies` and `platform` meet the same users, so the groups are the combinations
+    /// of the other axes' values; within a group, a policy is one arm per combination of
+    /// the axes that configure it (its own `policies.NAME`, and `platform`). The same as
+    /// ``passes`` when distinct values are distinct scenarios, which a sweep requires
+    /// (`SweepCommand.refuseRepeatedValues`); empty when the group count overflows.
+    public static func passes(axes: [SweepAxis], policies: [String]) -> [Int] {
+        func under(_ path: String, _ root: String) -> Bool { path == root || path.hasPrefix(root + ".") }
+        func product(_ axes: [SweepAxis]) -> Int? {
+            axes.reduce(1 as Int?) { total, axis in
+                total.flatMap { t in
+                    let (p, overflow) = t.multipliedReportingOverflow(by: axis.values.count)
+                    return overflow ? nil : p
+                }
+            }
+        }
+        let environment = axes.filter { !under($0.path, "policies") && !under($0.path, "platform") }
+        guard let groups = product(environment) else { return [] }
+        var arms = 0
+        for name in policies {
+            let own = axes.filter {
+                $0.path == "policies" || under($0.path, "policies.\(name)") || under($0.path, "platform")
+            }
+            arms += product(own) ?? Int.max / 2
+        }
+        return Array(repeating: arms, count: groups)
+    }
+
     /// Arms simulated per seed, over every group (a full sweep simulates points × policies).
     public var arms: Int { groups.reduce(0) { $0 + $1.arms.count } }
 

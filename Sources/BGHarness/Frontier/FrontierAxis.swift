@@ -82,10 +82,14 @@ public struct FrontierAxis: Sendable, Equatable {
     }
 
     /// The quantities a frontier's joint sums keep for a quality axis: its own, then the
-    /// energy's, each once (for the fresh-open rate: opens, fresh opens, background energy).
+    /// energy's, then the fresh-open rate's that pareto-pairs.csv pairs (the Pareto marks
+    /// are on freshness and energy whatever the quality axis), each once (for the
+    /// fresh-open rate: opens, fresh opens, background energy).
     static func jointQuantities(quality: FrontierAxis) -> [Quantity] {
         var out: [Quantity] = []
-        for q in quality.quantities + energy.quantities where !out.contains(q) { out.append(q) }
+        for q in quality.quantities + energy.quantities + defaultQuality.quantities where !out.contains(q) {
+            out.append(q)
+        }
         return out
     }
 }

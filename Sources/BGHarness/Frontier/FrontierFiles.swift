@@ -24,6 +24,7 @@ public enum FrontierFiles {
         if run.request.replications > 1 {
             files.append((ReportFile.replications.name, SeriesReports.replicationsCSV(run)))
         }
+        files.append((ReportFile.paretoPairs.name, report.paretoPairs().csv))
         files.append((ReportFile.scenario.name, report.request.scenario.resolvedJSON(policies: uniquePolicies(report))))
         files.append(
             (
@@ -76,8 +77,17 @@ public enum FrontierFiles {
         func identity(_ arm: FrontierArm) -> [String] {
             [name, arm.policy, arm.label, arm.knob ?? "", arm.value ?? "", baseline]
         }
+        // The Pareto marks: on the means over the seeds, in the row's seed, the seeds' share.
+        let pareto = report.paretoMembership
+        func marks(_ i: Int, seed s: Int?) -> [String] {
+            [
+                SeriesReports.mark(pareto.pooled[i]), s.map { SeriesReports.mark(pareto.inSeed[$0][i]) } ?? "",
+                CSVNumber.format(pareto.share[i]),
+            ]
+        }
         for r in run.results {
-            let arm = report.arms.first { $0.label == r.policy }!
+            let i = report.arms.firstIndex { $0.label == r.policy }!, arm = report.arms[i]
+            let s = report.seeds.firstIndex(of: r.seed)!
             let estimates = FleetEstimates(tally: r.tally, days: run.countedDays)
             let paired = r.policy == baseline ? nil : SeriesReports.pairedEstimates(run, r)
             var row = identity(arm) + [String(r.seed), "devices", String(r.tally.devices), quality.name]
@@ -88,10 +98,10 @@ public enum FrontierFiles {
                     CSVNumber.format(d?.value), CSVNumber.format(d?.low), CSVNumber.format(d?.high),
                 ]
             }
-            csv.row(row)
+            csv.row(row + marks(i, seed: s))
         }
         guard run.request.replications > 1 else { return csv.output }
-        for arm in report.arms {
+        for (i, arm) in report.arms.enumerated() {
             let runs = run.results.filter { $0.policy == arm.label }
             let paired = arm.label == baseline ? nil : SeriesReports.pairedAcrossSeeds(run, policy: arm.label)
             var row = identity(arm) + ["", "seeds", String(runs.first?.tally.devices ?? 0), quality.name]
@@ -106,7 +116,7 @@ public enum FrontierFiles {
                     CSVNumber.format(d?.value), CSVNumber.format(d?.low), CSVNumber.format(d?.high),
                 ]
             }
-            csv.row(row)
+            csv.row(row + marks(i, seed: nil))
         }
         return csv.output
     }

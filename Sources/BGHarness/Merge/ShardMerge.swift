@@ -104,11 +104,15 @@ public enum ShardMerge {
     /// The merged report of the shard folders, and their headers in shard order. Folders
     /// are checked (hashing their files is most of the work) and decoded `threads` at a
     /// time; each decoded shard is added to the totals at once, so memory holds the totals
-    /// and `threads` shards whatever their number.
+    /// and `threads` shards whatever their number. The devices.csv and events.csv that the
+    /// shards streamed (``ShardHeader/rows``) are put together into `rowsInto` (the merge's
+    /// staging folder; `critical` creates a file there) by ``mergeRows(_:into:critical:)``,
+    /// and returned as written: the report leaves them out.
     public static func merge(
         _ folders: [String], threads: Int = System.coreCount,
-        started: DispatchTime = .now()
-    ) throws -> (MergedReport, [ShardHeader]) {
+        started: DispatchTime = .now(), rowsInto: String? = nil,
+        critical: @Sendable (() throws -> Void) throws -> Void = { try $0() }
+    ) throws -> (MergedReport, [ShardHeader], [RowSpool.Written]) {
         let parts = try concurrentMap(folders, threads: threads, part).sorted { $0.header.shard < $1.header.shard }
         try check(parts)
         let header = parts[0].header
@@ -155,6 +159,7 @@ public enum ShardMerge {
             }
         }
         let headers = parts.map(\.header)
+        let written = try rowsInto.map { try mergeRows(parts, into: $0, critical: critical) } ?? []
         let threads = headers.map(\.threads).max() ?? 1
         let seconds = Runner.seconds(since: started)
         var reports = zip(header.runs, zip(requests, runs ?? [])).map { identity, run in
@@ -171,13 +176,15 @@ public enum ShardMerge {
         reports[0].mergedShards = headers
         switch header.kind {
         case .run:
-            return (.run(reports[0]), headers)
+            return (.run(reports[0]), headers, written)
         case .sweep:
             guard let sweep = header.sweep else {
                 throw MergeError.refused("'\(parts[0].folder)': a sweep shard without its grid")
             }
             let axes = zip(sweep.paths, sweep.values).map { SweepAxis(path: $0, values: $1) }
             var report = SweepReport(axes: axes, specs: sweep.specs)
+            // Before the points: their runs leave the streamed files out.
+            report.streamed = written
             for (values, run) in zip(sweep.points, reports) { report.add(values, report: run) }
             let groups = plan!.jointGroups.enumerated().map { g, group in
                 SweepRun.GroupJoint(
@@ -186,7 +193,7 @@ public enum ShardMerge {
             report.paretoPairs = report.paretoPairs(reports: reports, joint: groups)?.csv
             return (
                 .sweep(report, points: reports.count, policies: requests[0].policies.count, seeds: requests[0].seeds),
-                headers
+                headers, written
             )
         case .frontier:
             guard let f = header.frontier else {
@@ -205,7 +212,7 @@ public enum ShardMerge {
                 .frontier(
                     FrontierReport(request: request, arms: try Frontier.arms(request), run: reports[0], jointSums: sums)
                 ),
-                headers
+                headers, written
             )
         }
     }
@@ -244,7 +251,8 @@ extension ShardMerge {
                         ("the fleet", f.fleet.devices), ("the archetypes", f.archetypes.reduce(0) { $0 + $1.devices }),
                         ("daily.csv's series", f.daily.devices), ("hourly.csv's series", f.hourly.devices),
                     ]
-                    + (o.keepDevices ? [("devices.csv's rows", f.devices.count)] : [])
+                    // Streamed rows are counted as they are merged (mergeRows).
+                    + (o.keepDevices && h.rows == nil ? [("devices.csv's rows", f.devices.count)] : [])
                 for (what, n) in counts where n != expected {
                     throw refuse(
                         k, r,
@@ -284,6 +292,117 @@ extension ShardMerge {
                 "the \(part.header.kind == .sweep ? "sweep" : "frontier")'s joint sums of seed \(requests[0].seeds[s % requests[0].seeds.count]) count \(sums.n) devices, but shard \(slice) holds \(slice.devices(of: requests[0].options.devices).count)"
             )
         }
+    }
+
+    /// The devices.csv and events.csv of shards that streamed them (format 6): after its
+    /// header, each shard's file holds each result's rows for its devices, in report order
+    /// (``ShardHeader/rows`` records their bytes). The merged file is the header, then each
+    /// result's rows shard by shard in shard order: byte for byte the file a single process
+    /// writes, put together in `folder` without holding more than a 1 MB chunk. Each
+    /// shard's file is hashed as it is read and checked against the SHA-256 its
+    /// shard.state records, its header against the first shard's, and each of its
+    /// devices.csv segments counted: one line per device of the shard.
+    static func mergeRows(
+        _ parts: [Part], into folder: String, critical: @Sendable (() throws -> Void) throws -> Void
+    ) throws -> [RowSpool.Written] {
+        guard let first = parts.first?.header.rows else { return [] }
+        var written: [RowSpool.Written] = []
+        for (s, stream) in first.enumerated() {
+            let name = stream.name
+            func path(_ part: Part) -> String { (part.folder as NSString).appendingPathComponent(name) }
+            var streams: [RowSpool.Written] = []
+            for part in parts {
+                guard let rows = part.header.rows, s < rows.count, rows[s].name == name,
+                    rows[s].results.count == stream.results.count,
+                    rows[s].header + rows[s].results.reduce(0, +) == rows[s].bytes
+                else {
+                    throw MergeError.refused(
+                        "'\(part.folder)/\(ShardState.fileName)': its streamed files are not those of '\(parts[0].folder)' (\(name), \(stream.results.count) results): expected shards of one run"
+                    )
+                }
+                streams.append(rows[s])
+            }
+            let target = (folder as NSString).appendingPathComponent(name)
+            var fd: Int32 = -1
+            var reason = ""
+            try critical {
+                fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                if fd < 0 { reason = String(cString: strerror(errno)) }
+            }
+            guard fd >= 0 else { throw ReportError.cannotWrite(name, reason: reason) }
+            defer { close(fd) }
+            var out = SHA256.Hasher(), bytes = 0
+            var hashers = parts.map { _ in SHA256.Hasher() }
+            var offsets = [Int](repeating: 0, count: parts.count)
+            var chunk = [UInt8](repeating: 0, count: 1 << 20)
+            let counted = name == ReportFile.devices.name
+            /// Copies `count` bytes of part k's file at its offset, hashing them; the newlines
+            /// copied (devices.csv's).
+            func copy(_ k: Int, _ count: Int, write: Bool) throws -> Int {
+                let source = path(parts[k])
+                let input = open(source, O_RDONLY | O_CLOEXEC)
+                guard input >= 0 else {
+                    throw MergeError.refused("cannot read '\(source)': \(String(cString: strerror(errno)))")
+                }
+                defer { close(input) }
+                guard lseek(input, off_t(offsets[k]), SEEK_SET) >= 0 else {
+                    throw MergeError.refused("cannot read '\(source)': \(String(cString: strerror(errno)))")
+                }
+                var left = count, lines = 0
+                while left > 0 {
+                    let n = chunk.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, min(left, $0.count)) }
+                    if n < 0, errno == EINTR { continue }
+                    guard n > 0 else {
+                        throw MergeError.refused(
+                            "'\(source)' is cut short: \(streams[k].bytes) bytes expected (rerun shard \(parts[k].header.shard)/\(parts[k].header.shards))"
+                        )
+                    }
+                    let piece = Array(chunk[..<n])
+                    hashers[k].update(piece)
+                    // Only devices.csv's rows are counted (one a device); events.csv's vary.
+                    if counted { lines += piece.count { $0 == 0x0A } }
+                    if write {
+                        if let reason = ReportWriter.writeAll(fd, piece) {
+                            throw ReportError.cannotWrite(name, reason: reason)
+                        }
+                        out.update(piece)
+                        bytes += n
+                    }
+                    left -= n
+                }
+                offsets[k] += count
+                return lines
+            }
+            // The header once; every shard's read and hashed.
+            for k in parts.indices {
+                guard streams[k].header == stream.header else {
+                    throw MergeError.refused("'\(path(parts[k]))': its header is not that of '\(path(parts[0]))'")
+                }
+                _ = try copy(k, stream.header, write: k == 0)
+            }
+            for r in stream.results.indices {
+                for k in parts.indices {
+                    let lines = try copy(k, streams[k].results[r], write: true)
+                    let h = parts[k].header
+                    let devices = (Shard(index: h.shard, count: h.shards) ?? .whole).devices(of: h.runs[0].devices)
+                    if name == ReportFile.devices.name, lines != devices.count {
+                        throw MergeError.refused(
+                            "shard folder '\(parts[k].folder)': devices.csv's rows of result \(r + 1) count \(lines) devices, but shard \(h.shard)/\(h.shards) holds \(devices.count)"
+                        )
+                    }
+                }
+            }
+            for k in parts.indices where hashers[k].hex() != streams[k].sha256 {
+                throw MergeError.refused(
+                    "'\(path(parts[k]))': its SHA-256 is not the one its \(ShardState.fileName) records: damaged or changed after the shard wrote it (rerun shard \(parts[k].header.shard)/\(parts[k].header.shards))"
+                )
+            }
+            written.append(
+                RowSpool.Written(
+                    name: name, bytes: bytes, sha256: out.hex(), header: stream.header,
+                    results: stream.results.indices.map { r in streams.reduce(0) { $0 + $1.results[r] } }))
+        }
+        return written
     }
 
     /// Adds a shard's results into the totals, in place.

@@ -106,7 +106,7 @@ import BGBenchTestSupport
         Claim(
             file: "README.md", pattern: #"into one folder \(default `([^`]+)`\)"#, command: "sweep", option: "out"),
         Claim(
-            file: "README.md", pattern: #"`bgbench --policy adaptive --days 365` \(([0-9,]+) devices\)"#,
+            file: "README.md", pattern: #"`bgbench --policy adaptive --days 365` \(([0-9,]+) devices[,)]"#,
             command: "run", option: "devices"),
         Claim(
             file: "Reports/README.md", pattern: #"`--out` \(default `([^`]+)`\) is written as one unit"#,

@@ -57,12 +57,13 @@ import BGBenchTestSupport
         #expect(kept.stagingBytes == 0)
     }
 
-    /// The command line's jobs: a whole sweep streams its rows, as a run does; each of its
-    /// shards keeps them for shard.state. 2 points × 2 policies (3 arms) over 1,000 devices
-    /// × 100 days with `--per-device` and 100 traced devices, 2 workers: the whole sweep
-    /// costs its passes and the fixed spool (about 0.1 GB); a shard of two keeps its 4
+    /// The command line's jobs: a whole sweep streams its rows, as a run does, and so does
+    /// each of its shards (into its own folder, shard.state recording where each result's
+    /// rows are). 2 points × 2 policies (3 arms) over 1,000 devices × 100 days with
+    /// `--per-device` and 100 traced devices, 2 workers: the whole sweep costs its passes
+    /// and the fixed spool (about 0.1 GB); a shard of two the same, where it kept its 4
     /// results × (512 rows × 2,000 B + 100 traced devices × 100 days × 30,000 B), 1.2 GB.
-    @Test func aSweepStreamsItsRowsAShardKeepsThem() throws {
+    @Test func aSweepAndItsShardsStreamTheirRows() throws {
         var common = RunArguments()
         common.options = RunOptions(devices: 1000, days: 100, threads: 2, keepDevices: true, traceDevices: 100)
         func shape() -> JobShape {
@@ -73,7 +74,9 @@ import BGBenchTestSupport
         #expect(JobEstimate(whole).memoryBytes < 0.15e9)
         common.options.shard = try #require(Shard(index: 0, count: 2))
         var shard = shape()
-        #expect(!shard.streamsRows && shard.devices == 512)
+        #expect(shard.streamsRows && shard.devices == 512)
+        #expect(JobEstimate(shard).memoryBytes < 0.15e9)
+        shard.streamsRows = false
         let kept = JobEstimate(shard).memoryBytes
         shard.streamsRows = true
         // Kept rows in place of the spool (48 MB + 2 workers × (2 MB + 2 MB)).
@@ -135,6 +138,108 @@ import BGBenchTestSupport
             line
                 == "estimate: 100000000 devices × 36500 days × 1 configuration × 1 seed = 3.6e12 device-days, about 211 days, memory about 917 MB, files about 5.2 MB\n",
             "\(line)")
+    }
+
+    /// The week's boundary is a function of the job's counts and the rate alone (issue 25,
+    /// probe 3.24: the refusal flipped with other processes' load when the rate was wall
+    /// time). 12,096 devices × 100 days × 1 arm = 1,209,600 device-days on one worker: at
+    /// 0.5 s a device-day exactly 604,800 s, a week, which starts; a hair slower does not.
+    @Test func theWeekBoundaryIsAFunctionOfCountsAndRate() throws {
+        var shape = Self.shape
+        shape.devices = 12096
+        shape.countedDays = 100
+        shape.passes = [1]
+        shape.results = 1
+        shape.workers = 1
+        let week = JobEstimate(shape, secondsPerArmDeviceDay: 0.5)
+        #expect(week.seconds == 604_800)
+        #expect(ReportPipeline.refusal(week, memory: 1e12, disk: 1e12, out: "o") == nil)
+        let over = JobEstimate(shape, secondsPerArmDeviceDay: 0.500_001)
+        #expect(
+            ReportPipeline.refusal(over, memory: 1e12, disk: 1e12, out: "o")
+                == "would take about 7.0 days on this machine")
+        // Memory before disk before time, each at its own boundary.
+        #expect(
+            ReportPipeline.refusal(over, memory: over.memoryBytes - 1, disk: 1e12, out: "o")?.hasPrefix("needs about ")
+                == true)
+        #expect(ReportPipeline.refusal(week, memory: week.memoryBytes, disk: week.outputBytes, out: "o") == nil)
+        #expect(
+            ReportPipeline.refusal(week, memory: 1e12, disk: week.outputBytes - 1, out: "o")
+                == "writes about 124 kB and 'o' has 124 kB free")
+        // Through the pipeline, with the rate injected: the exact line and exit code.
+        func job(_ rate: Double) -> ReportPipeline.Job {
+            .init(shape: shape, calibrate: { .init(secondsPerArmDeviceDay: rate, secondsPerTracedDeviceDay: 0) })
+        }
+        let pipeline = ReportPipeline(out: freshPath("never"), force: false, kind: .run)
+        #expect(
+            try pipeline.admit(job(0.5)).hasPrefix(
+                "estimate: 12096 devices × 100 days × 1 configuration × 1 seed = 1.2M device-days, about 7.0 days, "))
+        do {
+            _ = try pipeline.admit(job(0.500_001))
+            Issue.record("a job of more than a week started")
+        } catch let error as CLIError {
+            #expect(error.code == 71)
+            #expect(
+                error.message
+                    == "the job (12096 devices × 100 days × 1 configuration × 1 seed) would take about 7.0 days on this machine (docs/limits.md, \"Before a job starts\"): make it smaller, shard it (--shard), or start it anyway with --yes"
+            )
+        }
+    }
+
+    /// A sweep's arms from its axes' value counts (SweepPlan.passes) are the plan's from
+    /// its loaded points: 2 intervals × 2 platforms × 2 bar-off shares under fixed and
+    /// adaptive make 2 groups (the bar-off shares) of 2 × 2 fixed arms and 2 adaptive ones.
+    @Test func aSweepsArmsFromItsCounts() throws {
+        let axes = [
+            SweepAxis(path: "policies.fixed.interval", values: ["2h", "30m"]),
+            SweepAxis(path: "platform.name", values: ["ios-bgtask", "android-workmanager"]),
+            SweepAxis(path: "population.bar_off_share", values: ["0", "0.5"]),
+        ]
+        let policies = ["fixed", "adaptive"]
+        let overrides = Command.grid(axes).map { point in zip(axes, point).map { "\($0.path)=\($1)" } }
+        let plan = try SweepPlan(points: SweepPlanTests.points(overrides, policies: policies))
+        #expect(plan.passes == [6, 6])
+        #expect(SweepPlan.passes(axes: axes, policies: policies) == plan.passes)
+        // A policy no axis configures is one arm per platform.
+        #expect(SweepPlan.passes(axes: axes, policies: ["adaptive"]) == [2, 2])
+    }
+
+    /// Issue 25's probe 3.10: `--estimate` of a sweep of 10⁶ points (100 intervals × 100
+    /// daily weights × 100 heavy weights, `--yes` past the 10,000-point cap) neither
+    /// printed nor stopped in 180 s, as it loaded and planned every point. From the counts:
+    /// 10⁴ groups (the weights) of 100 arms (the intervals), 10 devices × 2 days: 2e7
+    /// device-days; memory 30 MB + one pass (100 arms × 2 days × 5,760 B + 100 arms × 1
+    /// worker × 2 days × 1,512 B + 2 days × 7,000 B) + 10⁶ results × 2 days × 1,512 B =
+    /// 3.055 GB; files 10⁶ × (110 kB + 2 × 140 B) = 110 GB.
+    @Test func aMillionPointSweepIsEstimatedFromItsCounts() throws {
+        let hundred = (1...100).map(String.init)
+        let axes = [
+            SweepAxis(path: "policies.fixed.interval", values: hundred.map { $0 + "m" }),
+            SweepAxis(path: "population.archetypes.daily.weight", values: hundred),
+            SweepAxis(path: "population.archetypes.heavy.weight", values: hundred),
+        ]
+        let passes = SweepPlan.passes(axes: axes, policies: ["fixed"])
+        #expect(passes.count == 10_000 && Set(passes) == [100])
+        let shape = JobShape(
+            devices: 10, days: 2, countedDays: 2, seeds: 1, passes: passes, results: 1_000_000, workers: 1,
+            keepDevices: false, traceDevices: 0, shard: false)
+        let e = JobEstimate(shape)
+        #expect(e.deviceDays == 2e7)
+        let pass: Double = 100 * 2 * 5760 + 100 * 1 * 2 * 1512 + 2 * 7000
+        #expect(e.memoryBytes == 30e6 + pass + 1e6 * 2 * 1512)
+        #expect(e.outputBytes == 1e6 * (110_000 + 2 * 140))
+        let r = bgbench(
+            [
+                "sweep", "--policy", "fixed", "--devices", "10", "--days", "2", "--estimate", "--yes", "--out",
+                freshPath("never"),
+            ]
+                + axes.flatMap { ["--set", "\($0.path)=\($0.values.joined(separator: ","))"] })
+        #expect(r.code == 0, "\(r.errors)")
+        #expect(
+            r.output.hasPrefix(
+                "estimate: 10 devices × 2 days × 1000000 configurations × 1 seed = 20M device-days, about "),
+            "\(r.output)")
+        #expect(r.output.hasSuffix(", memory about 3.1 GB, files about 110 GB\n"), "\(r.output)")
     }
 
     /// From the command line: refused before the folder exists; memory before time.

@@ -21,7 +21,7 @@ import BGBenchTestSupport
                 && FrontierAxis.jointQuantities(quality: .defaultQuality) == [.opens, .freshOpens, .backgroundEnergy])
         #expect(
             try FrontierAxis.jointQuantities(quality: FrontierAxis.quality(named: "processing_on_time_rate"))
-                == [.processingOnTime, .processingMissed, .backgroundEnergy])
+                == [.processingOnTime, .processingMissed, .backgroundEnergy, .opens, .freshOpens])
         let list = "fresh_open_rate, server_on_time_rate, processing_on_time_rate"
         for (name, reason) in [
             ("staleness_mean_s", "lower is better for it, and a quality axis needs a metric where higher is better"),

@@ -66,7 +66,7 @@ import Testing
         #expect(SeriesField.allCases.map(\.quantity) == MetricTable.seriesMetrics.map { $0.kind.quantity! })
         #expect(SeriesReports.seriesColumns.map(\.name) == MetricTable.seriesMetrics.map(\.name))
         #expect(SeriesRow(repeating: 0).count == SeriesField.count)
-        #expect(InlineArray<216, Double>(repeating: 0).count == 24 * SeriesField.count)
+        #expect(InlineArray<264, Double>(repeating: 0).count == 24 * SeriesField.count)
     }
 
     /// The tally has one slot per quantity; the quantities name every denial reason and

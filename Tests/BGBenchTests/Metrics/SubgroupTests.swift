@@ -159,4 +159,62 @@ import BGBenchTestSupport
         process.waitUntilExit()
         #expect(process.terminationStatus == 0 && out.hasSuffix("ok\n"), "python: \(out)")
     }
+
+    /// The paired recipe (issue 24: paired differences per subgroup, within each seed): with
+    /// no device BAR-off, its one group is the fleet, so its per-seed differences and
+    /// intervals are paired.csv's and its row across the seeds is replications.csv's, both
+    /// computed by bgbench from its own sums; with half the devices BAR-off, each seed's
+    /// groups hold the 40 devices once.
+    @Test func pandasPairedRecipeIsPairedCSVForTheWholeFleet() throws {
+        let readme = try String(contentsOf: Self.checkout.appendingPathComponent("Reports/README.md"), encoding: .utf8)
+        func block(_ marker: String) throws -> String {
+            let start = try #require(readme.range(of: "<!-- \(marker) -->\n```python\n"))
+            let end = try #require(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
+            return String(readme[start.upperBound..<end.lowerBound])
+        }
+        let recipe = try block("subgroup-recipe") + "\n" + block("subgroup-paired-recipe")
+        for share in ["0", "0.5"] {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "bgbench-subgroups-\(UUID().uuidString)"
+            ).path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let run = bgbench([
+                "--policy", "fixed,adaptive", "--devices", "40", "--days", "3", "--replications", "2", "--per-device",
+                "--set", "population.bar_off_share=\(share)", "--out", folder, "--quiet",
+            ])
+            try #require(run.code == 0, "\(run.errors)")
+            let check =
+                share == "0"
+                ? """
+                paired_csv = pd.read_csv(f"{folder}/paired.csv")
+                paired_csv = paired_csv[paired_csv.metric == "fresh_open_rate"].set_index(["policy", "seed"])
+                assert len(per_seed) == 2, per_seed
+                for _, row in per_seed.iterrows():
+                    p = paired_csv.loc[(row["policy"], row["seed"])]
+                    for mine, theirs in [("difference", "difference"), ("ci_low", "difference_ci_low"),
+                                         ("ci_high", "difference_ci_high")]:
+                        assert abs(row[mine] - p[theirs]) < 1e-9, (mine, row[mine], p[theirs])
+                replications = pd.read_csv(f"{folder}/replications.csv")
+                r = replications[(replications.metric == "fresh_open_rate") & (replications.policy == "adaptive")].iloc[0]
+                a = across.loc[("adaptive", 0)]
+                for mine, theirs in [("mean", "difference"), ("ci_low", "difference_ci_low"),
+                                     ("ci_high", "difference_ci_high")]:
+                    assert abs(a[mine] - r[theirs]) < 1e-9, (mine, a[mine], r[theirs])
+                """
+                : """
+                assert (per_seed.groupby(["policy", "seed"])["devices"].sum() == 40).all(), per_seed
+                assert set(per_seed["bar_off"]) == {0, 1}, per_seed
+                """
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", recipe + "\n" + check + "\nprint(\"ok\")\n", folder]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0 && out.hasSuffix("ok\n"), "share \(share), python: \(out)")
+        }
+    }
 }

@@ -71,6 +71,7 @@ import BGBenchTestSupport
             ReportFolder.reportFiles == [
                 "summary.csv", "daily.csv", "hourly.csv", "server.csv", "devices.csv", "events.csv",
                 "paired.csv", "paired-archetypes.csv", "replications.csv", "frontier.csv", "frontier-matched.csv",
+                "pareto-pairs.csv",
                 "long.csv",
                 "scenario.json", "run.json",
             ])

@@ -89,14 +89,22 @@ import BGBenchTestSupport
                 "error: '\(dir)/a/1/shard.state': its sums' SHA-256 is not the one its header records: damaged or changed after the shard wrote it (rerun shard 1/3)\n"
             ))
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/out"), "nothing written")
-        // A state of the first format (no SHA-256 of its sums) is refused by its format.
+        // A state of the first format (no SHA-256 of its sums) is refused by its format, and
+        // so is one of format 5, whose payload carried the rows that format 6 streams.
         header["format_version"] = 1
         header["payload_sha256"] = nil
         try Self.write("\(dir)/a/1", header: header, payload: try Self.read("\(dir)/a/0").payload)
         #expect(
             Self.merge(dir) == (
                 65,
-                "error: shard folder '\(dir)/a/1': its shard.state is format 1, this bgbench merges format 5 only: rerun the shard with this bgbench\n"
+                "error: shard folder '\(dir)/a/1': its shard.state is format 1, this bgbench merges format 6 only: rerun the shard with this bgbench\n"
+            ))
+        header["format_version"] = 5
+        try Self.write("\(dir)/a/1", header: header, payload: try Self.read("\(dir)/a/0").payload)
+        #expect(
+            Self.merge(dir) == (
+                65,
+                "error: shard folder '\(dir)/a/1': its shard.state is format 5, this bgbench merges format 6 only: rerun the shard with this bgbench\n"
             ))
     }
 
@@ -146,18 +154,59 @@ import BGBenchTestSupport
                 "error: shard folder '\(dir)/a/2': policy fixed, seed 1: archetype all: fresh_opens \(CSVNumber.format(opens + 5)) > opens \(o)\n"
             ))
 
-        // A negative count in one device's row (devices.csv).
+        // A digit changed in devices.csv, which the shard streamed (format 6): its size is
+        // the manifest's, its SHA-256 not the one shard.state records.
         try Self.write("\(dir)/a/2", header: clean.header, payload: clean.payload)
-        var device = 0
-        try Self.forge("\(dir)/a/2") { r in
-            device = r.devices[1].device
-            r.devices[1].values[Quantity.runs.rawValue] = -3
-        }
+        let devicesCSV = "\(dir)/a/2/devices.csv"
+        let rows = try Data(contentsOf: URL(fileURLWithPath: devicesCSV))
+        var changed = rows
+        let digit = try #require(
+            changed.indices.dropFirst(changed.firstIndex(of: 0x0A)!).first { (0x30...0x38).contains(changed[$0]) })
+        changed[digit] += 1
+        try changed.write(to: URL(fileURLWithPath: devicesCSV))
         #expect(
             Self.merge(dir) == (
                 65,
-                "error: shard folder '\(dir)/a/2': policy fixed, seed 1: device \(device): runs is -3: expected a finite non-negative total\n"
+                "error: '\(devicesCSV)': its SHA-256 is not the one its shard.state records: damaged or changed after the shard wrote it (rerun shard 2/3)\n"
             ))
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/out"), "nothing written")
+        // A row dropped, and the shard's record of its bytes changed to match: counted.
+        try rows.write(to: URL(fileURLWithPath: devicesCSV))
+        var header = clean.header
+        var streamed = try #require(header["rows"] as? [[String: Any]])
+        let firstRow = rows.firstIndex(of: 0x0A)! + 1
+        let secondRow = rows[firstRow...].firstIndex(of: 0x0A)! + 1
+        var shortened = rows
+        shortened.removeSubrange(firstRow..<secondRow)
+        try shortened.write(to: URL(fileURLWithPath: devicesCSV))
+        var results = try #require(streamed[0]["results"] as? [Int])
+        results[0] -= secondRow - firstRow
+        streamed[0]["results"] = results
+        streamed[0]["bytes"] = shortened.count
+        streamed[0]["sha256"] = SHA256.hex([UInt8](shortened))
+        header["rows"] = streamed
+        // The manifest's entry for devices.csv resealed too.
+        var run = try String(contentsOfFile: "\(dir)/a/2/run.json", encoding: .utf8)
+        let entry = try #require(
+            run.range(
+                of: #""bytes" : [0-9]+,\s*"name" : "devices.csv",\s*"sha256" : "[0-9a-f]+""#,
+                options: .regularExpression))
+        run.replaceSubrange(
+            entry,
+            with:
+                "\"bytes\" : \(shortened.count),\n      \"name\" : \"devices.csv\",\n      \"sha256\" : \"\(SHA256.hex([UInt8](shortened)))\""
+        )
+        try run.write(toFile: "\(dir)/a/2/run.json", atomically: true, encoding: .utf8)
+        try Self.write("\(dir)/a/2", header: header, payload: clean.payload)
+        let shard2 = Shard(index: 2, count: 3)!.devices(of: 130).count
+        #expect(
+            Self.merge(dir).1.hasSuffix(
+                "devices.csv's rows of result 1 count \(shard2 - 1) devices, but shard 2/3 holds \(shard2)\n"),
+            "\(Self.merge(dir))")
+        try rows.write(to: URL(fileURLWithPath: devicesCSV))
+        run = run.replacingOccurrences(of: "\"bytes\" : \(shortened.count),", with: "\"bytes\" : \(rows.count),")
+            .replacingOccurrences(of: SHA256.hex([UInt8](shortened)), with: SHA256.hex([UInt8](rows)))
+        try run.write(toFile: "\(dir)/a/2/run.json", atomically: true, encoding: .utf8)
 
         // Background energy far beyond what the runs could cost (the probe's 1.39e124 J is beyond
         // an exact sum's range, 2^192: set so, it reads back as NaN, refused as not finite).

@@ -88,6 +88,54 @@ import BGBenchTestSupport
             ], shards: 3)
     }
 
+    /// Issue 25: a shard streams devices.csv and events.csv into its folder as a whole run
+    /// does (RowSpool), and shard.state records where each result's rows are; the merge
+    /// puts them together result by result in shard order. A traced, per-device pair of
+    /// shards of two policies × two seeds merges byte for byte into the whole run, and
+    /// neither shard's state carries a row.
+    @Test func aTracedPerDeviceShardPairStreamsItsRows() throws {
+        let arguments = [
+            "--policy", "fixed,adaptive", "--days", "3", "--devices", "150", "--per-device", "--trace-devices", "100",
+            "--replications", "2",
+        ]
+        try Self.expectMergeEqualsSingle(arguments, shards: 2)
+        let dir = try Self.temporary()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = bgbench(["run"] + arguments + ["--quiet", "--shard", "1/2", "--out", dir])
+        try #require(r.code == 0, "\(r.errors)")
+        let state = try String(contentsOfFile: dir + "/shard.state", encoding: .utf8)
+        let header = try ShardHeader.parse(state.split(separator: "\n")[0])
+        let rows = try #require(header.rows)
+        #expect(rows.map(\.name) == ["devices.csv", "events.csv"])
+        for file in rows {
+            let bytes = try #require(FileManager.default.contents(atPath: dir + "/" + file.name))
+            #expect(file.bytes == bytes.count && file.sha256 == SHA256.hex([UInt8](bytes)))
+            #expect(file.results.count == 4 && file.header + file.results.reduce(0, +) == file.bytes)
+            #expect(file.results.allSatisfy { $0 > 0 })
+        }
+        // Devices 64–149 (blocks 1 and 2 of 3) in each of the 4 results: 86 lines each.
+        let devices = try #require(FileManager.default.contents(atPath: dir + "/devices.csv"))
+        #expect(devices.count { $0 == 0x0A } == 1 + 4 * 86)
+        // The payload holds the sums (and each counted day's server counts), not the rows.
+        let payload = try #require(Data(base64Encoded: String(state.split(separator: "\n")[1])))
+        let decoded = try ShardState.decode(
+            [UInt8](payload), requests: [try header.request(0)], joint: []
+        ).runs[0]
+        #expect(decoded.count == 4 && decoded.allSatisfy { $0.result.devices.isEmpty && $0.result.trace.isEmpty })
+        #expect(state.utf8.count < rows[1].bytes / 4, "\(state.utf8.count) bytes of shard.state")
+    }
+
+    /// The same for a sweep's shards, each row led by its point's values.
+    @Test func aTracedSweepShardPairStreamsItsRows() throws {
+        try Self.expectMergeEqualsSingle(
+            [
+                "--policy", "fixed,adaptive", "--days", "2", "--devices", "150", "--per-device", "--trace-devices",
+                "70",
+                "--set", "policies.fixed.interval=1h,30m",
+            ],
+            shards: 2, command: "sweep")
+    }
+
     @Test func moreShardsThanDevices() throws {
         try Self.expectMergeEqualsSingle(
             ["--policy", "fixed", "--days", "3", "--devices", "20", "--per-device"], shards: 25)

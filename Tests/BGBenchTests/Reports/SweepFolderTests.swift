@@ -64,7 +64,7 @@ extension SweepTests {
         #expect(
             exact.output
                 == "'\(again)' is identical to baseline '\(out)': summary.csv, daily.csv, hourly.csv, server.csv, "
-                + "devices.csv, events.csv, paired.csv, paired-archetypes.csv, replications.csv, long.csv, pareto-pairs.csv, "
+                + "devices.csv, events.csv, paired.csv, paired-archetypes.csv, replications.csv, pareto-pairs.csv, long.csv, "
                 + "scenario-1.json, scenario-2.json, run.json "
                 + "(run.json without bgbench_version, execution, git_commit, gsl, manifest)\n")
         // A sweep's own files are compared too: long.csv changed (with its manifest entry).
