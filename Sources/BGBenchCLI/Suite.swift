@@ -197,7 +197,7 @@ struct SuiteCommand: CommandDefinition {
         if case .habits(let seed) = task.population {
             let trace = HabitUsers.trace(devices: size.devices, days: size.days, seed: seed)
             options.opensTrace = try readingInput {
-                try OpensTraceReader.parse(
+                try OpensTraceLoader.parse(
                     bytes: Array(trace.utf8), file: "habits(devices=\(size.devices),days=\(size.days),seed=\(seed))")
             }
         }
@@ -232,12 +232,13 @@ struct SuiteCommand: CommandDefinition {
             + "\(card.policies.count) polic\(card.policies.count == 1 ? "y" : "ies") against fixed; \(SummaryTable.fixed(seconds, 1)) s\n"
         for policy in card.policies {
             let a = card.aggregate(policy)
-            out +=
-                "\(policy): dominates \(a.verdicts[.dominates] ?? 0), trades off \(a.verdicts[.tradesOff] ?? 0), "
-                + "indistinguishable \(a.verdicts[.indistinguishable] ?? 0), dominated \(a.verdicts[.dominated] ?? 0); "
-                + "median gap closed to oracle \(ScorecardFiles.percent(a.medianGapOracle)) % (\(a.gapOracleTasks) of \(a.tasks) tasks), "
-                + "to prophet \(ScorecardFiles.percent(a.medianGapProphet)) % (\(a.gapProphetTasks) of \(a.tasks)); "
-                + "constraints met in \(a.constraintsPassed) of \(a.tasks)\n"
+            let verdicts =
+                "dominates \(a.verdicts[.dominates] ?? 0), trades off \(a.verdicts[.tradesOff] ?? 0), "
+                + "indistinguishable \(a.verdicts[.indistinguishable] ?? 0), dominated \(a.verdicts[.dominated] ?? 0)"
+            let oracle =
+                "median gap closed to oracle \(ScorecardFiles.percent(a.medianGapOracle)) % (\(a.gapOracleTasks) of \(a.tasks) tasks)"
+            let prophet = "to prophet \(ScorecardFiles.percent(a.medianGapProphet)) % (\(a.gapProphetTasks) of \(a.tasks))"
+            out += "\(policy): \(verdicts); \(oracle), \(prophet); constraints met in \(a.constraintsPassed) of \(a.tasks)\n"
         }
         return out
     }

@@ -142,7 +142,7 @@ public enum ScorecardFiles {
     // MARK: scorecard.md
 
     /// A share or rate in percent with one decimal; an interval in brackets.
-    static func percent(_ e: Estimate?, signed: Bool = false) -> String {
+    public static func percent(_ e: Estimate?, signed: Bool = false) -> String {
         guard let e, e.value.isFinite else { return "—" }
         func f(_ x: Double) -> String { String(format: signed ? "%+.1f" : "%.1f", x * 100) }
         guard let low = e.low, let high = e.high else { return f(e.value) }

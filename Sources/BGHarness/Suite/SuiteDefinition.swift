@@ -94,8 +94,12 @@ private struct SuiteReader {
     let file: String
     let document: JSONDocument
 
-    func fail(_ path: String, _ message: String) -> SuiteError {
-        let at = document.valuePositions[path] ?? document.keyPositions[path]
+    /// An error at the value of `path` (at its key with `atKey`, as for an unknown member).
+    func fail(_ path: String, _ message: String, atKey: Bool = false) -> SuiteError {
+        let at =
+            atKey
+            ? document.keyPositions[path] ?? document.valuePositions[path]
+            : document.valuePositions[path] ?? document.keyPositions[path]
         let place = at.map { "\(file):\($0.line):\($0.column)" } ?? file
         return SuiteError("\(place): \(path.isEmpty ? "the definition" : path): \(message)")
     }
@@ -107,7 +111,7 @@ private struct SuiteReader {
         for key in object.keys where !keys.contains(key) {
             throw fail(
                 JSONPathText.key(path, key),
-                "unknown member; expected one of \(keys.sorted().joined(separator: ", "))")
+                "unknown member; expected one of \(keys.sorted().joined(separator: ", "))", atKey: true)
         }
         for key in required.sorted() where object[key] == nil {
             throw fail(path, "member '\(key)' is missing")

@@ -106,22 +106,22 @@ import BGBenchTestSupport
     @Test(arguments: [
         (
             #""version": "test""#, #""version": "test", "colour": 1"#,
-            "tiny.json:2:63: colour: unknown member; expected one of bootstrap, constraints, defaults, description, excluded, quick, suite, tasks, version"
+            "tiny.json:2:48: colour: unknown member; expected one of bootstrap, constraints, defaults, description, excluded, quick, suite, tasks, version"
         ),
         (
-            #""why": "the reference"}, "#, #""why": "the reference"}, {"id": "news", "scenario": "news", "why": "again"}"#,
-            "tiny.json:8:70: tasks[1].id: task 'news' is defined twice"
+            #""why": "the reference"}"#, #""why": "the reference"}, {"id": "news", "scenario": "news", "why": "again"}"#,
+            "tiny.json:7:80: tasks[1].id: task 'news' is defined twice"
         ),
-        (#""tasks": ["news"]"#, #""tasks": ["sports"]"#, "tiny.json:4:22: quick.tasks[0]: no task 'sports' in the suite"),
+        (#""tasks": ["news"]"#, #""tasks": ["sports"]"#, "tiny.json:4:23: quick.tasks[0]: no task 'sports' in the suite"),
         (
             #""days": 6, "warmup_days": 1"#, #""days": 6, "warmup_days": 6"#,
-            "tiny.json:3:64: defaults.warmup_days: expected fewer than days (6)"
+            "tiny.json:3:57: defaults.warmup_days: expected fewer than days (6)"
         ),
         (
             #""metric": "killed_per_day""#, #""metric": "staleness_p95_s""#,
-            "tiny.json:5:34: constraints[0].metric: 'staleness_p95_s' is not a summary.csv metric (a quantile cannot be a constraint)"
+            "tiny.json:5:30: constraints[0].metric: 'staleness_p95_s' is not a summary.csv metric (a quantile cannot be a constraint)"
         ),
-        (#""replications": 2},"#, #""replications": 1},"#, "tiny.json:3:84: defaults.replications: expected an integer from 2 to 100"),
+        (#""replications": 2},"#, #""replications": 1},"#, "tiny.json:3:87: defaults.replications: expected an integer from 2 to 100"),
     ])
     func definitionMistakes(find: String, replace: String, line: String) throws {
         let text = Self.tiny.replacingOccurrences(of: find, with: replace)
