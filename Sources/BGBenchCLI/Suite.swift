@@ -36,7 +36,9 @@ struct SuiteCommand: CommandDefinition {
     }()
     static var options: [Option<Values>] {
         [
-            .flag("quick", \.quick, help: "the suite's quick subset: fewer tasks, devices, days and seeds (wider intervals)"),
+            .flag(
+                "quick", \.quick,
+                help: "the suite's quick subset: fewer tasks, devices, days and seeds (wider intervals)"),
             .value(
                 "task", "ID[,ID...]", expected: "task ids of the suite, separated by commas",
                 help: "score these tasks only (the scorecard says which ran)", defaultText: "every task"
@@ -49,7 +51,8 @@ struct SuiteCommand: CommandDefinition {
             RunArguments.options.option("policy").lifted(\Values.run)
                 .withHelp("the policies to score (not fixed, oracle or prophet), or 'all'"),
             RunArguments.options.option("set").lifted(\Values.run)
-                .withHelp("a scored policy's parameter, policies.NAME.FIELD=VALUE (the only change the run rules allow)"),
+                .withHelp(
+                    "a scored policy's parameter, policies.NAME.FIELD=VALUE (the only change the run rules allow)"),
             RunArguments.options.option("threads").lifted(\Values.run),
             RunArguments.options.option("out").lifted(\Values.run),
             RunArguments.options.option("force").lifted(\Values.run),
@@ -187,7 +190,8 @@ struct SuiteCommand: CommandDefinition {
                 code: 65, hint: false)
         }
         let loaded = try readingInput {
-            try ScenarioLoader.load(json: text, file: "preset:\(task.scenario)", overrides: task.overrides + common.overrides)
+            try ScenarioLoader.load(
+                json: text, file: "preset:\(task.scenario)", overrides: task.overrides + common.overrides)
         }
         let size = task.size
         var options = RunOptions(
@@ -237,8 +241,10 @@ struct SuiteCommand: CommandDefinition {
                 + "indistinguishable \(a.verdicts[.indistinguishable] ?? 0), dominated \(a.verdicts[.dominated] ?? 0)"
             let oracle =
                 "median gap closed to oracle \(ScorecardFiles.percent(a.medianGapOracle)) % (\(a.gapOracleTasks) of \(a.tasks) tasks)"
-            let prophet = "to prophet \(ScorecardFiles.percent(a.medianGapProphet)) % (\(a.gapProphetTasks) of \(a.tasks))"
-            out += "\(policy): \(verdicts); \(oracle), \(prophet); constraints met in \(a.constraintsPassed) of \(a.tasks)\n"
+            let prophet =
+                "to prophet \(ScorecardFiles.percent(a.medianGapProphet)) % (\(a.gapProphetTasks) of \(a.tasks))"
+            out +=
+                "\(policy): \(verdicts); \(oracle), \(prophet); constraints met in \(a.constraintsPassed) of \(a.tasks)\n"
         }
         return out
     }

@@ -242,7 +242,8 @@ extension ReportFile {
         frontierMatched, pointPairs,
         paretoPairs, long,
         scenario,
-        scenarioPoint, shardState, scorecardCSV, scorecardMarkdown, scorecardJSON, run, headlinePNG, frontierPNG, dailyPNG, hourlyPNG, frontierCurvesPNG, stalenessPNG,
+        scenarioPoint, shardState, scorecardCSV, scorecardMarkdown, scorecardJSON, run, headlinePNG, frontierPNG,
+        dailyPNG, hourlyPNG, frontierCurvesPNG, stalenessPNG,
         energyPNG,
     ]
 

@@ -117,7 +117,8 @@ public enum ShardMerge {
         try check(parts)
         let header = parts[0].header
         if header.kind == .suite {
-            throw MergeError.refused("'\(parts[0].folder)': a suite is merged by 'bgbench suite --merge', not 'bgbench merge'")
+            throw MergeError.refused(
+                "'\(parts[0].folder)': a suite is merged by 'bgbench suite --merge', not 'bgbench merge'")
         }
         let requests = try header.runs.indices.map(header.request)
         let seeds = requests.first?.seeds.count ?? 0

@@ -39,7 +39,8 @@ public struct Scorecard: Sendable {
         let oracle = mine.compactMap(\.gapOracle.perSeed), prophet = mine.compactMap(\.gapProphet.perSeed)
         return Aggregate(
             policy: policy, verdicts: verdicts,
-            medianGapOracle: Self.bootstrapMedian(oracle, resamples: suite.bootstrapResamples, seed: suite.bootstrapSeed),
+            medianGapOracle: Self.bootstrapMedian(
+                oracle, resamples: suite.bootstrapResamples, seed: suite.bootstrapSeed),
             medianGapProphet: Self.bootstrapMedian(
                 prophet, resamples: suite.bootstrapResamples, seed: suite.bootstrapSeed),
             gapOracleTasks: oracle.count, gapProphetTasks: prophet.count,

@@ -36,7 +36,6 @@ public enum ScorecardFiles {
         }
     }
 
-
     /// Every file in writing order, then run.json: the manifest every report folder has
     /// (its kind, and each file's size and SHA-256, so that a later command replaces the
     /// folder only while it holds what bgbench wrote; Reports/README.md).
@@ -95,10 +94,18 @@ public enum ScorecardFiles {
         }
         for s in card.scores {
             let headlineUnit = MetricTable.named(s.headline)?.unit ?? ""
-            row(s.task, s.policy, "headline_policy", s.headline, s.policyQuality, unit: headlineUnit, interval: "seeds", status: "ok")
-            row(s.task, s.policy, "headline_fixed", s.headline, s.baselineQuality, unit: headlineUnit, interval: "seeds", status: "ok")
-            row(s.task, s.policy, "energy_policy", FrontierAxis.energy.metric.name, s.policyEnergy, unit: "J/day", interval: "seeds", status: "ok")
-            row(s.task, s.policy, "energy_fixed", FrontierAxis.energy.metric.name, s.baselineEnergy, unit: "J/day", interval: "seeds", status: "ok")
+            row(
+                s.task, s.policy, "headline_policy", s.headline, s.policyQuality, unit: headlineUnit, interval: "seeds",
+                status: "ok")
+            row(
+                s.task, s.policy, "headline_fixed", s.headline, s.baselineQuality, unit: headlineUnit,
+                interval: "seeds", status: "ok")
+            row(
+                s.task, s.policy, "energy_policy", FrontierAxis.energy.metric.name, s.policyEnergy, unit: "J/day",
+                interval: "seeds", status: "ok")
+            row(
+                s.task, s.policy, "energy_fixed", FrontierAxis.energy.metric.name, s.baselineEnergy, unit: "J/day",
+                interval: "seeds", status: "ok")
             row(
                 s.task, s.policy, "headline_difference", s.headline, s.qualityDifference, unit: headlineUnit,
                 interval: "seeds", status: s.basis.rawValue)
@@ -109,9 +116,13 @@ public enum ScorecardFiles {
             for (quantity, gap) in [("gap_closed_oracle", s.gapOracle), ("gap_closed_prophet", s.gapProphet)] {
                 switch gap {
                 case .defined(let mean, _):
-                    row(s.task, s.policy, quantity, "fresh_open_rate", mean, unit: "ratio", interval: "seeds", status: "ok")
+                    row(
+                        s.task, s.policy, quantity, "fresh_open_rate", mean, unit: "ratio", interval: "seeds",
+                        status: "ok")
                 case .undefined(let reason):
-                    row(s.task, s.policy, quantity, "fresh_open_rate", nil, unit: "ratio", interval: "none", status: reason)
+                    row(
+                        s.task, s.policy, quantity, "fresh_open_rate", nil, unit: "ratio", interval: "none",
+                        status: reason)
                 }
             }
             for c in s.constraints {
@@ -124,9 +135,13 @@ public enum ScorecardFiles {
         for policy in card.policies {
             let a = card.aggregate(policy)
             for v in TaskScore.Verdict.allCases {
-                row("all", policy, "tasks_\(v.rawValue)", "", Estimate(Double(a.verdicts[v] ?? 0)), unit: "tasks", interval: "none", status: "ok")
+                row(
+                    "all", policy, "tasks_\(v.rawValue)", "", Estimate(Double(a.verdicts[v] ?? 0)), unit: "tasks",
+                    interval: "none", status: "ok")
             }
-            row("all", policy, "tasks_constraints_passed", "", Estimate(Double(a.constraintsPassed)), unit: "tasks", interval: "none", status: "ok")
+            row(
+                "all", policy, "tasks_constraints_passed", "", Estimate(Double(a.constraintsPassed)), unit: "tasks",
+                interval: "none", status: "ok")
             for (quantity, median, defined) in [
                 ("median_gap_closed_oracle", a.medianGapOracle, a.gapOracleTasks),
                 ("median_gap_closed_prophet", a.medianGapProphet, a.gapProphetTasks),
@@ -160,9 +175,11 @@ public enum ScorecardFiles {
         var out = "# Scorecard: \(card.suite.name) v\(card.suite.version)\(card.quick ? " (quick)" : "")\n\n"
         out += "Suite SHA-256 `\(card.suite.sha256)`; bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit)). "
         out += "Every interval is 95 %, across the task's seeds (the median's: a seed-level bootstrap). "
-        out += "Differences are the policy minus `fixed`; pts are percentage points; docs/suite.md explains every number.\n\n"
+        out +=
+            "Differences are the policy minus `fixed`; pts are percentage points; docs/suite.md explains every number.\n\n"
         out += "## Summary\n\n"
-        out += "| policy | dominates | trades off | indistinguishable | dominated | median gap closed to oracle, % | median gap closed to prophet, % | constraints met |\n"
+        out +=
+            "| policy | dominates | trades off | indistinguishable | dominated | median gap closed to oracle, % | median gap closed to prophet, % | constraints met |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|---:|\n"
         for policy in card.policies {
             let a = card.aggregate(policy)
@@ -171,11 +188,13 @@ public enum ScorecardFiles {
                 + "\(percent(a.medianGapOracle)) (\(a.gapOracleTasks) of \(a.tasks)) | \(percent(a.medianGapProphet)) (\(a.gapProphetTasks) of \(a.tasks)) | \(a.constraintsPassed) of \(a.tasks) |\n"
         }
         out += "\n## Tasks\n\n"
-        out += "| task | policy | headline | policy − fixed | basis | J/day: policy − fixed | verdict | gap closed to oracle, % | to prophet, % | constraints |\n"
+        out +=
+            "| task | policy | headline | policy − fixed | basis | J/day: policy − fixed | verdict | gap closed to oracle, % | to prophet, % | constraints |\n"
         out += "|---|---|---|---:|---|---:|---|---:|---:|---|\n"
         for s in card.scores {
             let ratio = MetricTable.named(s.headline)?.unit == "ratio"
-            let dq = ratio ? percent(s.qualityDifference, signed: true) + " pts" : number(s.qualityDifference, signed: true)
+            let dq =
+                ratio ? percent(s.qualityDifference, signed: true) + " pts" : number(s.qualityDifference, signed: true)
             func gap(_ g: GapShare) -> String {
                 switch g {
                 case .defined(let mean, _): percent(mean)

@@ -155,7 +155,9 @@ private struct SuiteReader {
         let devices = try member("devices", 1...100_000, base?.devices)
         let days = try member("days", 1...3650, base?.days)
         let warmup = try member("warmup_days", 0...3649, base?.warmupDays)
-        guard warmup < days else { throw fail(JSONPathText.key(path, "warmup_days"), "expected fewer than days (\(days))") }
+        guard warmup < days else {
+            throw fail(JSONPathText.key(path, "warmup_days"), "expected fewer than days (\(days))")
+        }
         let seed = try member("seed", 0...Int(Int32.max), base.map { Int($0.seed) })
         let replications = try member("replications", 2...100, base?.replications)
         return SuiteSize(
@@ -171,11 +173,14 @@ private struct SuiteReader {
             let metric = try string(JSONPathText.key(p, "metric"), o["metric"])
             guard let row = MetricTable.named(metric), row.kind.quantity != nil else {
                 throw fail(
-                    JSONPathText.key(p, "metric"), "'\(metric)' is not a summary.csv metric (a quantile cannot be a constraint)")
+                    JSONPathText.key(p, "metric"),
+                    "'\(metric)' is not a summary.csv metric (a quantile cannot be a constraint)")
             }
             switch (o["max"], o["min"]) {
-            case (let max?, nil): out.append(.init(metric: metric, limit: try number(JSONPathText.key(p, "max"), max), isMaximum: true))
-            case (nil, let min?): out.append(.init(metric: metric, limit: try number(JSONPathText.key(p, "min"), min), isMaximum: false))
+            case (let max?, nil):
+                out.append(.init(metric: metric, limit: try number(JSONPathText.key(p, "max"), max), isMaximum: true))
+            case (nil, let min?):
+                out.append(.init(metric: metric, limit: try number(JSONPathText.key(p, "min"), min), isMaximum: false))
             default: throw fail(p, "expected exactly one of 'max' and 'min'")
             }
         }
@@ -185,7 +190,9 @@ private struct SuiteReader {
     mutating func definition(sha256: String) throws(SuiteError) -> SuiteDefinition {
         let root = try object(
             "", document.root,
-            keys: ["suite", "version", "description", "defaults", "quick", "constraints", "bootstrap", "tasks", "excluded"],
+            keys: [
+                "suite", "version", "description", "defaults", "quick", "constraints", "bootstrap", "tasks", "excluded",
+            ],
             required: ["suite", "version", "description", "defaults", "quick", "constraints", "bootstrap", "tasks"])
         guard try string("suite", root["suite"]) == SuiteDefinition.kind else {
             throw fail("suite", "expected \"\(SuiteDefinition.kind)\"")
@@ -195,10 +202,13 @@ private struct SuiteReader {
             "defaults", try object("defaults", root["defaults"], keys: Self.sizeKeys, required: Self.sizeKeys),
             over: nil)
         let constraints = try self.constraints("constraints", root["constraints"])
-        let bootstrap = try object("bootstrap", root["bootstrap"], keys: ["resamples", "seed"], required: ["resamples", "seed"])
+        let bootstrap = try object(
+            "bootstrap", root["bootstrap"], keys: ["resamples", "seed"], required: ["resamples", "seed"])
         let resamples = try integer("bootstrap.resamples", bootstrap["resamples"], in: 100...100_000)
         let bootSeed = try integer("bootstrap.seed", bootstrap["seed"], in: 0...Int(Int32.max))
-        guard let taskArray = root["tasks"]?.array, !taskArray.isEmpty else { throw fail("tasks", "expected a non-empty array of tasks") }
+        guard let taskArray = root["tasks"]?.array, !taskArray.isEmpty else {
+            throw fail("tasks", "expected a non-empty array of tasks")
+        }
         var tasks: [SuiteTask] = []
         for (i, element) in taskArray.enumerated() {
             let p = JSONPathText.index("tasks", i)
@@ -218,7 +228,9 @@ private struct SuiteReader {
                 if case .string("model") = value {
                 } else if let habits = value.object, habits.keys == ["habits_seed"] {
                     population = .habits(
-                        seed: UInt64(try integer(JSONPathText.key(pp, "habits_seed"), habits["habits_seed"], in: 0...Int(Int32.max))))
+                        seed: UInt64(
+                            try integer(
+                                JSONPathText.key(pp, "habits_seed"), habits["habits_seed"], in: 0...Int(Int32.max))))
                 } else {
                     throw fail(pp, "expected \"model\" or {\"habits_seed\": N}")
                 }
@@ -226,14 +238,16 @@ private struct SuiteReader {
             tasks.append(
                 SuiteTask(
                     id: id, scenario: try string(JSONPathText.key(p, "scenario"), o["scenario"]),
-                    overrides: try o["set"].map { v throws(SuiteError) in try strings(JSONPathText.key(p, "set"), v) } ?? [],
+                    overrides: try o["set"].map { v throws(SuiteError) in try strings(JSONPathText.key(p, "set"), v) }
+                        ?? [],
                     population: population, size: try size(p, o, over: defaults),
                     constraints: try o["constraints"].map { v throws(SuiteError) in
                         try self.constraints(JSONPathText.key(p, "constraints"), v)
                     } ?? constraints,
                     why: try string(JSONPathText.key(p, "why"), o["why"])))
         }
-        let quickObject = try object("quick", root["quick"], keys: Self.sizeKeys.union(["tasks"]), required: Self.sizeKeys.union(["tasks"]))
+        let quickObject = try object(
+            "quick", root["quick"], keys: Self.sizeKeys.union(["tasks"]), required: Self.sizeKeys.union(["tasks"]))
         let quickTasks = try strings("quick.tasks", quickObject["tasks"])
         for (i, id) in quickTasks.enumerated() where !tasks.contains(where: { $0.id == id }) {
             throw fail(JSONPathText.index("quick.tasks", i), "no task '\(id)' in the suite")

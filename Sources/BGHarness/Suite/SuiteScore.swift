@@ -126,8 +126,10 @@ extension TaskScore {
         func perSeed(_ metric: Metric, _ label: String) -> [Double] {
             report.seeds.map { seed in
                 let result = run.results.first { $0.policy == label && $0.seed == seed }!
-                return metric.kind.estimate(FleetEstimates(tally: result.tally, days: run.countedDays), batteryJoules: battery)
-                    .value
+                return metric.kind.estimate(
+                    FleetEstimates(tally: result.tally, days: run.countedDays), batteryJoules: battery
+                )
+                .value
             }
         }
         let qP = perSeed(headline, policy), qF = perSeed(headline, baseline)

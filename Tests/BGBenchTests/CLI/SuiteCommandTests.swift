@@ -68,11 +68,15 @@ import BGBenchTestSupport
         let suite = try Self.tinySuite(), a = freshFolder("suite-t1"), b = freshFolder("suite-t2")
         defer { for f in [suite, a, b] { try? FileManager.default.removeItem(atPath: f) } }
         for (out, threads) in [(a, "1"), (b, "2")] {
-            let r = bgbench(["suite", "--suite", suite, "--policy", "usage", "--threads", threads, "--out", out, "--quiet"])
+            let r = bgbench([
+                "suite", "--suite", suite, "--policy", "usage", "--threads", threads, "--out", out, "--quiet",
+            ])
             #expect(r.code == 0, "\(r.errors)")
         }
         for name in ["scorecard.csv", "scorecard.md"] {
-            #expect(try Data(contentsOf: URL(fileURLWithPath: a + "/" + name)) == Data(contentsOf: URL(fileURLWithPath: b + "/" + name)))
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: a + "/" + name))
+                    == Data(contentsOf: URL(fileURLWithPath: b + "/" + name)))
         }
     }
 

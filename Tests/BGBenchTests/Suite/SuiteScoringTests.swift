@@ -109,10 +109,14 @@ import BGBenchTestSupport
             "tiny.json:2:48: colour: unknown member; expected one of bootstrap, constraints, defaults, description, excluded, quick, suite, tasks, version"
         ),
         (
-            #""why": "the reference"}"#, #""why": "the reference"}, {"id": "news", "scenario": "news", "why": "again"}"#,
+            #""why": "the reference"}"#,
+            #""why": "the reference"}, {"id": "news", "scenario": "news", "why": "again"}"#,
             "tiny.json:7:80: tasks[1].id: task 'news' is defined twice"
         ),
-        (#""tasks": ["news"]"#, #""tasks": ["sports"]"#, "tiny.json:4:23: quick.tasks[0]: no task 'sports' in the suite"),
+        (
+            #""tasks": ["news"]"#, #""tasks": ["sports"]"#,
+            "tiny.json:4:23: quick.tasks[0]: no task 'sports' in the suite"
+        ),
         (
             #""days": 6, "warmup_days": 1"#, #""days": 6, "warmup_days": 6"#,
             "tiny.json:3:57: defaults.warmup_days: expected fewer than days (6)"
@@ -121,7 +125,10 @@ import BGBenchTestSupport
             #""metric": "killed_per_day""#, #""metric": "staleness_p95_s""#,
             "tiny.json:5:30: constraints[0].metric: 'staleness_p95_s' is not a summary.csv metric (a quantile cannot be a constraint)"
         ),
-        (#""replications": 2},"#, #""replications": 1},"#, "tiny.json:3:87: defaults.replications: expected an integer from 2 to 100"),
+        (
+            #""replications": 2},"#, #""replications": 1},"#,
+            "tiny.json:3:87: defaults.replications: expected an integer from 2 to 100"
+        ),
     ])
     func definitionMistakes(find: String, replace: String, line: String) throws {
         let text = Self.tiny.replacingOccurrences(of: find, with: replace)
