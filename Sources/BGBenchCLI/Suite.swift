@@ -13,6 +13,9 @@ struct SuiteCommand: CommandDefinition {
         var quick = false
         var tasks: [String]?
         var suite = "v1"
+        var compare = false
+        /// The two scorecard folders `--compare` reads.
+        var folders: [String] = []
     }
 
     static let name = "suite"
@@ -21,6 +24,8 @@ struct SuiteCommand: CommandDefinition {
                                      score policies on the versioned benchmark suite
                                      against fixed at matched energy, with oracle and
                                      prophet as references (scorecard.csv, .md, .json)
+        bgbench suite --compare A B  compare two scorecard folders of one suite version
+                                     task by task (B − A, paired where seeds match)
         """
     static let reference: String? = "docs/suite.md"
     static let discussion: String? = """
@@ -36,6 +41,9 @@ struct SuiteCommand: CommandDefinition {
     }()
     static var options: [Option<Values>] {
         [
+            .flag(
+                "compare", \.compare,
+                help: "compare the scorecard folders A and B (two arguments) task by task; nothing is run or written"),
             .flag(
                 "quick", \.quick,
                 help: "the suite's quick subset: fewer tasks, devices, days and seeds (wider intervals)"),
@@ -65,7 +73,21 @@ struct SuiteCommand: CommandDefinition {
     /// What `bgbench suite` never scores: the baseline and the references.
     static let references = [FixedPolicy.name] + TaskScore.bounds
 
+    static func positional(_ word: String, _ values: inout Values) throws {
+        values.folders.append(word)
+    }
+
     static func run<Out: TextOutputStream>(_ values: Values, _ invocation: Invocation, output: inout Out) throws {
+        if values.compare {
+            guard values.folders.count == 2 else {
+                throw CLIError.usage(
+                    "'--compare' needs two scorecard folders, A and B; got \(values.folders.count)")
+            }
+            return try compare(values.folders[0], values.folders[1], output: &output)
+        }
+        if let word = values.folders.first {
+            throw CLIError.usage("unexpected argument '\(word)': 'suite' takes folders only with '--compare'")
+        }
         var common = values.run
         try common.finish()
         let suite = try loadSuite(values.suite)
@@ -247,5 +269,50 @@ struct SuiteCommand: CommandDefinition {
                 "\(policy): \(verdicts); \(oracle), \(prophet); constraints met in \(a.constraintsPassed) of \(a.tasks)\n"
         }
         return out
+    }
+
+    /// `--compare A B`: the table of B − A per task, policy pair and quantity, and the
+    /// warnings (another build, tasks in one only) on stderr.
+    static func compare<Out: TextOutputStream>(
+        _ a: String, _ b: String, output: inout Out
+    ) throws {
+        let outcome = try Command.readingReportFolders {
+            try ScorecardComparison.compare(
+                ScorecardFolder(path: a, role: "A"), ScorecardFolder(path: b, role: "B"))
+        }
+        var errors = StandardStream.error
+        for line in outcome.warnings { errors.write(line + "\n") }
+        output.write(comparisonTable(outcome))
+    }
+
+    /// One line per task, policy pair and quantity: B − A with its interval, in percentage
+    /// points for ratios, and how it was tested.
+    static func comparisonTable(_ outcome: ScorecardComparison.Outcome) -> String {
+        var lines = ["B − A, per task (95 % intervals across seeds; rates in percentage points)"]
+        let taskWidth = max(4, outcome.rows.map(\.task.count).max() ?? 0)
+        let pairWidth = max(6, outcome.rows.map { "\($0.policyA) → \($0.policyB)".count }.max() ?? 0)
+        func pad(_ s: String, _ w: Int) -> String { s + String(repeating: " ", count: max(0, w - s.count)) }
+        lines.append(
+            [pad("task", taskWidth), pad("A → B", pairWidth), pad("quantity", 20), pad("B − A [95 % CI]", 28), "test"]
+                .joined(separator: "  "))
+        for r in outcome.rows {
+            let ratio = r.quantity != "headline_difference" || MetricTable.named(r.metric)?.unit == "ratio"
+            let scale = ratio ? 100.0 : 1
+            var cell = "-"
+            if let d = r.difference {
+                let decimals = SummaryTable.intervalDecimals(d, scale: scale) ?? 2
+                func f(_ x: Double) -> String { SummaryTable.fixed(x * scale, decimals) }
+                cell = "\(f(d.value))\(ratio ? " pts" : "")"
+                if let low = d.low, let high = d.high { cell += " [\(f(low)), \(f(high))]" }
+            }
+            let quantity = r.quantity == "headline_difference" ? r.metric : r.quantity
+            lines.append(
+                [
+                    pad(r.task, taskWidth), pad("\(r.policyA) → \(r.policyB)", pairWidth), pad(quantity, 20),
+                    pad(cell, 28), r.status,
+                ]
+                .joined(separator: "  "))
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -186,7 +186,7 @@ extension ReportFile {
         name: "scorecard.csv", format: .csv(header: scorecardHeader), folders: [.suite], when: "`bgbench suite`",
         writer: "ScorecardFiles.csv", readBack: .compared,
         what:
-            "a suite's scores in tidy form: one row per task × policy × quantity (the points, the difference from `fixed` at matched energy or at the points, the verdict, the gaps closed, each constraint), then the aggregates as task `all` (docs/suite.md)"
+            "a suite's scores in tidy form: one row per task × policy × quantity (the points, the difference from `fixed` at matched energy or at the points, the verdict, the gaps closed, each constraint) across seeds, the differences and gaps also seed by seed (`seed`), then the aggregates as task `all`; `scope` says what it can be compared with (docs/suite.md)"
     )
     public static let scorecardMarkdown = ReportFile(
         name: "scorecard.md", format: .text, folders: [.suite], when: "`bgbench suite`",
@@ -200,8 +200,8 @@ extension ReportFile {
     )
     /// scorecard.csv's columns (`ScorecardFiles.csv` writes them).
     public static let scorecardHeader = [
-        "suite_version", "task", "policy", "quantity", "metric", "value", "ci_low", "ci_high", "unit", "interval",
-        "status",
+        "suite_version", "scope", "task", "policy", "quantity", "metric", "seed", "value", "ci_low", "ci_high", "unit",
+        "interval", "status",
     ]
     public static let run = ReportFile(
         name: "run.json", format: .json, folders: every.union([.suite]), when: "always", writer: "ReportWriter.runJSON",
@@ -234,6 +234,10 @@ extension ReportFile {
     public static let energyPNG = ReportFile(
         name: "energy.png", format: .png, folders: [.run], when: "`bgbench plot`", writer: "Reports/plot.py",
         readBack: .drawn, what: "energy per device-day by what spends it, and the work behind it, per policy")
+    public static let scorecardPNG = ReportFile(
+        name: "scorecard.png", format: .png, folders: [.suite], when: "`bgbench plot`", writer: "Reports/plot.py",
+        readBack: .drawn,
+        what: "per task, the share of the gaps to oracle and prophet each policy closes, and its verdict against fixed")
 
     /// Every report file, in the order `check --exact` compares them and `check --update`
     /// copies them (run.json last, as it marks a complete folder), the figures after.
@@ -244,7 +248,7 @@ extension ReportFile {
         scenario,
         scenarioPoint, shardState, scorecardCSV, scorecardMarkdown, scorecardJSON, run, headlinePNG, frontierPNG,
         dailyPNG, hourlyPNG, frontierCurvesPNG, stalenessPNG,
-        energyPNG,
+        energyPNG, scorecardPNG,
     ]
 
     /// The entry whose name (or pattern) `name` is.

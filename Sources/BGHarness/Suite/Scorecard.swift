@@ -15,6 +15,21 @@ public struct Scorecard: Sendable {
         self.suite = suite; self.quick = quick; self.tasks = tasks; self.policies = policies; self.scores = scores
     }
 
+    /// What a scorecard can be compared with (docs/suite.md, "Run rules"): every task of
+    /// the suite at its sizes (`full`), the quick subset at its sizes (`quick`, comparable
+    /// with other quick scorecards only), or tasks chosen by `--task` (`partial`: its
+    /// aggregates are over those tasks and comparable with no other scorecard's).
+    public enum Scope: String, Sendable, Equatable {
+        case full, quick, partial
+    }
+
+    public var scope: Scope {
+        let ids = Set(tasks.map(\.id))
+        return quick
+            ? (ids == Set(suite.quick.tasks) ? .quick : .partial)
+            : (ids == Set(suite.tasks.map(\.id)) ? .full : .partial)
+    }
+
     /// One policy's summary over the tasks.
     public struct Aggregate: Sendable, Equatable {
         public var policy: String

@@ -50,7 +50,7 @@ public enum ScorecardFiles {
     }
 
     struct RunJSON: Encodable {
-        struct Suite: Encodable { var version: String, sha256: String, quick: Bool }
+        struct Suite: Encodable { var version: String, sha256: String, quick: Bool, scope: String }
         struct File: Encodable { var name: String, bytes: Int, sha256: String }
         struct Execution: Encodable { var commandLine: [String] }
         var schemaVersion = ReportWriter.schemaVersion
@@ -69,7 +69,8 @@ public enum ScorecardFiles {
             return RunJSON.File(name: name, bytes: bytes.count, sha256: SHA256.hex(bytes))
         }
         let run = RunJSON(
-            suite: .init(version: card.suite.version, sha256: card.suite.sha256, quick: card.quick),
+            suite: .init(
+                version: card.suite.version, sha256: card.suite.sha256, quick: card.quick, scope: card.scope.rawValue),
             manifest: manifest, execution: .init(commandLine: commandLine))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -82,18 +83,29 @@ public enum ScorecardFiles {
     public static func csv(_ card: Scorecard) -> String {
         var w = CSVWriter("")
         w.row(ReportFile.scorecardHeader)
-        let version = card.suite.version
+        let version = card.suite.version, scope = card.scope.rawValue
         func row(
             _ task: String, _ policy: String, _ quantity: String, _ metric: String, _ e: Estimate?, unit: String,
-            interval: String, status: String
+            interval: String, status: String, seed: UInt64? = nil
         ) {
             w.row([
-                version, task, policy, quantity, metric, CSVNumber.format(e?.value), CSVNumber.format(e?.low),
-                CSVNumber.format(e?.high), unit, e?.low == nil ? "none" : interval, status,
+                version, scope, task, policy, quantity, metric, seed.map(String.init) ?? "", CSVNumber.format(e?.value),
+                CSVNumber.format(e?.low), CSVNumber.format(e?.high), unit, e?.low == nil ? "none" : interval, status,
             ])
+        }
+        /// A quantity's per-seed values, one row each after its row across seeds.
+        func perSeed(
+            _ s: TaskScore, _ quantity: String, _ metric: String, _ values: [Double]?, unit: String, status: String
+        ) {
+            for (seed, v) in zip(s.seeds, values ?? []) {
+                row(
+                    s.task, s.policy, quantity, metric, Estimate(v), unit: unit, interval: "none", status: status,
+                    seed: seed)
+            }
         }
         for s in card.scores {
             let headlineUnit = MetricTable.named(s.headline)?.unit ?? ""
+            let energy = FrontierAxis.energy.metric.name
             row(
                 s.task, s.policy, "headline_policy", s.headline, s.policyQuality, unit: headlineUnit, interval: "seeds",
                 status: "ok")
@@ -101,24 +113,29 @@ public enum ScorecardFiles {
                 s.task, s.policy, "headline_fixed", s.headline, s.baselineQuality, unit: headlineUnit,
                 interval: "seeds", status: "ok")
             row(
-                s.task, s.policy, "energy_policy", FrontierAxis.energy.metric.name, s.policyEnergy, unit: "J/day",
-                interval: "seeds", status: "ok")
+                s.task, s.policy, "energy_policy", energy, s.policyEnergy, unit: "J/day", interval: "seeds",
+                status: "ok")
             row(
-                s.task, s.policy, "energy_fixed", FrontierAxis.energy.metric.name, s.baselineEnergy, unit: "J/day",
-                interval: "seeds", status: "ok")
+                s.task, s.policy, "energy_fixed", energy, s.baselineEnergy, unit: "J/day", interval: "seeds",
+                status: "ok")
             row(
                 s.task, s.policy, "headline_difference", s.headline, s.qualityDifference, unit: headlineUnit,
                 interval: "seeds", status: s.basis.rawValue)
+            perSeed(
+                s, "headline_difference", s.headline, s.qualityDifferencePerSeed, unit: headlineUnit,
+                status: s.basis.rawValue)
             row(
-                s.task, s.policy, "energy_difference", FrontierAxis.energy.metric.name, s.energyDifference,
-                unit: "J/day", interval: "seeds", status: s.basis.rawValue)
+                s.task, s.policy, "energy_difference", energy, s.energyDifference, unit: "J/day", interval: "seeds",
+                status: s.basis.rawValue)
+            perSeed(s, "energy_difference", energy, s.energyDifferencePerSeed, unit: "J/day", status: s.basis.rawValue)
             row(s.task, s.policy, "verdict", s.headline, nil, unit: "", interval: "none", status: s.verdict.rawValue)
             for (quantity, gap) in [("gap_closed_oracle", s.gapOracle), ("gap_closed_prophet", s.gapProphet)] {
                 switch gap {
-                case .defined(let mean, _):
+                case .defined(let mean, let values):
                     row(
                         s.task, s.policy, quantity, "fresh_open_rate", mean, unit: "ratio", interval: "seeds",
                         status: "ok")
+                    perSeed(s, quantity, "fresh_open_rate", values, unit: "ratio", status: "ok")
                 case .undefined(let reason):
                     row(
                         s.task, s.policy, quantity, "fresh_open_rate", nil, unit: "ratio", interval: "none",
@@ -173,6 +190,15 @@ public enum ScorecardFiles {
 
     public static func markdown(_ card: Scorecard) -> String {
         var out = "# Scorecard: \(card.suite.name) v\(card.suite.version)\(card.quick ? " (quick)" : "")\n\n"
+        switch card.scope {
+        case .full: break
+        case .quick:
+            out +=
+                "**Quick subset** (\(card.tasks.count) of \(card.suite.tasks.count) tasks, smaller fleets, fewer seeds): comparable only with other quick scorecards of this suite version.\n\n"
+        case .partial:
+            out +=
+                "**Not comparable**: tasks chosen with `--task` (\(card.tasks.map(\.id).joined(separator: ", "))); the aggregates are over these tasks only.\n\n"
+        }
         out += "Suite SHA-256 `\(card.suite.sha256)`; bgbench \(BuildInfo.version) (commit \(BuildInfo.gitCommit)). "
         out += "Every interval is 95 %, across the task's seeds (the median's: a seed-level bootstrap). "
         out +=
@@ -218,7 +244,7 @@ public enum ScorecardFiles {
 
     struct Manifest: Encodable {
         struct Suite: Encodable {
-            var name: String, version: String, sha256: String, quick: Bool, tasks: [String]
+            var name: String, version: String, sha256: String, quick: Bool, scope: String, tasks: [String]
             var bootstrapResamples: Int, bootstrapSeed: UInt64
         }
         struct Bgbench: Encodable { var version: String, gitCommit: String, gsl: String }
@@ -250,6 +276,7 @@ public enum ScorecardFiles {
         let manifest = Manifest(
             suite: .init(
                 name: card.suite.name, version: card.suite.version, sha256: card.suite.sha256, quick: card.quick,
+                scope: card.scope.rawValue,
                 tasks: card.tasks.map(\.id), bootstrapResamples: card.suite.bootstrapResamples,
                 bootstrapSeed: card.suite.bootstrapSeed),
             bgbench: .init(version: BuildInfo.version, gitCommit: BuildInfo.gitCommit, gsl: BuildInfo.gslVersion),

@@ -9,7 +9,8 @@ public struct TaskScore: Sendable, Equatable {
     public var policy: String
     /// The task's headline metric: the quality axis of the comparison.
     public var headline: String
-    public var seeds: Int
+    /// The task's seeds, in order: what the per-seed values below are indexed by.
+    public var seeds: [UInt64]
     /// The policy's and `fixed`'s points: headline and J/day, means across seeds.
     public var policyQuality: Estimate
     public var baselineQuality: Estimate
@@ -21,6 +22,9 @@ public struct TaskScore: Sendable, Equatable {
     /// in J/day at the points (nil at matched energy, where it is zero by construction).
     public var qualityDifference: Estimate
     public var energyDifference: Estimate?
+    /// The two differences seed by seed (what `suite --compare` pairs across scorecards).
+    public var qualityDifferencePerSeed: [Double]
+    public var energyDifferencePerSeed: [Double]?
     public var verdict: Verdict
     public var gapOracle: GapShare
     public var gapProphet: GapShare
@@ -134,17 +138,19 @@ extension TaskScore {
         }
         let qP = perSeed(headline, policy), qF = perSeed(headline, baseline)
         let eP = perSeed(energy, policy), eF = perSeed(energy, baseline)
-        let matched = report.matchedAcrossSeeds().first {
-            $0.policy == policy && $0.measure == .atBaselineEnergy && $0.reference == baseline
+        // The policy's curve read at fixed's J/day, seed by seed; the points when a seed's
+        // curve does not reach it (or the policy has no knob).
+        let matched = report.seeds.indices.map { s in
+            report.matched(seed: s).first {
+                $0.policy == policy && $0.measure == .atBaselineEnergy && $0.reference == baseline
+            }
         }
-        let basis: Basis, dq: Estimate, de: Estimate?
-        if let matched, matched.status == "ok", let difference = matched.difference {
-            (basis, dq, de) = (.matchedEnergy, difference, nil)
+        let basis: Basis, dq: [Double], de: [Double]?
+        let differences = matched.compactMap { $0?.status == "ok" ? $0?.difference?.value : nil }
+        if differences.count == report.seeds.count, differences.allSatisfy(\.isFinite) {
+            (basis, dq, de) = (.matchedEnergy, differences, nil)
         } else {
-            (basis, dq, de) = (
-                .point, SuiteScoring.acrossSeeds(zip(qP, qF).map { $0 - $1 }),
-                SuiteScoring.acrossSeeds(zip(eP, eF).map { $0 - $1 })
-            )
+            (basis, dq, de) = (.point, zip(qP, qF).map { $0 - $1 }, zip(eP, eF).map { $0 - $1 })
         }
         let fresh = MetricTable.named("fresh_open_rate")!
         let fP = perSeed(fresh, policy), fF = perSeed(fresh, baseline)
@@ -153,11 +159,14 @@ extension TaskScore {
             return ConstraintResult(constraint: c, value: value, passed: SuiteScoring.passes(c, value.value))
         }
         return TaskScore(
-            task: task.id, policy: policy, headline: headline.name, seeds: report.seeds.count,
+            task: task.id, policy: policy, headline: headline.name, seeds: report.seeds,
             policyQuality: SuiteScoring.acrossSeeds(qP), baselineQuality: SuiteScoring.acrossSeeds(qF),
             policyEnergy: SuiteScoring.acrossSeeds(eP), baselineEnergy: SuiteScoring.acrossSeeds(eF),
-            basis: basis, qualityDifference: dq, energyDifference: de,
-            verdict: SuiteScoring.verdict(quality: dq, energy: de),
+            basis: basis, qualityDifference: SuiteScoring.acrossSeeds(dq),
+            energyDifference: de.map(SuiteScoring.acrossSeeds), qualityDifferencePerSeed: dq,
+            energyDifferencePerSeed: de,
+            verdict: SuiteScoring.verdict(
+                quality: SuiteScoring.acrossSeeds(dq), energy: de.map(SuiteScoring.acrossSeeds)),
             gapOracle: SuiteScoring.gapShare(policy: fP, baseline: fF, bound: perSeed(fresh, OraclePolicy.name)),
             gapProphet: SuiteScoring.gapShare(policy: fP, baseline: fF, bound: perSeed(fresh, ProphetPolicy.name)),
             constraints: constraints)

@@ -135,4 +135,29 @@ import BGBenchTestSupport
         #expect(text != Self.tiny, "the case's text is not in the definition")
         #expect(throws: SuiteError(line)) { try SuiteDefinition.parse(text, file: "tiny.json") }
     }
+
+    /// What a scorecard can be compared with: every task (full), the quick subset (quick),
+    /// else partial, said in scorecard.md's first lines and in every scorecard.csv row.
+    @Test func scopes() throws {
+        let two = Self.tiny.replacingOccurrences(
+            of: #""why": "the reference"}"#,
+            with: #""why": "the reference"}, {"id": "fit", "scenario": "fitness-sync", "why": "x"}"#)
+        let suite = try SuiteDefinition.parse(two, file: "two.json")
+        let news = suite.tasks.filter { $0.id == "news" }
+        func card(quick: Bool, _ tasks: [SuiteTask]) -> Scorecard {
+            Scorecard(suite: suite, quick: quick, tasks: tasks, policies: [], scores: [])
+        }
+        #expect(card(quick: false, suite.tasks).scope == .full)
+        #expect(card(quick: true, news).scope == .quick)  // the quick subset is news alone
+        #expect(card(quick: false, news).scope == .partial)
+        #expect(card(quick: true, suite.tasks).scope == .partial)
+        let partial = ScorecardFiles.markdown(card(quick: false, news))
+        #expect(
+            partial.contains(
+                "\n\n**Not comparable**: tasks chosen with `--task` (news); the aggregates are over these tasks only.\n"
+            ))
+        #expect(!ScorecardFiles.markdown(card(quick: false, suite.tasks)).contains("comparable"))
+        #expect(
+            ScorecardFiles.markdown(card(quick: true, news)).contains("comparable only with other quick scorecards"))
+    }
 }
