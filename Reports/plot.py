@@ -23,6 +23,9 @@ hourly.png           (run) the share of opens by hour, and the headline metrics 
                      their share of opens;
 staleness.png        (run) the distribution of staleness at opens, an ECDF per policy (events.csv's
                      traced devices), else the points summary.csv knows (fresh share, median, p95);
+scorecard.png        (suite) per task, the share of the fixed → oracle and fixed → prophet gaps in fresh
+                     opens each policy closes with its 95 % interval across seeds (an undefined share
+                     marked as such), and its verdict against fixed;
 energy.png           (run) energy per device-day by what spends it (background runs, foreground
                      fetches, the processing task) and the background work behind it (scheduled and
                      push runs, image transfers, foreground fetches), per policy.
@@ -946,6 +949,87 @@ def energy(folder, out, written):
 
 # ---------------------------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------------------------
+# A scorecard folder (bgbench suite): scorecard.csv alone.
+
+VERDICTS = {"dominates": ("^", "dominates fixed"), "trades_off": ("D", "trades off"),
+            "indistinguishable": ("o", "indistinguishable"), "dominated": ("v", "dominated by fixed")}
+
+
+def scorecard(path, out, written, asked_policies):
+    """scorecard.png: per task (rows), each policy's share of the gaps closed (two panels, in %)
+    and its verdict (a third); one colour per policy."""
+    card = pd.read_csv(os.path.join(path, "scorecard.csv"), dtype={"seed": str})
+    card = card[card["seed"].isna()]  # the values across seeds (per-seed rows are for --compare)
+    policies = list(dict.fromkeys(card["policy"]))
+    for p in asked_policies or []:
+        if p not in policies:
+            usage_error(f"unknown policy '{p}' for '--policy': expected one of the scorecard's policies "
+                        f"({', '.join(policies)})")
+    policies = asked_policies or policies
+    tasks = [t for t in dict.fromkeys(card["task"]) if t != "all"]
+    styles = palette(policies)
+    height = min(MAX_INCHES, 0.42 * len(tasks) * max(1, len(policies)) ** 0.5 + 1.6)
+    widths = [4.4, 4.4, 0.9 + 0.45 * len(policies), LEGEND_INCHES + 0.6]
+    fig = plt.figure(figsize=(min(MAX_INCHES, sum(widths)), height), layout="constrained")
+    grid = fig.add_gridspec(1, 4, width_ratios=widths)
+    gap_axes = [fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])]
+    verdict_ax, key = fig.add_subplot(grid[0, 2]), fig.add_subplot(grid[0, 3])
+    key.axis("off")
+    step = 0.7 / max(1, len(policies))
+    offset = {p: (i - (len(policies) - 1) / 2) * step for i, p in enumerate(policies)}
+    undefined_seen = False
+    for ax, (quantity, bound) in zip(gap_axes, (("gap_closed_oracle", "oracle"), ("gap_closed_prophet", "prophet"))):
+        for p in policies:
+            colour, marker = styles[p]
+            rows = card[(card["policy"] == p) & (card["quantity"] == quantity)].set_index("task")
+            for i, t in enumerate(tasks):
+                y = i + offset[p]
+                if t not in rows.index:
+                    continue
+                r = rows.loc[t]
+                if r["status"] != "ok" or pd.isna(r["value"]):
+                    ax.plot([0], [y], marker="x", color="#999999", ms=5, ls="none")
+                    undefined_seen = True
+                    continue
+                v, lo, hi = 100 * r["value"], 100 * r["ci_low"], 100 * r["ci_high"]
+                ax.errorbar([v], [y], xerr=[[v - lo], [hi - v]], color=colour, marker=marker, ms=5,
+                            capsize=2, lw=1.1)
+        ax.axvline(0, color="#444444", lw=0.8)
+        ax.axvline(100, color="#444444", lw=0.8, ls=":")
+        ax.set_xlabel(f"fixed → {bound} gap closed, %")
+        ax.set_yticks(range(len(tasks)))
+        ax.set_yticklabels(tasks if ax is gap_axes[0] else [""] * len(tasks), fontsize=8)
+        ax.set_ylim(len(tasks) - 0.5, -0.5)
+        ax.grid(axis="x", color="#dddddd", lw=0.6)
+    for p in policies:
+        colour, _ = styles[p]
+        rows = card[(card["policy"] == p) & (card["quantity"] == "verdict")].set_index("task")
+        for i, t in enumerate(tasks):
+            if t in rows.index:
+                marker, _ = VERDICTS[rows.loc[t]["status"]]
+                verdict_ax.plot([policies.index(p)], [i], marker=marker, color=colour, ms=7, ls="none")
+    verdict_ax.set_xticks(range(len(policies)))
+    verdict_ax.set_xticklabels(policies, rotation=30, ha="right", fontsize=8)
+    verdict_ax.set_xlim(-0.6, len(policies) - 0.4)
+    verdict_ax.set_yticks(range(len(tasks)))
+    verdict_ax.set_yticklabels([""] * len(tasks))
+    verdict_ax.set_ylim(len(tasks) - 0.5, -0.5)
+    verdict_ax.set_xlabel("verdict")
+    verdict_ax.grid(axis="y", color="#eeeeee", lw=0.6)
+    extra = [Line2D([], [], color="#555555", marker=m, ls="none", ms=6, label=text) for m, text in VERDICTS.values()]
+    if undefined_seen:
+        extra.append(Line2D([], [], color="#999999", marker="x", ls="none", ms=5,
+                            label="undefined: the gap is\nwithin its interval"))
+    legend(key, styles, extra=extra)
+    scope = card["scope"].iloc[0] if "scope" in card.columns and len(card) else "full"
+    version = card["suite_version"].iloc[0] if len(card) else "?"
+    title(fig, f"Suite v{version} ({scope}): the share of the gap in fresh opens from fixed to oracle and to "
+               "prophet each policy closes, per task (bars: 95 % intervals across seeds); right: its verdict "
+               "against fixed on the task's headline metric, at matched energy or at the points")
+    save(fig, out, "scorecard.png", written)
+
+
 def main():
     parser = argparse.ArgumentParser(description="Draw a bgbench report folder as PNG files.")
     parser.add_argument("folder")
@@ -957,9 +1041,19 @@ def main():
                         help="pixels per inch (docs/make-gallery.sh draws small ones)")
     args = parser.parse_args()
     out = args.out or args.folder
+    split = lambda text: [w for w in text.split(",") if w] if text else None  # noqa: E731
+    if os.path.exists(os.path.join(args.folder, "scorecard.csv")):
+        if args.metric:
+            usage_error("'--metric' does not apply to a scorecard folder (its quantities are fixed: docs/suite.md)")
+        save.dpi = args.dpi
+        os.makedirs(out, exist_ok=True)
+        written = []
+        scorecard(args.folder, out, written, split(args.policy))
+        for name in written:
+            print(os.path.join(out, name))
+        return
     if not os.path.exists(os.path.join(args.folder, "summary.csv")):
         sys.exit(f"error: no summary.csv in '{args.folder}': expected a bgbench report folder")
-    split = lambda text: [w for w in text.split(",") if w] if text else None  # noqa: E731
     folder = Folder(args.folder, split(args.metric), split(args.policy), args.no_bounds)
     save.dpi = args.dpi
     os.makedirs(out, exist_ok=True)

@@ -62,6 +62,7 @@ enum Command {
         RunCommand.self,
         SweepCommand.self,
         FrontierCommand.self,
+        SuiteCommand.self,
         MergeCommand.self,
         PlotCommand.self,
         ListCommand.self,

@@ -54,7 +54,12 @@ struct PlotCommand: CommandDefinition {
         guard let folder = values.folder else {
             throw CLIError.usage("'plot' needs a report folder, e.g. bgbench plot Reports/latest")
         }
-        guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("summary.csv")) else {
+        let tables = [ReportFile.summary.name, ReportFile.scorecardCSV.name]
+        guard
+            tables.contains(where: {
+                FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent($0))
+            })
+        else {
             throw CLIError(message: "no summary.csv in '\(folder)': expected a bgbench report folder", code: 66)
         }
         // Only a whole folder is drawn: the gate `check` uses (run.json's manifest matches

@@ -20,6 +20,7 @@ public enum StreamPurpose: UInt64, Sendable {
     case transfer = 14  // background transfers' delays (catalog images)
     case processing = 15  // the processing task's first due time
     case habits = 16  // a habits-trace user (HabitUsers, `bgbench habits`), never a simulated device
+    case bootstrap = 17  // the resampling of a suite's scorecard (`bgbench suite`), never a simulated device
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): used only to expand seeds into generator states.

@@ -3,6 +3,8 @@
 /// does a shard's header.
 public enum ReportKind: String, Codable, Sendable, CaseIterable {
     case run, sweep, frontier
+    /// `bgbench suite`'s scorecard folder.
+    case suite
 }
 
 /// Every file bgbench writes into a report folder, once: its name, its format (a CSV's
@@ -32,6 +34,8 @@ public struct ReportFile: Sendable, Equatable {
         /// RFC 4180 CSV with this header (a sweep's files lead with its axis columns).
         case csv(header: [String])
         case json
+        /// Plain text (Markdown).
+        case text
         /// A shard's sufficient statistics (ShardState).
         case state
         /// A figure `bgbench plot` draws, signed in a PNG text chunk (it comes after
@@ -178,8 +182,29 @@ extension ReportFile {
     public static let shardState = ReportFile(
         name: "shard.state", format: .state, folders: every, when: "`--shard K/N`", writer: "ShardState.text",
         readBack: .merged, what: "a shard's sufficient statistics: what `bgbench merge` adds up (\"Shards\" below)")
+    public static let scorecardCSV = ReportFile(
+        name: "scorecard.csv", format: .csv(header: scorecardHeader), folders: [.suite], when: "`bgbench suite`",
+        writer: "ScorecardFiles.csv", readBack: .compared,
+        what:
+            "a suite's scores in tidy form: one row per task × policy × quantity (the points, the difference from `fixed` at matched energy or at the points, the verdict, the gaps closed, each constraint) across seeds, the differences and gaps also seed by seed (`seed`), then the aggregates as task `all`; `scope` says what it can be compared with (docs/suite.md)"
+    )
+    public static let scorecardMarkdown = ReportFile(
+        name: "scorecard.md", format: .text, folders: [.suite], when: "`bgbench suite`",
+        writer: "ScorecardFiles.markdown", readBack: .compared,
+        what: "the scorecard's tables, ready for a paper or a README")
+    public static let scorecardJSON = ReportFile(
+        name: "scorecard.json", format: .json, folders: [.suite], when: "`bgbench suite`",
+        writer: "ScorecardFiles.json", readBack: .compared,
+        what:
+            "what was scored: the suite's version and SHA-256, bgbench's version and commit, every task's fleet, seeds and resolved scenario's SHA-256, the policies' parameters and an external policy's handshake; the host and wall time"
+    )
+    /// scorecard.csv's columns (`ScorecardFiles.csv` writes them).
+    public static let scorecardHeader = [
+        "suite_version", "scope", "task", "policy", "quantity", "metric", "seed", "value", "ci_low", "ci_high", "unit",
+        "interval", "status",
+    ]
     public static let run = ReportFile(
-        name: "run.json", format: .json, folders: every, when: "always", writer: "ReportWriter.runJSON",
+        name: "run.json", format: .json, folders: every.union([.suite]), when: "always", writer: "ReportWriter.runJSON",
         readBack: .runJSON,
         what: "what ran and how fast, and the manifest of every other file (name, size, SHA-256); written last")
     public static let headlinePNG = ReportFile(
@@ -209,6 +234,10 @@ extension ReportFile {
     public static let energyPNG = ReportFile(
         name: "energy.png", format: .png, folders: [.run], when: "`bgbench plot`", writer: "Reports/plot.py",
         readBack: .drawn, what: "energy per device-day by what spends it, and the work behind it, per policy")
+    public static let scorecardPNG = ReportFile(
+        name: "scorecard.png", format: .png, folders: [.suite], when: "`bgbench plot`", writer: "Reports/plot.py",
+        readBack: .drawn,
+        what: "per task, the share of the gaps to oracle and prophet each policy closes, and its verdict against fixed")
 
     /// Every report file, in the order `check --exact` compares them and `check --update`
     /// copies them (run.json last, as it marks a complete folder), the figures after.
@@ -217,8 +246,9 @@ extension ReportFile {
         frontierMatched, pointPairs,
         paretoPairs, long,
         scenario,
-        scenarioPoint, shardState, run, headlinePNG, frontierPNG, dailyPNG, hourlyPNG, frontierCurvesPNG, stalenessPNG,
-        energyPNG,
+        scenarioPoint, shardState, scorecardCSV, scorecardMarkdown, scorecardJSON, run, headlinePNG, frontierPNG,
+        dailyPNG, hourlyPNG, frontierCurvesPNG, stalenessPNG,
+        energyPNG, scorecardPNG,
     ]
 
     /// The entry whose name (or pattern) `name` is.

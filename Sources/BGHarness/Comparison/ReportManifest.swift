@@ -15,7 +15,8 @@ public struct ReportManifest: Sendable {
     }
 
     /// Which command's report the folder is: a sweep's run.json has `sweep`, a frontier's
-    /// has `frontier`, every other (a run, a shard, a merged run) is a run's.
+    /// has `frontier`, a suite's scorecard `suite`, every other (a run, a shard, a merged
+    /// run) is a run's.
     public let kind: ReportKind
     /// In the manifest's order (run.json itself is not listed: it holds the manifest).
     public let entries: [Entry]
@@ -39,7 +40,9 @@ public struct ReportManifest: Sendable {
             entries.append(Entry(name: name, bytes: bytes, sha256: sha))
         }
         self.entries = entries
-        kind = object["sweep"] != nil ? .sweep : object["frontier"] != nil ? .frontier : .run
+        kind =
+            object["sweep"] != nil
+            ? .sweep : object["frontier"] != nil ? .frontier : object["suite"] != nil ? .suite : .run
     }
 
     /// The manifest of the report folder `folder`: nil when it has no run.json; an error

@@ -36,6 +36,11 @@ public struct FrontierRequest: Sendable {
     /// Pairs of policies whose curves are compared with each other at matched energy
     /// (`--compare A,B`: A's curve minus B's), beside each policy against the baseline.
     public var comparisons: [Comparison]
+    /// Policies also run at their own point (the scenario's parameters, labelled by the
+    /// policy's name) after their knob's arms: what `bgbench suite` scores, beside the
+    /// curve it reads at matched energy. A policy with no knob values here
+    /// (`knobValues[name] == []`) is run at its point alone.
+    public var points: [String] = []
     public var options: RunOptions
     public var replications: Int
     public var commandLine: [String]
@@ -127,7 +132,8 @@ public enum Frontier {
     /// The arms, in file order: the baseline first (its policy's point, or the arm of its
     /// knob `--baseline-policy POLICY[KNOB=VALUE]` names), then each policy's knob values
     /// in the given order (a policy without a knob: its point; the baseline's own policy
-    /// without a knob, and the baseline's own arm, are not repeated).
+    /// without a knob, and the baseline's own arm, are not repeated), then its point when
+    /// `points` names it.
     public static func arms(_ request: FrontierRequest) throws -> [FrontierArm] {
         guard !request.policies.isEmpty else { throw FrontierError.noPolicies }
         let base = request.scenario
@@ -157,6 +163,9 @@ public enum Frontier {
                     FrontierArm(
                         label: label(policy: name, knob: knob, value: value), policy: name, knob: knob,
                         value: value, scenario: scenario))
+            }
+            if request.points.contains(name), name != baseline {
+                arms.append(FrontierArm(label: name, policy: name, knob: nil, value: nil, scenario: base.scenario))
             }
         }
         return arms

@@ -116,6 +116,10 @@ public enum ShardMerge {
         let parts = try concurrentMap(folders, threads: threads, part).sorted { $0.header.shard < $1.header.shard }
         try check(parts)
         let header = parts[0].header
+        if header.kind == .suite {
+            throw MergeError.refused(
+                "'\(parts[0].folder)': a suite is merged by 'bgbench suite --merge', not 'bgbench merge'")
+        }
         let requests = try header.runs.indices.map(header.request)
         let seeds = requests.first?.seeds.count ?? 0
         // A frontier's sums: which quantities its quality axis keeps.
@@ -128,7 +132,7 @@ public enum ShardMerge {
         let plan = header.kind == .sweep ? try SweepPlan(points: requests) : nil
         let joint: [(arms: Int, quantities: [Quantity])] =
             switch header.kind {
-            case .run: []
+            case .run, .suite: []
             case .frontier:
                 Array(
                     repeating: (
@@ -175,7 +179,7 @@ public enum ShardMerge {
         }
         reports[0].mergedShards = headers
         switch header.kind {
-        case .run:
+        case .run, .suite:
             return (.run(reports[0]), headers, written)
         case .sweep:
             guard let sweep = header.sweep else {

@@ -36,6 +36,7 @@ import BGBenchTestSupport
             case .run: []
             case .sweep: ["sweep", "--set", "population.bar_off_share=0,0.2"]
             case .frontier: ["frontier", "--knob", "fixed=30m,2h"]
+            case .suite: []  // not among the arguments: SuiteCommandTests checks a scorecard folder
             }
         let arguments =
             command + Self.everyFile + (kind == .frontier ? [] : ["--baseline-policy", "none"]) + ["--out", out]
