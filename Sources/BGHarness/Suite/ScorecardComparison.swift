@@ -172,7 +172,8 @@ public enum ScorecardComparison {
                     let vb = b.values(task: task, policy: pb, quantity: quantity)
                     var row = Row(
                         task: task, policyA: pa, policyB: pb, quantity: quantity,
-                        metric: quantity == "headline_difference" ? a.headline(task: task) ?? "" : "fresh_open_rate",
+                        metric: quantity == "headline_difference"
+                            ? a.headline(task: task) ?? "" : MetricTable.freshOpenRate.name,
                         difference: nil, status: "")
                     if quantity == "headline_difference", va.status != vb.status {
                         // One at matched energy, the other at its point: not the same quantity.

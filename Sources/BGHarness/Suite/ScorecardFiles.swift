@@ -133,12 +133,14 @@ public enum ScorecardFiles {
                 switch gap {
                 case .defined(let mean, let values):
                     row(
-                        s.task, s.policy, quantity, "fresh_open_rate", mean, unit: "ratio", interval: "seeds",
+                        s.task, s.policy, quantity, MetricTable.freshOpenRate.name, mean, unit: "ratio",
+                        interval: "seeds",
                         status: "ok")
-                    perSeed(s, quantity, "fresh_open_rate", values, unit: "ratio", status: "ok")
+                    perSeed(s, quantity, MetricTable.freshOpenRate.name, values, unit: "ratio", status: "ok")
                 case .undefined(let reason):
                     row(
-                        s.task, s.policy, quantity, "fresh_open_rate", nil, unit: "ratio", interval: "none",
+                        s.task, s.policy, quantity, MetricTable.freshOpenRate.name, nil, unit: "ratio",
+                        interval: "none",
                         status: reason)
                 }
             }
@@ -164,7 +166,8 @@ public enum ScorecardFiles {
                 ("median_gap_closed_prophet", a.medianGapProphet, a.gapProphetTasks),
             ] {
                 row(
-                    "all", policy, quantity, "fresh_open_rate", median, unit: "ratio", interval: "bootstrap_seeds",
+                    "all", policy, quantity, MetricTable.freshOpenRate.name, median, unit: "ratio",
+                    interval: "bootstrap_seeds",
                     status: median == nil ? "no_task_defined" : "ok (\(defined) of \(a.tasks) tasks)")
             }
         }

@@ -152,7 +152,7 @@ extension TaskScore {
         } else {
             (basis, dq, de) = (.point, zip(qP, qF).map { $0 - $1 }, zip(eP, eF).map { $0 - $1 })
         }
-        let fresh = MetricTable.named("fresh_open_rate")!
+        let fresh = MetricTable.freshOpenRate
         let fP = perSeed(fresh, policy), fF = perSeed(fresh, baseline)
         let constraints = task.constraints.map { c in
             let value = SuiteScoring.acrossSeeds(perSeed(MetricTable.named(c.metric)!, policy))
