@@ -242,6 +242,39 @@ import BGBenchTestSupport
         #expect(r.output.hasSuffix(", memory about 3.1 GB, files about 110 GB\n"), "\(r.output)")
     }
 
+    /// A started sweep (not `--estimate`) is estimated from its axes' value counts and
+    /// refused before its points are loaded and planned: its second point's interval does
+    /// not load (a usage error, exit 64, when the sweep is small enough to plan), yet 10⁸
+    /// devices × 36,500 days on one worker are refused first, exit 71, the one line naming
+    /// the job, and nothing is written. Before, every point was loaded and planned first
+    /// (minutes of silence for 10⁶ points, issue 25's probe 3.10), so this sweep was the
+    /// usage error.
+    @Test func aStartedSweepIsRefusedBeforeItsPointsArePlanned() {
+        let out = freshPath("sweep-refused")
+        let axis = ["--set", "policies.fixed.interval=1h,bogus"]
+        let small = bgbench(["sweep", "--policy", "fixed", "--devices", "10", "--days", "2", "--out", out] + axis)
+        #expect(small.code == 64, "\(small.errors)")
+        #expect(
+            small.errors.hasPrefix(
+                "error: --set policies.fixed.interval: expected a duration such as 90, \"90s\", \"15m\", \"2h\" or \"1d\"\n"
+            ), "\(small.errors)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let huge = bgbench(
+            ["sweep", "--policy", "fixed", "--devices", "100000000", "--days", "36500", "--threads", "1", "--out", out]
+                + axis)
+        #expect(huge.code == 71, "\(huge.errors)")
+        #expect(
+            huge.errors.hasPrefix(
+                "error: the job (100000000 devices × 36500 days × 2 configurations × 1 seed) would take about "),
+            "\(huge.errors)")
+        #expect(
+            huge.errors.hasSuffix(
+                " days on this machine (docs/limits.md, \"Before a job starts\"): make it smaller, shard it (--shard), or start it anyway with --yes\n"
+            ), "\(huge.errors)")
+        #expect(huge.errors.filter { $0 == "\n" }.count == 1 && huge.output.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     /// From the command line: refused before the folder exists; memory before time.
     @Test func refusalsFromTheCommandLine() {
         let out = freshPath("huge")
