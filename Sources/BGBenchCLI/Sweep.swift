@@ -92,10 +92,12 @@ struct SweepCommand: CommandDefinition {
         let first = try common.request(
             Command.loadScenario(common.scenarioFile, overrides: axes.map { "\($0.path)=\($0.values[0])" }),
             commandLine: commandLine)
-        let job = common.job(
+        var job = common.job(
             passes: SweepPlan.passes(axes: axes, policies: common.policies),
             results: Int(min(size, 1e15)) * common.policies.count, scenario: first.scenario.scenario,
             policies: common.policies)
+        // Every point is loaded and planned, and held to the end (JobEstimate.pointBytes).
+        job.shape.points = Int(min(size, 1e15))
         if common.estimateOnly { return output.write(try common.pipeline(.sweep, work: 0, job: job).admit(job)) }
         let references = try referencePoints(values.references, axes: axes, shard: common.options.shard)
         // Every point is loaded (and so validated) and planned before anything runs, after
