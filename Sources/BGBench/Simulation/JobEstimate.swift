@@ -89,8 +89,8 @@ public struct JobEstimate: Sendable {
     static let tracedBytesPerWorker = 2e6
     /// Per point of a sweep: its scenario, loaded and checked, its request and its place in
     /// the plan, held from planning to the end; and per result of a sweep (a point's policy
-    /// and seed), beyond its daily series: its report and its share of the files' text
-    /// while they are written. Fitted together (least squares, release build) to the peaks
+    /// and seed), what else it holds beyond its daily series (its report, the files' text:
+    /// the peak, not broken down). Fitted together (least squares, release build) to the peaks
     /// of sweeps of 20 to 2,000 points on 1 device × 1 day under one and two policies:
     /// 35 kB and 399 kB (docs/limits.md, "Memory"). A run's few results and their reports
     /// are within `baseBytes`.
