@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # The estimate against what a job takes (docs/limits.md, "Memory" and "Before a job
-# starts"): for each job size, `bgbench ... --estimate` (memory, files, wall time from the
-# calibration), then the job itself under `/usr/bin/time -f "%e %M"` (wall seconds, peak
-# RSS) and `du` of its folder. Prints one markdown row per size: estimated and measured
-# memory, files and time, and the ratios. docs/limits.md's tables come from its output.
+# starts"): for each job size, `bgbench ... --estimate` (memory, files, time from the
+# calibration), then the job itself under `/usr/bin/time -f "%e %M %U %S"` (wall seconds,
+# peak RSS, user and system CPU seconds) and `du` of its folder. Prints one markdown row
+# per size: estimated and measured memory, files and time, and the ratios. The estimate's
+# time is CPU time per worker (the calibration is timed in CPU time and the job's workers
+# are assumed to have a core each), so it is compared with the job's user + system CPU
+# time divided by its workers (`Fleet.workers`: the cores, at most one per block of 64
+# devices), and, apart, with the wall time, which a loaded machine stretches. The CPU
+# time includes the job's own calibration (a few tenths of a second) and writing its
+# files. docs/limits.md's tables come from its output.
 #
 #   Benchmarks/estimate-accuracy.sh [--binary B] [--quick]
 #
@@ -47,10 +53,11 @@ fi
 bytes() { awk -v v="$1" -v u="$2" 'BEGIN { m = (u == "TB") ? 1e12 : (u == "GB") ? 1e9 : (u == "MB") ? 1e6 : (u == "kB") ? 1e3 : 1; printf "%.0f", v * m }'; }
 seconds() { awk -v v="$1" -v u="$2" 'BEGIN { m = (u == "min") ? 60 : (u == "h") ? 3600 : (u == "days") ? 86400 : 1; printf "%.2f", v * m }'; }
 
-echo "Benchmarks/estimate-accuracy.sh with $("$binary" --version | head -1), $(nproc) cores, $(date -u +%F)"
+cores=$(nproc)
+echo "Benchmarks/estimate-accuracy.sh with $("$binary" --version | head -1), $cores cores, $(date -u +%F), $(uptime | sed 's/.*load/load/')"
 echo
-echo "| job | memory est. | memory measured | ratio | files est. | files measured | ratio | time est. | time measured | ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| job | memory est. | memory measured | ratio | files est. | files measured | ratio | time est. | CPU time / workers | ratio | wall time | ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for entry in "${sizes[@]}"; do
     name=${entry%%|*} args=${entry#*|}
     # shellcheck disable=SC2086
@@ -61,11 +68,17 @@ for entry in "${sizes[@]}"; do
     est_mem=$(bytes "$mem_v" "$mem_u") est_out=$(bytes "$out_v" "$out_u") est_t=$(seconds "$t_v" "$t_u")
     rm -rf "$work/r"
     # shellcheck disable=SC2086
-    /usr/bin/time -o "$work/time" -f "%e %M" "$binary" $args --quiet --yes --out "$work/r" >/dev/null
-    read -r wall kb <"$work/time"
+    /usr/bin/time -o "$work/time" -f "%e %M %U %S" "$binary" $args --quiet --yes --out "$work/r" >/dev/null
+    read -r wall kb user sys <"$work/time"
     files=$(du -sb "$work/r" | cut -f1)
-    awk -v n="$name" -v em="$est_mem" -v mm="$((kb * 1024))" -v eo="$est_out" -v mo="$files" -v et="$est_t" -v mt="$wall" '
+    # The job's workers (Fleet.workers): the cores, at most one per block of 64 devices.
+    devices=$(sed -E 's/.*--devices ([0-9]+).*/\1/' <<<"$args")
+    workers=$(( (devices + 63) / 64 < cores ? (devices + 63) / 64 : cores ))
+    awk -v n="$name" -v em="$est_mem" -v mm="$((kb * 1024))" -v eo="$est_out" -v mo="$files" -v et="$est_t" -v mt="$wall" \
+        -v cpu="$(awk -v u="$user" -v s="$sys" -v w="$workers" 'BEGIN { printf "%.2f", (u + s) / w }')" -v w="$workers" '
         function h(b) { return b >= 1e9 ? sprintf("%.2g GB", b / 1e9) : b >= 1e6 ? sprintf("%.3g MB", b / 1e6) : sprintf("%.3g kB", b / 1e3) }
-        BEGIN { printf "| %s | %s | %s | %.2f | %s | %s | %.2f | %.3g s | %.3g s | %.2f |\n", n, h(em), h(mm), em / mm, h(eo), h(mo), eo / mo, et, mt, et / mt }'
+        BEGIN { printf "| %s | %s | %s | %.2f | %s | %s | %.2f | %.3g s | %.3g s (%d) | %.2f | %.3g s | %.2f |\n", n, h(em), h(mm), em / mm, h(eo), h(mo), eo / mo, et, cpu, w, et / cpu, mt, et / mt }'
     rm -rf "$work/r"
 done
+echo
+echo "(load at the end: $(uptime | sed 's/.*load average: //'); the time columns are loose on a loaded machine)"

@@ -77,48 +77,64 @@ struct SweepCommand: CommandDefinition {
                 "parameter '\(twice.element)' given twice in '--set': expected each swept parameter once, with all its values"
             )
         }
+        try refuseRepeatedValues(axes, specs: common.overrides)
         let size = axes.reduce(1.0) { $0 * Double($1.values.count) }
         guard size <= Double(Self.maxPoints) || common.yes else {
             throw CLIError.usage(
                 "the sweep has \(Int(size)) points (the product of its axes' value counts), more than the \(Self.maxPoints) a sweep takes without --yes (docs/limits.md, \"Caps\")"
             )
         }
-        // `--estimate` prices the sweep from its axes' value counts and its first point alone
-        // (SweepPlan.passes): a sweep of 10⁶ points is estimated at once, not after every
-        // point is loaded and planned (issue 25, probe 3.10).
-        if common.estimateOnly {
-            let first = try common.request(
-                Command.loadScenario(
-                    common.scenarioFile, overrides: axes.map { "\($0.path)=\($0.values[0])" }),
-                commandLine: ["bgbench"] + invocation.arguments)
-            let job = common.job(
-                passes: SweepPlan.passes(axes: axes, policies: common.policies),
-                results: Int(min(size, 1e15)) * common.policies.count, scenario: first.scenario.scenario,
-                policies: common.policies)
-            return output.write(try common.pipeline(.sweep, work: 0, job: job).admit(job))
-        }
-        let points = Command.grid(axes)
-        let references = try referencePoints(values.references, axes: axes, points: points, shard: common.options.shard)
-        // Every point is loaded (and so validated) before anything runs.
+        // The sweep is estimated from its axes' value counts and its first point alone
+        // (SweepPlan.passes), and refused or shown before any other point is loaded and
+        // planned: a sweep of 10⁶ points is priced at once (issue 25, probe 3.10), and one
+        // beyond the machine is refused in seconds, not after its points are planned.
         let commandLine = ["bgbench"] + invocation.arguments
-        let requests = try points.map { point in
-            try common.request(
-                Command.loadScenario(common.scenarioFile, overrides: zip(axes, point).map { "\($0.path)=\($1)" }),
-                commandLine: commandLine)
+        let first = try common.request(
+            Command.loadScenario(common.scenarioFile, overrides: axes.map { "\($0.path)=\($0.values[0])" }),
+            commandLine: commandLine)
+        var job = common.job(
+            passes: SweepPlan.passes(axes: axes, policies: common.policies),
+            results: Int(min(size, 1e15)) * common.policies.count, scenario: first.scenario.scenario,
+            policies: common.policies)
+        // Every point is loaded and planned, and held to the end (JobEstimate.pointBytes).
+        job.shape.points = Int(min(size, 1e15))
+        if common.estimateOnly { return output.write(try common.pipeline(.sweep, work: 0, job: job).admit(job)) }
+        let references = try referencePoints(values.references, axes: axes, shard: common.options.shard)
+        // Every point is loaded (and so validated) and planned before anything runs, after
+        // the estimate, with a line on a terminal while it goes (minutes for 10⁶ points).
+        func planPoints() throws -> (points: [[String]], requests: [RunRequest], plan: SweepPlan) {
+            let points = Command.grid(axes)
+            let planning = ProgressLine.make(
+                total: points.count, quiet: common.quiet, lead: "planning: ", unit: "points")
+            defer { planning?.finish() }
+            var requests: [RunRequest] = []
+            requests.reserveCapacity(points.count)
+            for point in points {
+                let overrides = zip(axes, point).map { "\($0.path)=\($1)" }
+                requests.append(
+                    try common.request(
+                        Command.loadScenario(common.scenarioFile, overrides: overrides), commandLine: commandLine))
+                planning?.advance(1)
+            }
+            try refuseRepeatedValues(axes, specs: common.overrides, points: points, scenarios: requests.map(\.scenario))
+            let indices = references.map { r in points.indices.map(r.index) }
+            return (points, requests, try SweepPlan(points: requests, references: indices))
         }
-        try refuseRepeatedValues(axes, specs: common.overrides, points: points, scenarios: requests.map(\.scenario))
-        let plan = try SweepPlan(points: requests, references: references?.indices)
-        let job = common.job(
-            passes: plan.passes, results: points.count * common.policies.count,
-            scenario: requests[0].scenario.scenario, policies: common.policies)
-        try common.pipeline(.sweep, work: plan.simulatedDeviceDays, job: job).run(output: &output) {
-            progress, staging in
+        // The sweep draws its own progress lines: the points planned, then the device-days.
+        var pipeline = common.pipeline(.sweep, work: 0, job: job)
+        pipeline.progressTotal = nil
+        try pipeline.run(output: &output) { (_, staging: ReportPipeline.Staging) in
+            let (points, requests, plan) = try planPoints()
+            let progress = ProgressLine.make(total: plan.simulatedDeviceDays, quiet: common.quiet)
+            defer { progress?.finish() }
+            var advance: (@Sendable (Int) -> Void)?
+            if let progress { advance = { progress.advance($0) } }
             // devices.csv and events.csv go into the staging folder as the devices finish,
             // each point's rows led by its values.
             let spool = try RunCommand.spool(
                 staging, options: requests[0].options, columns: axes.map(\.path),
                 results: zip(points, requests).flatMap { $1.rowLabels(lead: $0) })
-            let run = try RunCommand.streamed(staging) { try plan.run(progress: progress, rows: spool) }
+            let run = try RunCommand.streamed(staging) { try plan.run(progress: advance, rows: spool) }
             var report = SweepReport(axes: axes, specs: common.overrides)
             report.streamed = try RunCommand.streamed(staging) { try spool?.finish() ?? [] }
             var state = ShardState(kind: .sweep)
@@ -132,7 +148,9 @@ struct SweepCommand: CommandDefinition {
             state.rows = report.streamed
             if let references {
                 report.pointPairs = PointPairs.csv(
-                    axes: axes, values: points, reference: references.names, reports: run.reports,
+                    axes: axes, values: points,
+                    reference: points.indices.map { references.index($0) == nil ? "" : references.name },
+                    reports: run.reports,
                     comparisons: run.comparisons)
             }
             let pareto = report.paretoPairs(reports: run.reports, joint: run.joint)
@@ -174,11 +192,7 @@ extension SweepCommand {
     static func refuseRepeatedValues(
         _ axes: [SweepAxis], specs: [String], points: [[String]], scenarios: [LoadedScenario]
     ) throws {
-        for (axis, spec) in zip(axes, specs) {
-            if let twice = axis.values.enumerated().first(where: { axis.values[..<$0.offset].contains($0.element) }) {
-                throw CLIError.usage("invalid value '\(spec)' for '--set': value '\(twice.element)' given twice")
-            }
-        }
+        try refuseRepeatedValues(axes, specs: specs)
         var seen: [String: Int] = [:]
         for (j, loaded) in scenarios.enumerated() {
             guard let i = seen.updateValue(j, forKey: loaded.resolvedSha256) else { continue }
@@ -188,13 +202,23 @@ extension SweepCommand {
         }
     }
 
-    /// Each point's reference point for `--baseline-point` (its index, nil for a point that
-    /// is its own reference) and the reference's name, `PATH=VALUE` of the named axes; nil
-    /// without the option.
+    /// A value given twice on an axis, from the axes alone (before any point is loaded).
+    static func refuseRepeatedValues(_ axes: [SweepAxis], specs: [String]) throws {
+        for (axis, spec) in zip(axes, specs) {
+            var seen = Set<String>()
+            if let twice = axis.values.first(where: { !seen.insert($0).inserted }) {
+                throw CLIError.usage("invalid value '\(spec)' for '--set': value '\(twice)' given twice")
+            }
+        }
+    }
+
+    /// For `--baseline-point`, each point's reference point (its index in the grid,
+    /// ``Command/grid(_:)``, from the point's; nil for a point that is its own reference)
+    /// and the reference's name, `PATH=VALUE` of the named axes; nil without the option.
+    /// Checked from the axes alone, before any point is loaded.
     static func referencePoints(
-        _ specs: [(path: String, value: String, text: String)], axes: [SweepAxis], points: [[String]],
-        shard: Shard?
-    ) throws -> (indices: [Int?], names: [String])? {
+        _ specs: [(path: String, value: String, text: String)], axes: [SweepAxis], shard: Shard?
+    ) throws -> (index: (Int) -> Int?, name: String)? {
         guard !specs.isEmpty else { return nil }
         guard shard == nil else {
             throw CLIError.usage(
@@ -223,13 +247,19 @@ extension SweepCommand {
             }
         }
         let name = fixed.keys.sorted().map { "\(axes[$0].path)=\(fixed[$0]!)" }.joined(separator: ";")
-        let indices = points.enumerated().map { k, point -> Int? in
-            var reference = point
-            for (a, value) in fixed { reference[a] = value }
-            let r = points.firstIndex(of: reference)!
-            return r == k ? nil : r
-        }
-        return (indices, indices.map { $0 == nil ? "" : name })
+        // Point k's value on axis a is its digit k / stride[a] % count[a]; its reference has
+        // the fixed axes' digits at their values' (the first, as a sweep's values are distinct).
+        let counts = axes.map(\.values.count)
+        let strides = counts.indices.map { a in counts[(a + 1)...].reduce(1, &*) }
+        let digits = fixed.map { a, value in (axis: a, digit: axes[a].values.firstIndex(of: value)!) }
+        return (
+            { k in
+                let r = digits.reduce(k) { r, d in
+                    r + (d.digit - k / strides[d.axis] % counts[d.axis]) * strides[d.axis]
+                }
+                return r == k ? nil : r
+            }, name
+        )
     }
 }
 

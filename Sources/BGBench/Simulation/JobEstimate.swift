@@ -24,6 +24,9 @@ public struct JobShape: Sendable {
     /// devices.csv and events.csv are written as the devices finish (a whole run's or
     /// sweep's, ``RowSpool``) rather than kept to the end (a shard's).
     public var streamsRows = false
+    /// A sweep's points (0 for a run or a frontier): each one's scenario, loaded and
+    /// checked, its request and its results' reports, held from planning to the end.
+    public var points = 0
 
     public init(
         devices: Int, days: Int, countedDays: Int, seeds: Int, passes: [Int], results: Int, workers: Int,
@@ -84,6 +87,15 @@ public struct JobEstimate: Sendable {
     /// their text before handing them over, whatever its days (about 100 bytes a row and
     /// 80 of text, with the arrays' growth, rounded up).
     static let tracedBytesPerWorker = 2e6
+    /// Per point of a sweep: its scenario, loaded and checked, its request and its place in
+    /// the plan, held from planning to the end; and per result of a sweep (a point's policy
+    /// and seed), what else it holds beyond its daily series (its report, the files' text:
+    /// the peak, not broken down). Fitted together (least squares, release build) to the peaks
+    /// of sweeps of 20 to 2,000 points on 1 device × 1 day under one and two policies:
+    /// 35 kB and 399 kB (docs/limits.md, "Memory"). A run's few results and their reports
+    /// are within `baseBytes`.
+    static let pointBytes = 35_000.0
+    static let sweepResultBytes = 400_000.0
     /// Report file bytes per result and day (daily.csv and its share of the rest), per
     /// result (server.csv's 1440 lines, hourly.csv, summary.csv), per devices.csv line and
     /// per traced device-day (events.csv).
@@ -129,7 +141,10 @@ public struct JobEstimate: Sendable {
             shape.streamsRows && (shape.keepDevices || traced > 0)
             ? Self.spoolBytes + workers * Self.spoolBytesPerWorker
                 + (traced > 0 ? workers * Self.tracedBytesPerWorker : 0) : 0
-        memoryBytes = Self.baseBytes + pass + kept + spool
+        // A sweep holds every point and its results' reports to the end.
+        let points =
+            shape.points > 0 ? Double(shape.points) * Self.pointBytes + results * Self.sweepResultBytes : 0
+        memoryBytes = Self.baseBytes + pass + kept + spool + points
         // While a streamed file is put together, the last result's part is still on disk beside it.
         stagingBytes =
             shape.streamsRows && results > 1

@@ -209,8 +209,10 @@ import BGBenchTestSupport
     /// printed nor stopped in 180 s, as it loaded and planned every point. From the counts:
     /// 10⁴ groups (the weights) of 100 arms (the intervals), 10 devices × 2 days: 2e7
     /// device-days; memory 30 MB + one pass (100 arms × 2 days × 5,760 B + 100 arms × 1
-    /// worker × 2 days × 1,512 B + 2 days × 7,000 B) + 10⁶ results × 2 days × 1,512 B =
-    /// 3.055 GB; files 10⁶ × (110 kB + 2 × 140 B) = 110 GB.
+    /// worker × 2 days × 1,512 B + 2 days × 7,000 B) + 10⁶ results × 2 days × 1,512 B +
+    /// 10⁶ points × 35,000 B + 10⁶ results × 400,000 B (each point and its result's report
+    /// held to the end, measured; 3.1 GB before they were counted) = 438.06 GB;
+    /// files 10⁶ × (110 kB + 2 × 140 B) = 110 GB.
     @Test func aMillionPointSweepIsEstimatedFromItsCounts() throws {
         let hundred = (1...100).map(String.init)
         let axes = [
@@ -220,13 +222,15 @@ import BGBenchTestSupport
         ]
         let passes = SweepPlan.passes(axes: axes, policies: ["fixed"])
         #expect(passes.count == 10_000 && Set(passes) == [100])
-        let shape = JobShape(
+        var shape = JobShape(
             devices: 10, days: 2, countedDays: 2, seeds: 1, passes: passes, results: 1_000_000, workers: 1,
             keepDevices: false, traceDevices: 0, shard: false)
+        shape.points = 1_000_000
         let e = JobEstimate(shape)
         #expect(e.deviceDays == 2e7)
         let pass: Double = 100 * 2 * 5760 + 100 * 1 * 2 * 1512 + 2 * 7000
-        #expect(e.memoryBytes == 30e6 + pass + 1e6 * 2 * 1512)
+        #expect(e.memoryBytes == 30e6 + pass + 1e6 * 2 * 1512 + 1e6 * 35000 + 1e6 * 400_000)
+        #expect(e.memoryBytes == 438_055_468_400)
         #expect(e.outputBytes == 1e6 * (110_000 + 2 * 140))
         let r = bgbench(
             [
@@ -239,7 +243,59 @@ import BGBenchTestSupport
             r.output.hasPrefix(
                 "estimate: 10 devices × 2 days × 1000000 configurations × 1 seed = 20M device-days, about "),
             "\(r.output)")
-        #expect(r.output.hasSuffix(", memory about 3.1 GB, files about 110 GB\n"), "\(r.output)")
+        #expect(r.output.hasSuffix(", memory about 438 GB, files about 110 GB\n"), "\(r.output)")
+    }
+
+    /// A sweep holds every point (35,000 B) and each of its results' reports (400,000 B) to
+    /// the end (JobEstimate.pointBytes and sweepResultBytes, fitted to sweeps of 20 to
+    /// 2,000 points on 1 device × 1 day under one and two policies). The shape by hand as a
+    /// sweep of 2,000 points under 2 policies (4,000 results): 30 MB + the pass + 4,000
+    /// results × 100 days × 1,512 B + 2,000 × 35,000 B + 4,000 × 400,000 B; the same
+    /// results counted as a run's (no points) are without the last two.
+    @Test func aSweepsPointsAreCounted() {
+        var shape = Self.shape
+        shape.results = 4000
+        let run = JobEstimate(shape)
+        shape.points = 2000
+        let sweep = JobEstimate(shape)
+        let pass: Double = 4 * 90 * 5760 + 4 * 2 * 100 * 1512 + 2 * 100 * 7000
+        let kept: Double = 4000 * 100 * 1512
+        #expect(run.memoryBytes == 30e6 + pass + kept)
+        #expect(sweep.memoryBytes == 30e6 + pass + kept + 2000 * 35000 + 4000 * 400_000)
+        #expect(sweep.memoryBytes - run.memoryBytes == 1_670_000_000)
+    }
+
+    /// A started sweep (not `--estimate`) is estimated from its axes' value counts and
+    /// refused before its points are loaded and planned: its second point's interval does
+    /// not load (a usage error, exit 64, when the sweep is small enough to plan), yet 10⁸
+    /// devices × 36,500 days on one worker are refused first, exit 71, the one line naming
+    /// the job, and nothing is written. Before, every point was loaded and planned first
+    /// (minutes of silence for 10⁶ points, issue 25's probe 3.10), so this sweep was the
+    /// usage error.
+    @Test func aStartedSweepIsRefusedBeforeItsPointsArePlanned() {
+        let out = freshPath("sweep-refused")
+        let axis = ["--set", "policies.fixed.interval=1h,bogus"]
+        let small = bgbench(["sweep", "--policy", "fixed", "--devices", "10", "--days", "2", "--out", out] + axis)
+        #expect(small.code == 64, "\(small.errors)")
+        #expect(
+            small.errors.hasPrefix(
+                "error: --set policies.fixed.interval: expected a duration such as 90, \"90s\", \"15m\", \"2h\" or \"1d\"\n"
+            ), "\(small.errors)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let huge = bgbench(
+            ["sweep", "--policy", "fixed", "--devices", "100000000", "--days", "36500", "--threads", "1", "--out", out]
+                + axis)
+        #expect(huge.code == 71, "\(huge.errors)")
+        #expect(
+            huge.errors.hasPrefix(
+                "error: the job (100000000 devices × 36500 days × 2 configurations × 1 seed) would take about "),
+            "\(huge.errors)")
+        #expect(
+            huge.errors.hasSuffix(
+                " days on this machine (docs/limits.md, \"Before a job starts\"): make it smaller, shard it (--shard), or start it anyway with --yes\n"
+            ), "\(huge.errors)")
+        #expect(huge.errors.filter { $0 == "\n" }.count == 1 && huge.output.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: out))
     }
 
     /// From the command line: refused before the folder exists; memory before time.
