@@ -12,7 +12,7 @@ struct DeviceRecorder {
     var tally = DeviceTally()
     /// The series totals at the start of the day, and the whole run's by hour of day.
     private var dayStart = SeriesRow(repeating: 0)
-    private var byHour = InlineArray<264, Double>(repeating: 0)
+    private var byHour = InlineArray<408, Double>(repeating: 0)
     /// The end of the current hour and its first index in `byHour`.
     private var hourEnd = Clock.hour
     private var hourRow = 0
@@ -38,8 +38,8 @@ struct DeviceRecorder {
     @inline(__always)
     mutating func record(_ field: SeriesField, _ value: Double, at t: SimTime) {
         // Events come in time order: move the hour forward instead of dividing.
-        // Wrapping and unchecked: hourEnd stays within an hour after t; hourRow ≤ 23 · 11 and a
-        // field's raw value < 11, so the index stays below 264.
+        // Wrapping and unchecked: hourEnd stays within an hour after t; hourRow ≤ 23 · 17 and a
+        // field's raw value < 17, so the index stays below 408.
         while t >= hourEnd {
             hourEnd &+= Clock.hour; hourRow = hourRow == 23 * SeriesField.count ? 0 : hourRow &+ SeriesField.count
         }
@@ -54,13 +54,14 @@ struct DeviceRecorder {
     @inline(__always)
     mutating func serverRequests(_ requests: Int32, at t: SimTime) { storage.load.add(requests, atUTC: t - utcOffset) }
 
-    /// Bytes received on `net`, `images` of them catalog images (MODEL.md §9: bytes by
-    /// network; image bytes are counted on cellular only).
+    /// Bytes received on `net` at t, `images` of them catalog images (MODEL.md §9: bytes by
+    /// network; image bytes are counted on cellular only, and by hour).
     @inline(__always)
-    mutating func received(_ bytes: Double, images: Double, on net: NetworkKind) {
+    mutating func received(_ bytes: Double, images: Double, on net: NetworkKind, at t: SimTime) {
         if net.isCellular {
             tally[amount: .cellularBytes] += bytes
             tally[amount: .cellularImageBytes] += images
+            if images > 0 { record(.cellularImageBytes, images, at: t) }
         } else {
             tally[amount: .wifiBytes] += bytes
         }
@@ -127,7 +128,7 @@ struct DeviceRecord {
     let device: Int
     let archetype: Int
     let tally: DeviceTally
-    let byHour: InlineArray<264, Double>
+    let byHour: InlineArray<408, Double>
     let trace: [TraceRow]
     let storage: RecorderStorage
     var attributes = DeviceAttributes()
