@@ -73,15 +73,19 @@ public struct SeriesTally: Sendable, Equatable {
         // overflow), so they are computed wrapping and read unchecked.
         precondition(row >= 0 && row < rows)
         let base = 3 &* row &* SeriesField.count
-        let opens = values[SeriesField.opens.rawValue]
-        sums.withUnsafeMutableBufferPointer { s in
-            for f in 0..<SeriesField.count {
-                let v = values[unchecked: f]
-                if v == 0 { continue }
-                let i = base &+ 3 &* f
-                s[i].add(v)
-                s[i &+ 1].add(v * v)
-                s[i &+ 2].add(v * opens)
+        // Through a buffer: subscripting the inline array (17 values) copied all of it, with
+        // memcpy, at every read.
+        values.span.withUnsafeBufferPointer { values in
+            let opens = values[SeriesField.opens.rawValue]
+            sums.withUnsafeMutableBufferPointer { s in
+                for f in 0..<SeriesField.count {
+                    let v = values[f]
+                    if v == 0 { continue }
+                    let i = base &+ 3 &* f
+                    s[i].add(v)
+                    s[i &+ 1].add(v * v)
+                    s[i &+ 2].add(v * opens)
+                }
             }
         }
     }

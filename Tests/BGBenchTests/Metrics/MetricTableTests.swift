@@ -72,7 +72,7 @@ import Testing
         #expect(SeriesField.allCases.dropFirst(metrics.count).map(\.quantity) == denominators)
         #expect(SeriesReports.seriesColumns.map(\.name) == metrics.map(\.name))
         #expect(SeriesRow(repeating: 0).count == SeriesField.count)
-        #expect(InlineArray<408, Double>(repeating: 0).count == 24 * SeriesField.count)
+        #expect(RecorderStorage.hourValues == 24 * SeriesField.count)
     }
 
     /// The tally has one slot per quantity; the quantities name every denial reason and
