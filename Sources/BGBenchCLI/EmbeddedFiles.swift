@@ -258,8 +258,9 @@ daily.png            (run) the headline metrics that daily.csv keeps, by day and
                      as paired differences from the baseline (mean over seeds, band across seeds);
 hourly.png           (run) the share of opens by hour, and the headline metrics by hour: a per-open
                      metric as each hour's part of the whole-day difference (difference × the hour's
-                     share of opens, so a night hour with few opens weighs little); hours shaded by
-                     their share of opens;
+                     share of opens, so a night hour with few opens weighs little), a share (the
+                     processing task on time) as the share of the instances resolved in the hour;
+                     hours shaded by their share of opens;
 staleness.png        (run) the distribution of staleness at opens, an ECDF per policy (events.csv's
                      traced devices), else the points summary.csv knows (fresh share, median, p95);
 scorecard.png        (suite) per task, the share of the fixed → oracle and fixed → prophet gaps in fresh
@@ -306,8 +307,10 @@ BOUNDS = ["push", "oracle", "prophet"]  # what --no-bounds leaves out
 REFERENCES = ["none"] + BOUNDS  # drawn apart: no axis is scaled to them
 DEFAULT_HEADLINE = ["fresh_open_rate", "staleness_mean_s", "background_energy_j_per_day", "runs_per_day"]
 ENERGY = "background_energy_j_per_day"
-# Metrics of daily.csv and hourly.csv that are per open (a ratio of sums over opens); the others are per device-day.
+# Metrics of daily.csv and hourly.csv that are per open (a ratio of sums over opens); the others are per device-day
+# but the shares, each row's share of the instances resolved in it (its hours do not add up to its day).
 PER_OPEN = {"fresh_open_rate", "staleness_mean_s", "age_mean_s", "foreground_wait_per_open_s"}
+SHARES = {"processing_on_time_rate"}
 
 # Every built-in policy keeps its colour and marker in every drawing and every run (the
 # order of `bgbench list`, then `prophet`); other names follow in the order met. 20
@@ -343,7 +346,9 @@ NAMES = {"fresh_open_rate": "fresh opens", "server_on_time_rate": "server jobs o
          "processing_on_time_rate": "processing tasks on time", "staleness_mean_s": "mean staleness",
          "server_lag_mean_s": "mean server lag", "age_mean_s": "mean age of information",
          ENERGY: "background energy", "runs_per_day": "background runs",
-         "foreground_wait_per_open_s": "foreground wait per open", "battery_pct_per_day": "battery"}
+         "foreground_wait_per_open_s": "foreground wait per open", "battery_pct_per_day": "battery",
+         "push_runs_per_day": "push runs", "push_lost_per_day": "pushes lost",
+         "cellular_image_bytes_per_day": "image bytes on cellular", "processing_energy_j_per_day": "processing energy"}
 
 
 def measure(metric, values=()):
@@ -371,10 +376,11 @@ def measure(metric, values=()):
 
 def minimum_span(metric, level):
     """The least span an axis of this metric shows, in drawn units: 1 point for a rate, 2 % of
-    the baseline's level otherwise, so that noise is never blown up to fill a panel."""
+    the baseline's level otherwise (1 unit when that level is 0: a count, bytes or joules that
+    the baseline never has), so that noise is never blown up to fill a panel."""
     if metric.endswith("_rate"):
         return 1.0
-    return max(0.02 * abs(level), 1e-9)
+    return max(0.02 * abs(level), 1e-9) if level else 1.0
 
 
 def span(values, minimum):
@@ -541,9 +547,25 @@ class Folder:
     def table(self, name):
         return self.kept(read(self.path, name))
 
+    def qualities(self):
+        """The metrics that are not an energy, in order."""
+        return [m for m in self.metrics if "_j_" not in m and not m.endswith("_j")]
+
+    def same_under_every_policy(self, metric):
+        """Whether every policy of the folder has the same value of the metric (summary.csv's
+        fleet rows) at every seed and axis values: nothing to compare on that axis."""
+        fleet = self.summary[self.summary["archetype"] == "all"]
+        if metric not in fleet.columns or fleet["policy"].nunique() < 2:
+            return False
+        return bool((fleet.groupby(self.axes + ["seed"])[metric].nunique(dropna=False) <= 1).all())
+
     def quality(self):
-        """The y axis of frontier.png: the first metric that is not an energy."""
-        return next((m for m in self.metrics if "_j_" not in m and not m.endswith("_j")), "fresh_open_rate")
+        """The y axis of frontier.png: the first metric that is not an energy and that some
+        policy changes (finance's processing on-time rate is the same under every refresh
+        policy: its fresh opens then), else the first; fresh opens without one."""
+        qualities = self.qualities()
+        return next((m for m in qualities if not self.same_under_every_policy(m)),
+                    qualities[0] if qualities else "fresh_open_rate")
 
     def levels(self, metrics):
         """The fleet's rows (archetype `all`), one per axis values and policy: the mean over seeds."""
@@ -842,6 +864,9 @@ def frontier(folder, out, written):
         knobs += (f"; {folder.baseline} is swept: each point is compared with {folder.baseline} at its own value, "
                   f"a policy the sweep does not change is drawn once, compared with {swept[0]} = {first}")
     seeds = f"mean of {folder.seeds} seeds; " if folder.seeds > 1 else ""
+    skipped = [measure(m)[0] for m in folder.qualities()[:folder.qualities().index(quality)]] \
+        if quality in folder.qualities() else []
+    where += f"; {', '.join(skipped)}: the same under every policy, not drawn" if skipped else ""
     title(fig, f"{name.capitalize()} against background energy ({seeds}{bars}{knobs}){where}")
     extra = [Line2D([], [], color="grey", ls=":", lw=1, label="Pareto frontier of the\npoint estimates")] \
         if points["pareto"].any() and quality == "fresh_open_rate" else []
@@ -904,7 +929,8 @@ def t975(df):
 
 def rolling_week(table, metric):
     """The metric over the 7 days ending on each day (days 1-6 use what there is): a per-open
-    metric as Σ value × opens / Σ opens, a per-day one as the mean."""
+    metric as Σ value × opens / Σ opens, a per-day one (and a share: daily.csv has not its
+    denominator) as the mean of the days that have a value."""
     out = []
     for _, rows in table.sort_values("day").groupby(["policy", "seed"], sort=False):
         rows = rows.copy()
@@ -946,21 +972,34 @@ def across_seeds(groups, policy):
     return stats
 
 
-def curves(ax, stats, x, metric, folder, level=0.0, every=1):
+def curves(ax, stats, x, metric, folder, level=0.0, every=1, paired=None):
     """One line per policy (its colour, its marker every `every` points) with its band across
-    seeds; the axis scaled to the contenders (and 0). Returns the policies left off scale."""
+    seeds; the axis scaled to the contenders (and 0), or to everything when the contenders lie
+    on one value (a push metric, 0 but under `push`). Returns the policies left off scale.
+    `paired`: differences (drawn around a dashed 0), by default when more than one policy ran."""
     _, factor, _, _ = measure(metric, [level])
     stats = stats.copy()
     for c in ("mean", "low", "high"):
         stats[c] = stats[c] * factor
+    paired = len(folder.policies) > 1 if paired is None else paired
+    if not paired:  # a level's band stays within what the metric can be: ≥ 0, a rate ≤ 100 %
+        stats["low"] = stats["low"].clip(lower=0)
+        if metric.endswith("_rate"):
+            stats["high"] = stats["high"].clip(upper=100)
     contenders = stats[~stats["policy"].isin(REFERENCES)]
     contenders = contenders if not contenders.empty else stats
-    paired = len(folder.policies) > 1
+    if len({v for v in contenders["mean"] if v == v}) <= 1:
+        contenders = stats
 
     def values(rows):
         return list(rows["mean"]) + list(rows["low"]) + list(rows["high"]) + ([0.0] if paired else [])
 
-    low, high = apart(values(contenders), values(stats), minimum_span(metric, level * factor) if paired else 1e-9)
+    # A level fills its panel, but a level of 0 everywhere gets a unit's axis, not 1e-9's.
+    nonzero = any(v != 0 for v in values(stats) if v == v)
+    low, high = apart(values(contenders), values(stats),
+                      minimum_span(metric, level * factor) if paired else 1e-9 if nonzero else 1.0)
+    if not paired:  # levels are never below 0
+        low = max(low, -0.04 * (high - low))
     off = []
     for policy, rows in stats.groupby("policy", sort=False):
         colour, marker = folder.styles[policy]
@@ -978,10 +1017,31 @@ def curves(ax, stats, x, metric, folder, level=0.0, every=1):
 
 def series_metrics(folder, table):
     """The metrics (folder.metrics) that a daily.csv or hourly.csv keeps with a value (the server
-    columns are empty without server jobs); fresh opens when none."""
+    columns are empty without server jobs, the processing share without a processing task), the
+    others, and the note a title gives: those not kept and, when none is, that fresh opens are
+    drawn instead."""
     kept = [m for m in folder.metrics if m in table.columns and table[m].notna().any()]
     missing = [m for m in folder.metrics if m not in kept]
-    return (kept or ["fresh_open_rate"]), missing
+    what = "day" if "day" in table.columns else "hour"
+    note = f"; not kept per {what}: {', '.join(missing)}" if missing else ""
+    if not kept:
+        note += "; fresh opens drawn instead"
+    return (kept or ["fresh_open_rate"]), missing, note
+
+
+def same_under_every_policy(table, x, metric):
+    """Whether every policy has the same value of the metric at every seed and x (the
+    processing task, which no refresh policy changes; image bytes on cellular when images are
+    Wi-Fi-only): then the figure draws its level, once, instead of differences of 0."""
+    if table["policy"].nunique() < 2:
+        return False
+    return bool((table.groupby(["seed", x])[metric].nunique(dropna=False) <= 1).all())
+
+
+def same_note(table, metric):
+    values = table[metric].dropna()
+    return ": 0 under every policy" if len(values) and (values == 0).all() else \
+        ": the same under every policy, its level"
 
 
 def band_note(folder):
@@ -997,30 +1057,34 @@ def baseline_level(folder, metric):
 def daily(folder, out, written):
     """daily.png: a row per headline metric daily.csv keeps; by day, and over a rolling week."""
     table = folder.table("daily.csv")
-    metrics, missing = series_metrics(folder, table)
+    metrics, _, note = series_metrics(folder, table)
     paired = len(folder.policies) > 1
     fig, axes, key = figure(len(metrics), 2, (5.2, 2.6), sharey=False)
     every = max(1, table["day"].nunique() // 12)
     off = set()
+    drew_level = False
     for row, metric in zip(axes, metrics):
         level = baseline_level(folder, metric)
         name, _, unit, dunit = measure(metric, [level])
+        same = paired and same_under_every_policy(table, "day", metric)
+        drew_level |= same
+        base = table[table["policy"] == folder.baseline]
         for ax, view in zip(row, ("by day", "rolling 7 days")):
-            data = table if view == "by day" else rolling_week(table, metric)
-            stats = differences(data, "day", metric, folder.baseline) if paired else levels(data, "day", metric)
-            off |= set(curves(ax, stats, "day", metric, folder, level, every))
-            ax.set_title(f"{name}, {view}", fontsize=9)
+            data = (base if same else table) if view == "by day" else rolling_week(base if same else table, metric)
+            stats = differences(data, "day", metric, folder.baseline) if paired and not same else \
+                levels(data, "day", metric)
+            off |= set(curves(ax, stats, "day", metric, folder, level, every, paired=paired and not same))
+            ax.set_title(f"{name}, {view}" + (same_note(table, metric) if same else ""), fontsize=9)
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        row[0].set_ylabel(f"− {folder.baseline}'s ({dunit})" if paired else unit, fontsize=8)
+        row[0].set_ylabel(f"− {folder.baseline}'s ({dunit})" if paired and not same else unit, fontsize=8)
         row[1].sharey(row[0])
     for ax in axes[-1]:
         ax.set_xlabel("day of the run", fontsize=8)
     what = f"paired difference from {folder.baseline}" if paired else "levels"
-    note = f"; not kept per day: {', '.join(missing)}" if missing else ""
     title(fig, f"Learning curves: the {folder.chosen} by day, {what} ({band_note(folder)}){note}")
     notes = {p: " (off scale in places)" for p in off}
     if paired:
-        notes[folder.baseline] = " (baseline, at 0)"
+        notes[folder.baseline] = " (baseline, at 0 in the\ndifferences)" if drew_level else " (baseline, at 0)"
     legend(key, folder.styles, notes)
     save(fig, out, "daily.png", written)
 
@@ -1030,7 +1094,7 @@ def hourly(folder, out, written):
     a per-open metric as each hour's part of the day's difference (difference × share of opens),
     a per-day one as its difference (its hours add up to the day's); hours shaded by share."""
     table = folder.table("hourly.csv").copy()
-    metrics, missing = series_metrics(folder, table)
+    metrics, _, note = series_metrics(folder, table)
     paired = len(folder.policies) > 1
     opens = table[table["policy"] == folder.policies[0]]
     share = opens.groupby("seed")["opens_per_day"].transform(lambda v: v / v.sum())
@@ -1042,17 +1106,29 @@ def hourly(folder, out, written):
     top.bar(mean_share.index, mean_share.values, color="#999999", width=0.8)
     top.set_ylabel("share of\nopens (%)", fontsize=8)
     top.set_title("Opens by hour (the same under every policy)", fontsize=9)
-    off = set()
+    off, drew_level = set(), False
     for (ax,), metric in zip(axes[1:], metrics):
         for h, s in mean_share.items():
             ax.axvspan(h - 0.5, h + 0.5, color="#999999", alpha=min(0.35, s / 100 * 3), lw=0)
         level = baseline_level(folder, metric)
         name, _, unit, dunit = measure(metric, [level])
+        if paired and same_under_every_policy(table, "hour", metric):
+            drew_level = True
+            stats = levels(table[table["policy"] == folder.baseline], "hour", metric)
+            off |= set(curves(ax, stats, "hour", metric, folder, level, paired=False))
+            what = "share of the instances resolved in the hour" if metric in SHARES else "in the hour"
+            ax.set_title(f"{name}, {what}" + same_note(table, metric), fontsize=9)
+            ax.set_ylabel(unit, fontsize=8)
+            continue
         weighted = paired and metric in PER_OPEN
         data = table.assign(**{metric: table[metric] * table["share"]}) if weighted else table
         stats = differences(data, "hour", metric, folder.baseline) if paired else levels(data, "hour", metric)
         off |= set(curves(ax, stats, "hour", metric, folder, level / 24 if weighted else level))
-        if weighted:
+        if metric in SHARES:
+            ax.set_title(f"{name}: share of the instances resolved in the hour" + (", difference" if paired else "")
+                         + " (empty where none was; the hours do not add up to the day's)", fontsize=9)
+            ax.set_ylabel(f"− {folder.baseline}'s\n({dunit})" if paired else unit, fontsize=8)
+        elif weighted:
             ax.set_title(f"{name}: each hour's part of the whole-day difference (difference × the hour's share "
                          "of opens; the 24 add up to the day's)", fontsize=9)
             ax.set_ylabel(f"− {folder.baseline}'s\n({dunit})", fontsize=8)
@@ -1066,12 +1142,11 @@ def hourly(folder, out, written):
         ax.set_xlim(-0.5, 23.5)
         ax.set_xticks(range(0, 24, 2))
     axes[-1][0].set_xlabel("hour of day (device-local); shading: share of opens", fontsize=8)
-    note = f"; not kept per hour: {', '.join(missing)}" if missing else ""
     what = f"paired difference from {folder.baseline}" if paired else "levels"
     title(fig, f"The day's hours: the {folder.chosen} by hour, {what} ({band_note(folder)}){note}")
     notes = {p: " (off scale in places)" for p in off}
     if paired:
-        notes[folder.baseline] = " (baseline, at 0)"
+        notes[folder.baseline] = " (baseline, at 0 in the\ndifferences)" if drew_level else " (baseline, at 0)"
     legend(key, folder.styles, notes)
     save(fig, out, "hourly.png", written)
 

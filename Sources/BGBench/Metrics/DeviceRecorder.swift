@@ -10,9 +10,9 @@ import Synchronization
 struct DeviceRecorder {
     /// The device's totals: the simulation adds to them directly (`recorder.tally.increment(.opens)`).
     var tally = DeviceTally()
-    /// The series totals at the start of the day, and the whole run's by hour of day.
+    /// The series totals at the start of the day (the whole run's by hour of day are in
+    /// `storage.byHour`: 3 kB that an inline array made the recorder copy around).
     private var dayStart = SeriesRow(repeating: 0)
-    private var byHour = InlineArray<264, Double>(repeating: 0)
     /// The end of the current hour and its first index in `byHour`.
     private var hourEnd = Clock.hour
     private var hourRow = 0
@@ -38,12 +38,12 @@ struct DeviceRecorder {
     @inline(__always)
     mutating func record(_ field: SeriesField, _ value: Double, at t: SimTime) {
         // Events come in time order: move the hour forward instead of dividing.
-        // Wrapping and unchecked: hourEnd stays within an hour after t; hourRow ≤ 23 · 11 and a
-        // field's raw value < 11, so the index stays below 264.
+        // Wrapping and unchecked: hourEnd stays within an hour after t; hourRow ≤ 23 · 17 and a
+        // field's raw value < 17, so the index stays below 408, the buffer's size.
         while t >= hourEnd {
             hourEnd &+= Clock.hour; hourRow = hourRow == 23 * SeriesField.count ? 0 : hourRow &+ SeriesField.count
         }
-        byHour[unchecked: hourRow &+ field.rawValue] += value
+        storage.byHour[hourRow &+ field.rawValue] += value
     }
 
     /// A counted open's staleness in seconds (0 when fresh), for the archetype's histogram.
@@ -54,13 +54,14 @@ struct DeviceRecorder {
     @inline(__always)
     mutating func serverRequests(_ requests: Int32, at t: SimTime) { storage.load.add(requests, atUTC: t - utcOffset) }
 
-    /// Bytes received on `net`, `images` of them catalog images (MODEL.md §9: bytes by
-    /// network; image bytes are counted on cellular only).
+    /// Bytes received on `net` at t, `images` of them catalog images (MODEL.md §9: bytes by
+    /// network; image bytes are counted on cellular only, and by hour).
     @inline(__always)
-    mutating func received(_ bytes: Double, images: Double, on net: NetworkKind) {
+    mutating func received(_ bytes: Double, images: Double, on net: NetworkKind, at t: SimTime) {
         if net.isCellular {
             tally[amount: .cellularBytes] += bytes
             tally[amount: .cellularImageBytes] += images
+            if images > 0 { record(.cellularImageBytes, images, at: t) }
         } else {
             tally[amount: .wifiBytes] += bytes
         }
@@ -106,7 +107,11 @@ struct DeviceRecorder {
     mutating func flushDay(_ day: Int, counted: Bool) {
         let now = seriesTotals()
         if counted {
-            for f in 0..<SeriesField.count { storage.daily.append(now[f] - dayStart[f]) }
+            // Through spans of local copies: subscripting the rows (17 values) copied them
+            // whole, with memcpy, at every read.
+            let start = dayStart
+            let n = now.span, s = start.span
+            for f in 0..<SeriesField.count { storage.daily.append(n[f] - s[f]) }
             if storage.firstDay < 0 { storage.firstDay = day }
         }
         dayStart = now
@@ -115,19 +120,17 @@ struct DeviceRecorder {
     /// The device's output, once its last day is flushed.
     consuming func finish(archetype: Int, attributes: DeviceAttributes = DeviceAttributes()) -> DeviceRecord {
         DeviceRecord(
-            device: device, archetype: max(0, archetype), tally: tally, byHour: byHour, trace: trace ?? [],
+            device: device, archetype: max(0, archetype), tally: tally, trace: trace ?? [],
             storage: storage, attributes: attributes)
     }
 }
 
-/// One device's output: its tally and hour-of-day series, and (in its worker's storage,
-/// valid until the worker's next device) its daily rows, open stalenesses and server
-/// requests.
+/// One device's output: its tally and (in its worker's storage, valid until the worker's
+/// next device) its hour-of-day series, daily rows, open stalenesses and server requests.
 struct DeviceRecord {
     let device: Int
     let archetype: Int
     let tally: DeviceTally
-    let byHour: InlineArray<264, Double>
     let trace: [TraceRow]
     let storage: RecorderStorage
     var attributes = DeviceAttributes()
@@ -135,9 +138,7 @@ struct DeviceRecord {
     /// The series row of hour h.
     func hour(_ h: Int) -> SeriesRow {
         var row = SeriesRow(repeating: 0)
-        // Through a span: subscripting the inline array copied all of it per element.
-        let byHour = byHour.span
-        for f in 0..<SeriesField.count { row[f] = byHour[h * SeriesField.count + f] }
+        for f in 0..<SeriesField.count { row[f] = storage.byHour[h * SeriesField.count + f] }
         return row
     }
 }
@@ -148,6 +149,9 @@ struct DeviceRecord {
 /// may move when it grows, so the storage to keep is the one that comes back in the
 /// record (`DeviceRecord.storage`), and the last one back is released once (`release()`).
 struct RecorderStorage {
+    /// The device's series by hour of day: 24 rows of `SeriesField.count` values.
+    let byHour: UnsafeMutablePointer<Double>
+    static let hourValues = 24 * SeriesField.count
     /// The daily rows of the counted days, from `firstDay` on, `SeriesField.count` values each.
     var daily = ReusableLog<Double>()
     var firstDay = -1
@@ -159,9 +163,12 @@ struct RecorderStorage {
 
     init(days: Int, firstDay: Int) {
         load = ServerRequestLog(days: days, firstDay: firstDay)
+        byHour = .allocate(capacity: Self.hourValues)
+        byHour.initialize(repeating: 0, count: Self.hourValues)
     }
 
     mutating func clear() {
+        byHour.update(repeating: 0, count: Self.hourValues)
         daily.removeAll()
         firstDay = -1
         staleness.removeAll()
@@ -169,6 +176,7 @@ struct RecorderStorage {
     }
 
     func release() {
+        byHour.deallocate()
         daily.deallocate()
         staleness.deallocate()
         load.entries.deallocate()

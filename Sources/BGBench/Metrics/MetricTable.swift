@@ -127,7 +127,7 @@ public enum MetricTable {
                 terminal: t("push sent/d", 12, 2, .messages),
                 "silent pushes the server sent (server-side policies): push runs + lost + gated + throttled"),
             m(
-                "push_lost_per_day", "1/device-day", .perDeviceDay(.pushLost), .lowerIsBetter,
+                "push_lost_per_day", "1/device-day", .perDeviceDay(.pushLost), .lowerIsBetter, series: .interval,
                 terminal: t("push lost/d", 12, 2, .messages), "pushes lost on the way (push service, network)"),
             m(
                 "push_gated_per_day", "1/device-day", .perDeviceDay(.pushGated), .lowerIsBetter,
@@ -137,7 +137,8 @@ public enum MetricTable {
                 "push_throttled_per_day", "1/device-day", .perDeviceDay(.pushThrottled), .lowerIsBetter,
                 "pushes that arrived above the platform's hourly push budget: not delivered"),
             m(
-                "push_runs_per_day", "1/device-day", .perDeviceDay(.pushRuns), .neutral,  // runs: scored in energy
+                // runs: scored in energy
+                "push_runs_per_day", "1/device-day", .perDeviceDay(.pushRuns), .neutral, series: .interval,
                 terminal: t("push runs/d", 12, 2, .messages),
                 "background runs launched by a delivered push (included in runs_per_day)"),
             // Content kinds and the processing task (docs/content.md): empty where they do not apply.
@@ -158,12 +159,12 @@ public enum MetricTable {
                 terminal: t("transfers/d", 12, 2, .catalog), "`catalog`: background transfers of images completed"),
             m(
                 "cellular_image_bytes_per_day", "B/device-day", .perDeviceDay(.cellularImageBytes), .lowerIsBetter,
-                terminal: t("cell img B/d", 13, 0, .catalog),
+                series: .interval, terminal: t("cell img B/d", 13, 0, .catalog),
                 "`catalog`: image bytes received on LTE or 5G, background and foreground (part of `cellular_bytes_per_day`)"
             ),
             m(
                 "processing_on_time_rate", "ratio", .share(.processingOnTime, missed: .processingMissed),
-                .higherIsBetter,
+                .higherIsBetter, series: .plain,
                 terminal: t("proc on time %", 15, 1, percent: true, .processing),
                 "processing tasks completed within their deadline / those completed in time or whose deadline passed"),
             m(
@@ -176,6 +177,7 @@ public enum MetricTable {
                 "processing tasks stopped by the screen coming on or the phone being unplugged"),
             m(
                 "processing_energy_j_per_day", "J/device-day", .perDeviceDay(.processingEnergy), .lowerIsBetter,
+                series: .interval,
                 "energy of the processing task (not in `background_energy_j_per_day`)"),
         ]
 

@@ -1,11 +1,21 @@
 /// What the daily and hourly series count: the quantities of ``MetricTable``'s series
-/// metrics, in its order (MetricTableTests checks it), named here because the device
-/// records them by hour on its hot path (`DeviceRecorder.record`) with constant indices.
+/// metrics, in its order (MetricTableTests checks it), then the denominators that are no
+/// column of their own (`processingMissed`), named here because the device records them by
+/// hour on its hot path (`DeviceRecorder.record`) with constant indices.
 public enum SeriesField: Int, CaseIterable, Sendable {
     case opens, freshOpens, staleness, age, foregroundWait, runs, denied, killed, backgroundEnergy
+    /// Silent pushes lost on the way, and the runs delivered pushes launched (messaging's headline).
+    case pushLost, pushRuns
     /// `sync`'s daily server jobs: their lag and those on time (fitness-sync's headline).
     case serverLag, serverOnTime
-    /// 11: the size of `SeriesRow` (MetricTableTests checks it).
+    /// `catalog`'s image bytes on cellular (ecommerce's headline).
+    case cellularImageBytes
+    /// The processing task: those completed on time, its energy (finance's headline).
+    case processingOnTime, processingEnergy
+    /// Not a column: processing tasks whose deadline passed, the rest of the denominator of
+    /// processing_on_time_rate's share (`MetricKind.share`).
+    case processingMissed
+    /// 17: the size of `SeriesRow` (MetricTableTests checks it).
     public static let count = allCases.count
 
     /// The device quantity the field follows.
@@ -20,10 +30,19 @@ public enum SeriesField: Int, CaseIterable, Sendable {
         case .denied: .denied
         case .killed: .killed
         case .backgroundEnergy: .backgroundEnergy
+        case .pushLost: .pushLost
+        case .pushRuns: .pushRuns
         case .serverLag: .serverLag
         case .serverOnTime: .serverOnTime
+        case .cellularImageBytes: .cellularImageBytes
+        case .processingOnTime: .processingOnTime
+        case .processingEnergy: .processingEnergy
+        case .processingMissed: .processingMissed
         }
     }
+
+    /// The field that follows quantity q (nil: none does).
+    static func following(_ q: Quantity) -> SeriesField? { allCases.first { $0.quantity == q } }
 
     /// Each field's tally slot and storage, looked up once (the recorder reads them daily).
     static let slots: [Int] = allCases.map { $0.quantity.rawValue }
@@ -31,7 +50,7 @@ public enum SeriesField: Int, CaseIterable, Sendable {
 }
 
 /// A device's series values for one row (a day, or an hour of the day).
-typealias SeriesRow = InlineArray<11, Double>
+typealias SeriesRow = InlineArray<17, Double>
 
 /// Series over rows (days of the run, or hours of the day): for every row and field, the
 /// cluster moments over devices (Σy, Σy², Σy·opens), so each row gets the same rates and
@@ -54,15 +73,19 @@ public struct SeriesTally: Sendable, Equatable {
         // overflow), so they are computed wrapping and read unchecked.
         precondition(row >= 0 && row < rows)
         let base = 3 &* row &* SeriesField.count
-        let opens = values[SeriesField.opens.rawValue]
-        sums.withUnsafeMutableBufferPointer { s in
-            for f in 0..<SeriesField.count {
-                let v = values[unchecked: f]
-                if v == 0 { continue }
-                let i = base &+ 3 &* f
-                s[i].add(v)
-                s[i &+ 1].add(v * v)
-                s[i &+ 2].add(v * opens)
+        // Through a buffer: subscripting the inline array (17 values) copied all of it, with
+        // memcpy, at every read.
+        values.span.withUnsafeBufferPointer { values in
+            let opens = values[SeriesField.opens.rawValue]
+            sums.withUnsafeMutableBufferPointer { s in
+                for f in 0..<SeriesField.count {
+                    let v = values[f]
+                    if v == 0 { continue }
+                    let i = base &+ 3 &* f
+                    s[i].add(v)
+                    s[i &+ 1].add(v * v)
+                    s[i &+ 2].add(v * opens)
+                }
             }
         }
     }

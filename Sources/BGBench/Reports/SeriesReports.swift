@@ -11,7 +11,8 @@ public enum SeriesReports {
     }
 
     /// The series columns: ``MetricTable``'s metrics marked for the series, in its order;
-    /// metric i is series field i (MetricTableTests checks the two agree).
+    /// metric i is series field i (MetricTableTests checks the two agree; the fields after
+    /// the last metric's are denominators, no column).
     /// A per-server-job metric is summary.csv's estimator on the row: the server jobs' sum
     /// per device-day (one job a device-day: the daily mean; hourly, per device and counted
     /// day, so the 24 hours add up to the day's), so the mean of a run's daily rows is
@@ -24,6 +25,17 @@ public enum SeriesReports {
                 name: m.name, interval: interval,
                 estimate: { s, r, k in Estimators.mean(s.moments(row: r, field), scale: k) },
                 support: m.support, perServerJob: true)
+        }
+        // A share (the processing task): summary.csv's estimator on the row, the tasks on time
+        // over those resolved in it (on time, or their deadline passed in it); no interval.
+        if case .share(_, let missed) = m.kind {
+            let other = SeriesField.following(missed)!
+            return Column(
+                name: m.name, interval: false,
+                estimate: { s, r, _ in
+                    let a = s[r, field], b = s[r, other]
+                    return Estimate(a + b > 0 ? a / (a + b) : .nan)
+                }, support: m.support)
         }
         return m.kind.perOpen
             ? Column(

@@ -12,7 +12,13 @@ extension DeviceSimulation {
         case .processingDue: considerProcessing(at: t)
         case .processingEnd: if processing.running && payload == processing.generation { processingCompleted(at: t) }
         case .processingDeadline:
-            if processing.deadlinePassed(instance: payload) && counting(t) { rec.tally.increment(.processingMissed) }
+            if processing.deadlinePassed(instance: payload) {
+                if counting(t) {
+                    rec.tally.increment(.processingMissed)
+                    rec.record(.processingMissed, 1, at: t)
+                }
+                if tracing { log("processing", "deadline_passed", at: t) }
+            }
         default: break
         }
     }
@@ -113,7 +119,7 @@ extension DeviceSimulation {
             rec.tally[amount: .backgroundEnergy] += energy
             rec.record(.backgroundEnergy, energy, at: t)
             rec.serverRequests(1, at: t)
-            rec.received(bytes, images: bytes, on: net)
+            rec.received(bytes, images: bytes, on: net, at: t)
         }
         if tracing { log("transfer", net.label, bytes, at: t) }
         if transfer.holdsUpTo > cacheTime {
@@ -157,7 +163,10 @@ extension DeviceSimulation {
         bookProcessing(energy, at: t)
         if counting(t) {
             rec.tally.increment(.processingCompleted)
-            if onTime { rec.tally.increment(.processingOnTime) }
+            if onTime {
+                rec.tally.increment(.processingOnTime)
+                rec.record(.processingOnTime, 1, at: t)
+            }
         }
         if tracing { log("processing", onTime ? "completed" : "completed_late", chargeCount > 0 ? 1 : 0, at: t) }
         schedule(.processingDue, at: processing.due)
@@ -167,6 +176,9 @@ extension DeviceSimulation {
     @inline(never)
     mutating func bookProcessing(_ energy: Double, at t: SimTime) {
         if hasBattery { battery.spend(energy, at: t); noteBattery(at: t) }
-        if counting(t) { rec.tally[amount: .processingEnergy] += energy }
+        if counting(t) {
+            rec.tally[amount: .processingEnergy] += energy
+            rec.record(.processingEnergy, energy, at: t)
+        }
     }
 }

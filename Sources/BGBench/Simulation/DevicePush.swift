@@ -31,7 +31,11 @@ extension DeviceSimulation {
         if let arrival = push.send(at: t) {
             schedule(.pushArrive, at: arrival)
         } else {
-            if counting(t) { rec.tally.increment(.pushSent); rec.tally.increment(.pushLost) }
+            if counting(t) {
+                rec.tally.increment(.pushSent)
+                rec.tally.increment(.pushLost)
+                rec.record(.pushLost, 1, at: t)
+            }
             if tracing { log("push_lost", "push", at: t) }
         }
     }
@@ -43,7 +47,9 @@ extension DeviceSimulation {
         if counting(t) {
             rec.tally.increment(.pushSent)
             switch arrival {
-            case .delivered: rec.tally.increment(.pushRuns)
+            case .delivered:
+                rec.tally.increment(.pushRuns)
+                rec.record(.pushRuns, 1, at: t)
             case .gated: rec.tally.increment(.pushGated)
             case .throttled: rec.tally.increment(.pushThrottled)
             }

@@ -118,7 +118,7 @@ extension DeviceSimulation {
             if run.status == .killed { rec.record(.killed, 1, at: t) }
             rec.serverRequests(run.requests, at: t)
             // The images ride on the first request: fetched if any bytes came.
-            rec.received(run.bytes, images: run.bytes > 0 ? images : 0, on: net)
+            rec.received(run.bytes, images: run.bytes > 0 ? images : 0, on: net, at: t)
         }
         if tracing {
             log("started", viaPush ? net.label + " push" : net.label, Double(missing.count), at: t)

@@ -240,7 +240,7 @@ extension DeviceSimulation {
                     rec.record(.foregroundWait, Clock.seconds(wait), at: t)
                     rec.serverRequests(1, at: t)
                     rec.tally[amount: .foregroundEnergy] += fetch.energy
-                    rec.received(fetch.bytes, images: images, on: net)
+                    rec.received(fetch.bytes, images: images, on: net, at: t)
                 }
                 if holds {
                     cacheTime = t

@@ -62,11 +62,17 @@ import Testing
 
     /// The series fields, the device's hot-path names for the series, are the quantities of
     /// the table's series metrics, in order; the fixed-size rows match their count.
+    /// After them come the denominators a share needs (no column of their own), each once.
     @Test func seriesFieldsFollowTheTable() {
-        #expect(SeriesField.allCases.map(\.quantity) == MetricTable.seriesMetrics.map { $0.kind.quantity! })
-        #expect(SeriesReports.seriesColumns.map(\.name) == MetricTable.seriesMetrics.map(\.name))
+        let metrics = MetricTable.seriesMetrics
+        #expect(SeriesField.allCases.prefix(metrics.count).map(\.quantity) == metrics.map { $0.kind.quantity! })
+        let denominators = metrics.compactMap { m -> Quantity? in
+            if case .share(_, let missed) = m.kind { missed } else { nil }
+        }
+        #expect(SeriesField.allCases.dropFirst(metrics.count).map(\.quantity) == denominators)
+        #expect(SeriesReports.seriesColumns.map(\.name) == metrics.map(\.name))
         #expect(SeriesRow(repeating: 0).count == SeriesField.count)
-        #expect(InlineArray<264, Double>(repeating: 0).count == 24 * SeriesField.count)
+        #expect(RecorderStorage.hourValues == 24 * SeriesField.count)
     }
 
     /// The tally has one slot per quantity; the quantities name every denial reason and

@@ -108,6 +108,69 @@ import Testing
         }
     }
 
+    /// The preset's `report.headline` drives daily.png, hourly.png and frontier.png: on a
+    /// messaging and a finance run, plot.py's choice (its `series_metrics` and `quality`,
+    /// read through Reports/plot.py, the file bgbench embeds) is the whole headline by day
+    /// and by hour, and frontier.png's quality the first headline metric that is not an
+    /// energy and that a policy changes; `bgbench plot` draws the run's figures and prints
+    /// nothing else.
+    @Test func presetHeadlineDrivesTheSeriesFigures() throws {
+        guard Self.hasPython else {
+            print("PlotFiguresTests: SKIPPED: python3 with matplotlib and pandas is missing")
+            return
+        }
+        let root = freshFolder("plot-headline")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let cases: [(preset: String, policies: String, days: String, headline: [String], quality: String)] = [
+            (
+                "messaging", "fixed,push", "3",
+                ["fresh_open_rate", "push_runs_per_day", "push_lost_per_day", "background_energy_j_per_day"],
+                "fresh_open_rate"
+            ),
+            (
+                "finance", "fixed,adaptive", "8",
+                [
+                    "processing_on_time_rate", "fresh_open_rate", "background_energy_j_per_day",
+                    "processing_energy_j_per_day",
+                ],
+                // The processing task is the same under both policies here (no refresh policy
+                // changes it): frontier.png's quality is then the next, fresh opens.
+                "fresh_open_rate"
+            ),
+        ]
+        let reports = TestSupport.packageRoot.appendingPathComponent("Reports").path
+        for c in cases {
+            let out = root + "/" + c.preset
+            let made = bgbench([
+                "--scenario", c.preset, "--policy", c.policies, "--devices", "16", "--days", c.days, "--quiet",
+                "--threads", "2", "--out", out,
+            ])
+            try #require(made.code == 0, "\(c.preset): \(made.errors)")
+            let plot = bgbench(["plot", out])
+            #expect(plot.code == 0, "\(c.preset): \(plot.errors)")
+            #expect(plot.output == Self.drawn[.run]!.map { out + "/" + $0 + "\n" }.joined(), "\(c.preset)")
+            let script = """
+                import sys
+                sys.path.insert(0, sys.argv[1])
+                import plot
+                f = plot.Folder(sys.argv[2], None, None, False)
+                for name in ("daily.csv", "hourly.csv"):
+                    kept, missing, note = plot.series_metrics(f, f.table(name))
+                    print(",".join(kept) + "|" + ",".join(missing) + "|" + note)
+                print(f.quality())
+                """
+            let chosen = PlotCommand.launch(["python3", "-c", script, reports, out])
+            #expect(chosen.status == 0, "\(chosen.output)")
+            let drawn = c.headline.joined(separator: ",") + "||"
+            #expect(chosen.output == drawn + "\n" + drawn + "\n" + c.quality + "\n", "\(c.preset)")
+            if c.preset == "finance" {
+                // That holds: summary.csv's processing_on_time_rate is the same for both policies, seed by seed.
+                let summary = try csvRecords(out + "/summary.csv").filter { $0["archetype"] == "all" }
+                #expect(Set(summary.map { $0["processing_on_time_rate"]! }).count == 1)
+            }
+        }
+    }
+
     /// `--metric`, `--policy`, `--no-bounds`: the names are the folder's; an unknown one is
     /// one usage line (exit 64) naming it and what the folder has.
     @Test func metricAndPolicyOptions() throws {
