@@ -70,7 +70,7 @@ private let errorCases: [ErrorCase] = [
     ErrorCase(["help", "--all"], "unknown option '--all' for 'help'"),
     ErrorCase(
         ["help", "rn"],
-        "unknown command 'rn' for 'help': expected one of run, sweep, frontier, merge, plot, list, scenario, validate, convert-lsapp, habits, bench, check, conformance, help (did you mean 'run'?)"
+        "unknown command 'rn' for 'help': expected one of run, sweep, frontier, suite, merge, plot, list, scenario, validate, convert-lsapp, habits, bench, check, conformance, help (did you mean 'run'?)"
     ),
     ErrorCase(["help", "run", "check"], "unexpected argument 'check': 'help' takes one command name"),
     // --help is read with the other options: a bad one is still an error.
@@ -80,15 +80,15 @@ private let errorCases: [ErrorCase] = [
     // Unknown commands.
     ErrorCase(
         ["rn", "--out", "OUT"],
-        "unknown command 'rn': expected one of run, sweep, frontier, merge, plot, list, scenario, validate, convert-lsapp, habits, bench, check, conformance, help (did you mean 'run'?)"
+        "unknown command 'rn': expected one of run, sweep, frontier, suite, merge, plot, list, scenario, validate, convert-lsapp, habits, bench, check, conformance, help (did you mean 'run'?)"
     ),
     ErrorCase(
         ["lst"],
-        "unknown command 'lst': expected one of run, sweep, frontier, merge, plot, list, scenario, validate, convert-lsapp, habits, bench, check, conformance, help (did you mean 'list'?)"
+        "unknown command 'lst': expected one of run, sweep, frontier, suite, merge, plot, list, scenario, validate, convert-lsapp, habits, bench, check, conformance, help (did you mean 'list'?)"
     ),
     ErrorCase(
         ["simulate", "--out", "OUT"],
-        "unknown command 'simulate': expected one of run, sweep, frontier, merge, plot, list, scenario, validate, convert-lsapp, habits, bench, check, conformance, help"
+        "unknown command 'simulate': expected one of run, sweep, frontier, suite, merge, plot, list, scenario, validate, convert-lsapp, habits, bench, check, conformance, help"
     ),
     // An option given twice (`--set` may repeat).
     ErrorCase(["--out", "OUT", "--days", "3", "--days", "4"], "'--days' given twice"),
