@@ -14,6 +14,7 @@
 #   frontier    bgbench frontier --devices 200 --days 14            (every policy: 53 arms)
 #   merged      bgbench --policy fixed,adaptive,none --devices 256 --days 14 --shard K/2 (K = 0, 1),
 #                   then bgbench merge
+#   suite       bgbench suite --policy adaptive,kde --quick      (a scorecard folder: docs/suite.md)
 #
 # then `python3 Reports/plot.py DIR --out docs/gallery/KIND --dpi 72` for each.
 #
@@ -39,9 +40,10 @@ for k in 0 1; do
     "$BIN" --policy fixed,adaptive,none --devices 256 --days 14 --quiet --shard "$k/2" --out "$OUT/shards/$k" >/dev/null
 done
 "$BIN" merge --quiet --out "$OUT/merged" "$OUT/shards" >/dev/null
+"$BIN" suite --policy adaptive,kde --quick --quiet --out "$OUT/suite" >/dev/null
 
 rm -rf docs/gallery
-for kind in run replicated preset sweep sweep-knob frontier merged; do
+for kind in run replicated preset sweep sweep-knob frontier merged suite; do
     python3 Reports/plot.py "$OUT/$kind" --out "docs/gallery/$kind" --dpi 72 >/dev/null
 done
 
@@ -78,6 +80,10 @@ KINDS = [
      "bgbench --policy fixed,adaptive,none --devices 256 --days 14 --shard K/2   # K = 0, 1\n"
      "bgbench merge --out merged shards/",
      "A merged folder is a run folder, byte for byte: the same figures."),
+    ("suite", "A scorecard: the benchmark suite's quick subset",
+     "bgbench suite --policy adaptive,kde --quick",
+     "Five tasks at 200 devices × 28 days × 3 seeds (docs/suite.md). The gap shares are on fresh opens in "
+     "every task, so one axis holds them all; the verdicts are on each task's own headline metric."),
 ]
 FIGURES = {
     "headline.png": "each headline metric (scenario.json's report.headline), one panel each: every policy's "
@@ -92,6 +98,9 @@ FIGURES = {
     "hourly.png": "the share of opens by hour, then each headline metric by hour: a per-open one as the hour's "
                   "part of the day's difference (difference × share of opens), so quiet night hours weigh little",
     "staleness.png": "the distribution of staleness at opens, an ECDF per policy",
+    "scorecard.png": "per task, each policy's share of the fixed → oracle and fixed → prophet gaps in fresh "
+                     "opens closed, with its 95 % interval across seeds (a grey × where undefined), and its "
+                     "verdict against fixed",
     "energy.png": "energy per device-day by what spends it, and the work behind it (runs, push runs, "
                   "transfers, foreground fetches)",
 }
