@@ -16,10 +16,11 @@ struct MergeCommand: CommandDefinition {
     static let name = "merge"
     static let synopsis = """
         bgbench merge --out DIR SHARD_DIR... | PARENT
-                                     add the shard folders of a run, sweep or
-                                     frontier made with --shard K/N into the whole
-                                     one's report, byte for byte what a single
-                                     process writes
+                                     add the shard folders of a run, sweep,
+                                     frontier or suite made with --shard K/N into
+                                     the whole one's report, byte for byte what a
+                                     single process writes (a suite's scorecard:
+                                     all but its execution block)
         """
     static let reference: String? = "README.md, \"Beyond one machine\""
     static let discussion: String? = """
@@ -86,6 +87,10 @@ struct MergeCommand: CommandDefinition {
             case .frontier(let frontier):
                 files = FrontierFiles.files(frontier)
                 table = Command.frontierTable(frontier)
+            case .suite(let suite, let tasks):
+                (files, table) = try SuiteCommand.merged(
+                    suite, tasks: tasks, shards: shards, commandLine: ["bgbench"] + invocation.arguments,
+                    seconds: Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9)
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             return .init(

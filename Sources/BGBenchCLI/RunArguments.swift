@@ -114,7 +114,7 @@ struct RunArguments {
                 "shard", "K/N|auto[/N]", expected: "K/N, auto or auto/N",
                 help:
                     "simulate only shard K (0...N-1) of the fleet: its blocks of 64 devices (a sweep: of every point's "
-                    + "fleet); --out also gets shard.state, which 'bgbench merge' adds up (run, sweep and frontier; "
+                    + "fleet); --out also gets shard.state, which 'bgbench merge' adds up (run, sweep, frontier and suite; "
                     + "Scripts/cluster/). auto: K and N from a Slurm array task or a Kubernetes Indexed Job (N from /N or "
                     + "BGBENCH_SHARD_COUNT)",
                 environment: ["SLURM_ARRAY_TASK_*", "JOB_COMPLETION_INDEX", "BGBENCH_SHARD_COUNT"]

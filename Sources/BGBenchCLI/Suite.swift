@@ -14,6 +14,9 @@ struct SuiteCommand: CommandDefinition {
         var tasks: [String]?
         var suite = "v1"
         var compare = false
+        /// `--cache DIR`: the task cache's folder (else the environment's; docs/suite.md).
+        var cache: String?
+        var noCache = false
         /// The two scorecard folders `--compare` reads.
         var folders: [String] = []
     }
@@ -24,6 +27,8 @@ struct SuiteCommand: CommandDefinition {
                                      score policies on the versioned benchmark suite
                                      against fixed at matched energy, with oracle and
                                      prophet as references (scorecard.csv, .md, .json)
+        bgbench suite ... --shard K/N  one shard of every task's fleet; 'bgbench merge'
+                                     adds the shards into the scorecard
         bgbench suite --compare A B  compare two scorecard folders of one suite version
                                      task by task (B − A, paired where seeds match)
         """
@@ -33,6 +38,12 @@ struct SuiteCommand: CommandDefinition {
         --set takes policies.NAME.FIELD=VALUE alone; the fleet, days, seeds and scenario of
         every task are the suite's. fixed is the baseline and oracle and prophet are
         references: none of them can be scored.
+
+        Each task run is kept in the task cache (--cache DIR, else $BGBENCH_CACHE, else
+        $XDG_CACHE_HOME/bgbench, else ~/.cache/bgbench), keyed by bgbench's build, the
+        suite's hash and everything the task's numbers depend on: a rerun after a failure,
+        or another call with the same policies, reads those tasks back instead of running
+        them. A shard neither reads nor writes it.
         """
     static let defaults: Values = {
         var values = Values()
@@ -62,6 +73,15 @@ struct SuiteCommand: CommandDefinition {
                 .withHelp(
                     "a scored policy's parameter, policies.NAME.FIELD=VALUE (the only change the run rules allow)"),
             RunArguments.options.option("threads").lifted(\Values.run),
+            RunArguments.options.option("shard").lifted(\Values.run)
+                .withHelp(
+                    "run shard K (0...N-1) of every task's fleet; --out gets shard.state, which 'bgbench merge' adds into the scorecard"
+                ),
+            .text(
+                "cache", "DIR", \.cache, expected: "a folder",
+                help: "the task cache's folder (docs/suite.md, \"The task cache\")",
+                defaultText: "$BGBENCH_CACHE, else $XDG_CACHE_HOME/bgbench, else ~/.cache/bgbench"),
+            .flag("no-cache", \.noCache, help: "neither read nor write the task cache"),
             RunArguments.options.option("out").lifted(\Values.run),
             RunArguments.options.option("force").lifted(\Values.run),
             RunArguments.options.option("quiet").lifted(\Values.run),
@@ -88,11 +108,14 @@ struct SuiteCommand: CommandDefinition {
         if let word = values.folders.first {
             throw CLIError.usage("unexpected argument '\(word)': 'suite' takes folders only with '--compare'")
         }
+        let commandLine = ["bgbench"] + invocation.arguments
         var common = values.run
+        // Read before finish(), which turns 'all' into the registry's names.
+        let choice = common.policyChoice
         try common.finish()
-        let suite = try loadSuite(values.suite)
+        let (suite, source) = try loadSuite(values.suite)
         let policies: [String]
-        switch common.policyChoice {
+        switch choice {
         case .all: policies = common.policies.filter { !references.contains($0) }
         case .named(let names):
             if let reference = names.first(where: references.contains) {
@@ -108,53 +131,143 @@ struct SuiteCommand: CommandDefinition {
             )
         }
         let tasks = try selectedTasks(suite, quick: values.quick, ids: values.tasks)
-        // Every task's frontier is built (each scenario loaded, a bad --set found) before
-        // the folder is opened.
-        var requests: [FrontierRequest] = []
+        let shard = common.options.shard
+        // The task cache: read and written by a whole suite's call, not by a shard's.
+        let cache =
+            values.noCache || shard != nil
+            ? nil
+            : SuiteCache.root(option: values.cache, environment: ProcessInfo.processInfo.environment)
+                .map(SuiteCache.init)
+        var errors = StandardStream.error
+        // Every task's frontier is built (each scenario loaded, a bad --set found) and
+        // looked up in the cache before the folder is opened.
+        var requests: [FrontierRequest] = [], keys: [String?] = [], cached: [FrontierReport?] = []
         var work = 0
         for task in tasks {
-            let request = try self.request(
-                task, suite: suite, quick: values.quick, policies: policies, common: common,
-                commandLine: ["bgbench"] + invocation.arguments)
+            var request = try self.request(
+                task, suite: suite, quick: values.quick, policies: policies, common: common, commandLine: commandLine)
+            // A cached task runs as shard 0 of 1, which keeps what its cache entry holds
+            // (a shard's sums), and is read back from its entry like a cached one.
+            request.options.shard = shard ?? (cache != nil ? Shard.whole : nil)
             let arms: [FrontierArm]
             do { arms = try Frontier.arms(request) } catch let error as FrontierError {
                 throw CLIError.usage("task \(task.id): \(error.description)")
             }
-            work += request.options.devices * request.options.days * arms.count * request.replications
-            requests.append(request)
+            let key = cache.map { _ in SuiteCache.key(request, task: task, suite: suite) }
+            let hit = key.flatMap { key in
+                cache?.load(key, task: task.id) { errors.write("warning: \($0)\n") }
+            }
+            if hit == nil {
+                let devices = request.options.part.devices(of: request.options.devices).count
+                work += devices * request.options.days * arms.count * request.replications
+            }
+            requests.append(request); keys.append(key); cached.append(hit)
         }
         let start = DispatchTime.now()
-        try common.pipeline(.suite, work: work).run(output: &output) { progress in
-            var scores: [TaskScore] = []
-            var records: [ScorecardFiles.TaskRecord] = []
-            var threads = 0
-            for (task, request) in zip(tasks, requests) {
+        let pipeline = ReportPipeline(
+            out: common.out, force: common.force, kind: .suite, inputs: common.inputs, progressTotal: work,
+            quiet: common.quiet)
+        try pipeline.run(output: &output) { progress in
+            var reports: [FrontierReport] = []
+            for (k, task) in tasks.enumerated() {
+                if let report = cached[k] { reports.append(report); continue }
                 let report: FrontierReport
                 // A policy that fails mid-suite (an external process that dies) fails the
-                // suite, naming the task; nothing is written.
-                do { report = try Frontier.run(request, progress: progress) } catch let error as ExternalPolicyError {
+                // suite, naming the task; nothing is written, and the tasks already run
+                // stay in the cache for the rerun.
+                do { report = try Frontier.run(requests[k], progress: progress) } catch let error as ExternalPolicyError
+                {
+                    let before = k == 1 ? "the task before it is" : "the \(k) tasks before it are"
+                    let kept = cache != nil && k > 0 ? " (\(before) kept in the task cache: a rerun reuses them)" : ""
                     throw CLIError(
-                        message: "suite \(suite.version), task \(task.id): \(error.description)",
+                        message: "suite \(suite.version), task \(task.id): \(error.description)\(kept)",
                         code: error.isUsage ? .usage : .protocolError, hint: false)
                 }
-                threads = max(threads, report.run.threads)
-                for policy in policies { scores.append(TaskScore.score(report, task: task, policy: policy)) }
-                records.append(record(task, report: report, policies: policies))
+                if let cache, let key = keys[k] {
+                    let warn = { (line: String) in errors.write("warning: \(line)\n") }
+                    cache.store(report, key: key, task: task.id, warning: warn)
+                    reports.append(cache.load(key, task: task.id, warning: warn) ?? report)
+                } else {
+                    reports.append(report)
+                }
             }
-            let card = Scorecard(
-                suite: suite, quick: values.quick, tasks: tasks, policies: policies, scores: scores)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-            let files = ScorecardFiles.files(
-                card, records: records, overrides: common.overrides,
+            if let shard {
+                let header = ShardHeader.Suite(
+                    file: source.file, definition: source.text, sha256: suite.sha256, quick: values.quick,
+                    tasks: tasks.map(\.id), policies: policies, overrides: common.overrides)
+                let state = ShardState.text(suite: header, tasks: reports, commandLine: commandLine)
+                let devices = Set(requests.map(\.options.devices)).sorted().map(String.init).joined(separator: ", ")
+                return .init(
+                    files: ScorecardFiles.shardFiles(
+                        suite, quick: values.quick, state: state, shard: shard, commandLine: commandLine),
+                    text:
+                        "suite \(suite.version) shard \(shard) (its blocks of each task's \(devices) devices): \(tasks.count) task\(tasks.count == 1 ? "" : "s"), \(SummaryTable.fixed(seconds, 1)) s; 'bgbench merge' adds the shards into the scorecard\n",
+                    seconds: seconds, deviceDays: work)
+            }
+            let reused = tasks.indices.filter { cached[$0] != nil }.map { tasks[$0].id }
+            let (files, text) = scorecard(
+                suite, quick: values.quick, tasks: tasks, policies: policies, reports: reports,
+                overrides: common.overrides,
                 execution: .init(
-                    commandLine: ["bgbench"] + invocation.arguments, threads: threads, wallSeconds: seconds,
-                    host: ProcessInfo.processInfo.hostName))
-            return .init(files: files, text: summary(card, seconds: seconds), seconds: seconds, deviceDays: work)
+                    commandLine: commandLine, threads: reports.map(\.run.threads).max() ?? 1, wallSeconds: seconds,
+                    host: ProcessInfo.processInfo.hostName, cachedTasks: reused))
+            let cacheLine =
+                reused.isEmpty
+                ? "" : "\(reused.count) of \(tasks.count) tasks read from the task cache (\(cache!.folder))\n"
+            return .init(files: files, text: text + cacheLine, seconds: seconds, deviceDays: work)
         }
     }
 
+    /// The scorecard's files and the terminal's summary, from each task's frontier: what a
+    /// call writes and what `bgbench merge` writes from a suite's shards.
+    static func scorecard(
+        _ suite: SuiteDefinition, quick: Bool, tasks: [SuiteTask], policies: [String], reports: [FrontierReport],
+        overrides: [String], execution: ScorecardFiles.Execution
+    ) -> (files: [(String, String)], text: String) {
+        var scores: [TaskScore] = []
+        var records: [ScorecardFiles.TaskRecord] = []
+        for (task, report) in zip(tasks, reports) {
+            for policy in policies { scores.append(TaskScore.score(report, task: task, policy: policy)) }
+            records.append(record(task, report: report, policies: policies))
+        }
+        let card = Scorecard(suite: suite, quick: quick, tasks: tasks, policies: policies, scores: scores)
+        let files = ScorecardFiles.files(card, records: records, overrides: overrides, execution: execution)
+        return (files, summary(card, seconds: execution.wallSeconds))
+    }
+
+    /// `bgbench merge` of a suite's shards: the suite rebuilt from the definition they
+    /// carry, its tasks scored on the merged frontiers.
+    static func merged(
+        _ header: ShardHeader.Suite, tasks reports: [FrontierReport], shards: [ShardHeader], commandLine: [String],
+        seconds: Double
+    ) throws -> (files: [(String, String)], text: String) {
+        let suite: SuiteDefinition
+        do { suite = try SuiteDefinition.parse(header.definition, file: header.file) } catch {
+            throw CLIError(message: "the shards' suite definition: \(error.description)", code: 65, hint: false)
+        }
+        guard suite.sha256 == header.sha256 else {
+            throw CLIError(
+                message:
+                    "the shards' suite definition has SHA-256 \(suite.sha256), but they record \(header.sha256): damaged",
+                code: 65, hint: false)
+        }
+        let tasks = try selectedTasks(suite, quick: header.quick, ids: header.tasks)
+        let execution = ScorecardFiles.Execution(
+            commandLine: commandLine, threads: shards.map(\.threads).max() ?? 1, wallSeconds: seconds,
+            host: ProcessInfo.processInfo.hostName,
+            shards: shards.map {
+                .init(
+                    shard: "\($0.shard)/\($0.shards)", host: $0.host, wallSeconds: $0.wallSeconds,
+                    threads: $0.threads, commandLine: $0.commandLine)
+            })
+        return scorecard(
+            suite, quick: header.quick, tasks: tasks, policies: header.policies, reports: reports,
+            overrides: header.overrides, execution: execution)
+    }
+
     /// The suite `value` names: a shipped suite by name, else a definition file.
-    static func loadSuite(_ value: String) throws -> SuiteDefinition {
+    static func loadSuite(_ value: String) throws -> (SuiteDefinition, source: (file: String, text: String)) {
         let text: String, file: String
         if let shipped = EmbeddedFiles.embeddedSuites.first(where: { $0.name == value }), !value.contains("/") {
             (text, file) = (shipped.text, "suite:\(shipped.name)")
@@ -171,7 +284,7 @@ struct SuiteCommand: CommandDefinition {
                     "no suite definition file or suite '\(value)' for '--suite': expected a file or one of \(names.joined(separator: ", "))",
                 code: 66, hint: false)
         }
-        do { return try SuiteDefinition.parse(text, file: file) } catch {
+        do { return (try SuiteDefinition.parse(text, file: file), (file, text)) } catch {
             throw CLIError(message: error.description, code: 65, hint: false)
         }
     }

@@ -180,8 +180,11 @@ extension ReportFile {
         writer: "SweepReport.folder", readBack: .compared,
         what: "point K's resolved scenario (K = 1, 2, ... in grid order)")
     public static let shardState = ReportFile(
-        name: "shard.state", format: .state, folders: every, when: "`--shard K/N`", writer: "ShardState.text",
-        readBack: .merged, what: "a shard's sufficient statistics: what `bgbench merge` adds up (\"Shards\" below)")
+        name: "shard.state", format: .state, folders: every.union([.suite]), when: "`--shard K/N`",
+        writer: "ShardState.text", readBack: .merged,
+        what:
+            "a shard's sufficient statistics: what `bgbench merge` adds up (\"Shards\" below); a suite's shard folder holds it and run.json only, each task's frontier in turn"
+    )
     public static let scorecardCSV = ReportFile(
         name: "scorecard.csv", format: .csv(header: scorecardHeader), folders: [.suite], when: "`bgbench suite`",
         writer: "ScorecardFiles.csv", readBack: .compared,

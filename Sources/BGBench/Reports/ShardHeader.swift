@@ -46,13 +46,40 @@ public struct ShardHeader: Codable, Sendable, Equatable {
         public var comparisons: [[String]]
         public var energyLevels: [Double]
         public var energyRange: [Double]?
+        /// The policies whose own point is an arm beside their knob's (a suite task's
+        /// scored policies and `prophet`); absent when none.
+        public var points: [String]?
         package init(
             policies: [String], baselinePolicy: String?, knobValues: [String: [String]], quality: String,
-            comparisons: [[String]], energyLevels: [Double], energyRange: [Double]?
+            comparisons: [[String]], energyLevels: [Double], energyRange: [Double]?, points: [String] = []
         ) {
             self.policies = policies; self.baselinePolicy = baselinePolicy; self.knobValues = knobValues
             self.quality = quality; self.comparisons = comparisons
             self.energyLevels = energyLevels; self.energyRange = energyRange
+            self.points = points.isEmpty ? nil : points
+        }
+    }
+
+    /// A suite shard's suite (`bgbench suite --shard K/N`): the definition it ran, whole,
+    /// and what the call chose; its runs are the tasks' frontiers, in task order
+    /// (``ShardHeader/frontiers``).
+    public struct Suite: Codable, Sendable, Equatable {
+        /// Where the definition came from (`suite:v1`, or a file's path).
+        public var file: String
+        /// The definition's bytes, from which the merge scores; its SHA-256 names it.
+        public var definition: String
+        public var sha256: String
+        public var quick: Bool
+        public var tasks: [String]
+        public var policies: [String]
+        /// The `--set policies....` overrides the policies were scored with.
+        public var overrides: [String]
+        package init(
+            file: String, definition: String, sha256: String, quick: Bool, tasks: [String], policies: [String],
+            overrides: [String]
+        ) {
+            self.file = file; self.definition = definition; self.sha256 = sha256; self.quick = quick
+            self.tasks = tasks; self.policies = policies; self.overrides = overrides
         }
     }
 
@@ -64,6 +91,9 @@ public struct ShardHeader: Codable, Sendable, Equatable {
     public var runs: [Identity]
     public var sweep: Sweep?
     public var frontier: Frontier?
+    /// A suite shard's suite and each task's frontier (one per run).
+    public var suite: Suite?
+    public var frontiers: [Frontier]?
     public var shard: Int
     public var shards: Int
     /// How the shard ran (a merged run.json's `execution.shards` lists them).
@@ -168,6 +198,32 @@ public struct ShardHeader: Codable, Sendable, Equatable {
                     sweep == other.sweep ? "" : "\(text(other.sweep?.specs.joined(separator: " ")))"
                 ))
         }
+        if kind == .suite {
+            func part(_ s: Suite?, _ text: (Suite) -> String) -> String { s.map(text) ?? "none" }
+            fields += [
+                ("suite's SHA-256", part(suite) { $0.sha256 }, part(other.suite) { $0.sha256 }),
+                (
+                    "suite's scope", part(suite) { $0.quick ? "quick" : "full" },
+                    part(other.suite) { $0.quick ? "quick" : "full" }
+                ),
+                (
+                    "suite's tasks", part(suite) { $0.tasks.joined(separator: ",") },
+                    part(other.suite) { $0.tasks.joined(separator: ",") }
+                ),
+                (
+                    "suite's policies", part(suite) { $0.policies.joined(separator: ",") },
+                    part(other.suite) { $0.policies.joined(separator: ",") }
+                ),
+                (
+                    "suite's policy overrides", part(suite) { $0.overrides.joined(separator: " ") },
+                    part(other.suite) { $0.overrides.joined(separator: " ") }
+                ),
+                (
+                    "tasks' frontiers", frontiers == other.frontiers ? "" : "\(frontiers?.count ?? 0) frontiers",
+                    frontiers == other.frontiers ? "" : "others"
+                ),
+            ]
+        }
         if kind == .frontier {
             func list(_ f: Frontier?, _ part: (Frontier) -> String) -> String { f.map(part) ?? "none" }
             fields += [
@@ -192,6 +248,10 @@ public struct ShardHeader: Codable, Sendable, Equatable {
                 (
                     "frontier's energy range", list(frontier) { "\($0.energyRange ?? [])" },
                     list(other.frontier) { "\($0.energyRange ?? [])" }
+                ),
+                (
+                    "frontier's own points", list(frontier) { ($0.points ?? []).joined(separator: ",") },
+                    list(other.frontier) { ($0.points ?? []).joined(separator: ",") }
                 ),
             ]
         }

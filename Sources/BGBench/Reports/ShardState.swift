@@ -15,6 +15,9 @@ public struct ShardState {
     var sweep: ShardHeader.Sweep?
     /// A frontier's request (its shard.state is written by the harness, which knows frontiers).
     package var frontier: ShardHeader.Frontier?
+    /// A suite shard's suite and its tasks' frontiers (written by the harness too).
+    package var suite: ShardHeader.Suite?
+    package var frontiers: [ShardHeader.Frontier]?
     let kind: ReportKind
     /// The devices.csv and events.csv the shard streamed (``ShardHeader/rows``).
     public var rows: [RowSpool.Written] = []
@@ -45,6 +48,8 @@ public struct ShardState {
             payloadSha256: SHA256.hex(writer.bytes))
         header.sweep = sweep
         header.frontier = frontier
+        header.suite = suite
+        header.frontiers = frontiers
         header.rows = rows.isEmpty ? nil : rows
         for (k, identity) in externalPolicies.enumerated() where k < header.runs.count {
             header.runs[k].externalPolicies = identity

@@ -55,6 +55,10 @@ public enum FrontierFiles {
         return files
     }
 
+    /// shard.state of a whole frontier (shard 0 of 1): what `bgbench suite`'s task cache
+    /// keeps, read back by ``ShardMerge/merge(_:threads:started:rowsInto:critical:)``.
+    public static func shardState(_ report: FrontierReport) -> String { ShardState.text(report) }
+
     static func uniquePolicies(_ report: FrontierReport) -> [String] {
         var seen: Set<String> = []
         return report.arms.map(\.policy).filter { seen.insert($0).inserted }
@@ -155,12 +159,27 @@ extension ShardState {
         var state = ShardState(kind: .frontier)
         state.add(report.run)
         for sums in report.jointSums { state.add(sums) }
-        let r = report.request
-        state.frontier = ShardHeader.Frontier(
+        state.frontier = header(report.request, quality: report.quality)
+        return state.text(commandLine: report.request.commandLine)
+    }
+
+    /// shard.state of a suite's shard: each task's frontier run, then each task's joint
+    /// sums per seed, in task order (what ``ShardMerge`` reads back per task).
+    package static func text(suite: ShardHeader.Suite, tasks: [FrontierReport], commandLine: [String]) -> String {
+        var state = ShardState(kind: .suite)
+        for report in tasks { state.add(report.run) }
+        for report in tasks { for sums in report.jointSums { state.add(sums) } }
+        state.suite = suite
+        state.frontiers = tasks.map { header($0.request, quality: $0.quality) }
+        return state.text(commandLine: commandLine)
+    }
+
+    /// The request of a frontier as its shards record it.
+    static func header(_ r: FrontierRequest, quality: FrontierAxis) -> ShardHeader.Frontier {
+        ShardHeader.Frontier(
             policies: r.policies, baselinePolicy: r.baselinePolicy, knobValues: r.knobValues,
-            quality: report.quality.metric.name, comparisons: r.comparisons.map { [$0.policy, $0.reference] },
+            quality: quality.metric.name, comparisons: r.comparisons.map { [$0.policy, $0.reference] },
             energyLevels: r.energyLevels,
-            energyRange: r.energyRange.map { [$0.lowerBound, $0.upperBound] })
-        return state.text(commandLine: r.commandLine)
+            energyRange: r.energyRange.map { [$0.lowerBound, $0.upperBound] }, points: r.points)
     }
 }

@@ -7,6 +7,8 @@ public enum MergedReport {
     case run(RunReport)
     case sweep(SweepReport, points: Int, policies: Int, seeds: [UInt64])
     case frontier(FrontierReport)
+    /// A suite's shards: the suite they ran and each task's frontier, in task order.
+    case suite(ShardHeader.Suite, [FrontierReport])
 }
 
 /// Adds shard folders into the report of the whole run, sweep or frontier (`bgbench
@@ -116,31 +118,49 @@ public enum ShardMerge {
         let parts = try concurrentMap(folders, threads: threads, part).sorted { $0.header.shard < $1.header.shard }
         try check(parts)
         let header = parts[0].header
-        if header.kind == .suite {
-            throw MergeError.refused(
-                "'\(parts[0].folder)': a suite is merged by 'bgbench suite --merge', not 'bgbench merge'")
-        }
         let requests = try header.runs.indices.map(header.request)
         let seeds = requests.first?.seeds.count ?? 0
-        // A frontier's sums: which quantities its quality axis keeps.
-        let quality: FrontierAxis?
-        do { quality = try header.frontier.map { try FrontierAxis.quality(named: $0.quality) } } catch {
+        // A frontier's (or each suite task's) frontier request, and the quantities its
+        // quality axis keeps in the joint sums.
+        let frontiers: [ShardHeader.Frontier]
+        switch header.kind {
+        case .run, .sweep: frontiers = []
+        case .frontier:
+            guard let f = header.frontier else {
+                throw MergeError.refused("'\(parts[0].folder)': a frontier shard without its request")
+            }
+            frontiers = [f]
+        case .suite:
+            guard let suite = header.suite, suite.tasks.count == requests.count, let f = header.frontiers,
+                f.count == requests.count
+            else {
+                throw MergeError.refused("'\(parts[0].folder)': a suite shard without its suite and tasks")
+            }
+            frontiers = f
+        }
+        let qualities: [FrontierAxis]
+        do { qualities = try frontiers.map { try FrontierAxis.quality(named: $0.quality) } } catch {
             throw MergeError.refused("'\(parts[0].folder)/\(ShardState.fileName)': \(error)")
         }
-        // The joint sums after the runs: a frontier's per seed; a sweep's per group that
-        // keeps them (SweepPlan.jointGroups) and seed.
+        // The joint sums after the runs: a frontier's per seed (a suite's per task and
+        // seed); a sweep's per group that keeps them (SweepPlan.jointGroups) and seed.
         let plan = header.kind == .sweep ? try SweepPlan(points: requests) : nil
-        let joint: [(arms: Int, quantities: [Quantity])] =
+        let joint: [JointLayout] =
             switch header.kind {
-            case .run, .suite: []
-            case .frontier:
-                Array(
-                    repeating: (
-                        requests[0].policies.count, FrontierAxis.jointQuantities(quality: quality ?? .defaultQuality)
-                    ), count: seeds)
+            case .run: []
+            case .frontier, .suite:
+                qualities.indices.flatMap { k in
+                    requests[k].seeds.indices.map { seed in
+                        JointLayout(
+                            run: k, seed: seed, arms: requests[k].policies.count,
+                            quantities: FrontierAxis.jointQuantities(quality: qualities[k]))
+                    }
+                }
             case .sweep:
                 plan!.jointGroups.flatMap { g in
-                    Array(repeating: (g.arms, SweepPlan.jointQuantities), count: seeds)
+                    (0..<seeds).map {
+                        JointLayout(run: 0, seed: $0, arms: g.arms, quantities: SweepPlan.jointQuantities)
+                    }
                 }
             }
         var runs: [[PolicyResult]]?, sums: [JointSums] = []
@@ -150,10 +170,13 @@ public enum ShardMerge {
             let decoded = try concurrentMap(some, threads: batch) { part in
                 let (_, payload) = try state(part.folder, payload: true)
                 let decoded: (runs: [[PolicyResult]], joint: [JointSums])
-                do { decoded = try ShardState.decode(payload, requests: requests, joint: joint) } catch {
+                do {
+                    decoded = try ShardState.decode(
+                        payload, requests: requests, joint: joint.map { ($0.arms, $0.quantities) })
+                } catch {
                     throw MergeError.refused("'\(part.folder)/\(ShardState.fileName)': \(error)")
                 }
-                try verify(decoded, of: part, requests: requests)
+                try verify(decoded, of: part, requests: requests, joint: joint)
                 return decoded
             }
             for shard in decoded {
@@ -178,8 +201,23 @@ public enum ShardMerge {
             return RunReport(request: request, results: finished, wallSeconds: seconds, threads: threads)
         }
         reports[0].mergedShards = headers
+        // A frontier's report from its run, its request and its joint sums per seed.
+        func frontier(_ k: Int, sums: [JointSums]) throws -> FrontierReport {
+            let f = frontiers[k]
+            var options = requests[k].options
+            options.threads = threads
+            var request = FrontierRequest(
+                scenario: requests[k].scenario, policies: f.policies, baselinePolicy: f.baselinePolicy,
+                knobValues: f.knobValues, energyLevels: f.energyLevels,
+                energyRange: f.energyRange.map { $0[0]...$0[1] }, quality: qualities[k],
+                comparisons: f.comparisons.compactMap { $0.count == 2 ? .init($0[0], minus: $0[1]) : nil },
+                options: options,
+                replications: requests[k].replications, commandLine: header.commandLine)
+            request.points = f.points ?? []
+            return FrontierReport(request: request, arms: try Frontier.arms(request), run: reports[k], jointSums: sums)
+        }
         switch header.kind {
-        case .run, .suite:
+        case .run:
             return (.run(reports[0]), headers, written)
         case .sweep:
             guard let sweep = header.sweep else {
@@ -200,25 +238,26 @@ public enum ShardMerge {
                 headers, written
             )
         case .frontier:
-            guard let f = header.frontier else {
-                throw MergeError.refused("'\(parts[0].folder)': a frontier shard without its request")
+            return (.frontier(try frontier(0, sums: sums)), headers, written)
+        case .suite:
+            var first = 0
+            var tasks: [FrontierReport] = []
+            for k in requests.indices {
+                let n = requests[k].seeds.count
+                tasks.append(try frontier(k, sums: Array(sums[first..<(first + n)])))
+                first += n
             }
-            var options = requests[0].options
-            options.threads = threads
-            let request = FrontierRequest(
-                scenario: requests[0].scenario, policies: f.policies, baselinePolicy: f.baselinePolicy,
-                knobValues: f.knobValues, energyLevels: f.energyLevels,
-                energyRange: f.energyRange.map { $0[0]...$0[1] }, quality: quality,
-                comparisons: f.comparisons.compactMap { $0.count == 2 ? .init($0[0], minus: $0[1]) : nil },
-                options: options,
-                replications: requests[0].replications, commandLine: header.commandLine)
-            return (
-                .frontier(
-                    FrontierReport(request: request, arms: try Frontier.arms(request), run: reports[0], jointSums: sums)
-                ),
-                headers, written
-            )
+            return (.suite(header.suite!, tasks), headers, written)
         }
+    }
+
+    /// Where one block of joint sums sits in a payload: after the runs, the run (frontier
+    /// or suite task) it belongs to, its arms and quantities.
+    struct JointLayout {
+        var run: Int
+        var seed: Int
+        var arms: Int
+        var quantities: [Quantity]
     }
 }
 
@@ -231,7 +270,8 @@ extension ShardMerge {
     /// the bound its scenario implies (``DeviceInvariants/backgroundEnergyBound``). The first
     /// broken one is refused, as one line naming the folder, the run and the quantity.
     static func verify(
-        _ shard: (runs: [[PolicyResult]], joint: [JointSums]), of part: Part, requests: [RunRequest]
+        _ shard: (runs: [[PolicyResult]], joint: [JointSums]), of part: Part, requests: [RunRequest],
+        joint: [JointLayout]
     ) throws {
         let h = part.header
         let slice = Shard(index: h.shard, count: h.shards) ?? .whole
@@ -290,10 +330,19 @@ extension ShardMerge {
                 }
             }
         }
-        for (s, sums) in shard.joint.enumerated() where sums.n != slice.devices(of: requests[0].options.devices).count {
+        for (s, sums) in shard.joint.enumerated() {
+            let k = joint[s].run, request = requests[k]
+            let held = slice.devices(of: request.options.devices).count
+            guard sums.n != held else { continue }
+            let what: String =
+                switch h.kind {
+                case .sweep: "the sweep's joint sums"
+                case .suite: "task \(h.suite.map { $0.tasks[k] } ?? "\(k)")'s joint sums"
+                default: "the frontier's joint sums"
+                }
             throw refuse(
                 0, nil,
-                "the \(part.header.kind == .sweep ? "sweep" : "frontier")'s joint sums of seed \(requests[0].seeds[s % requests[0].seeds.count]) count \(sums.n) devices, but shard \(slice) holds \(slice.devices(of: requests[0].options.devices).count)"
+                "\(what) of seed \(request.seeds[joint[s].seed]) count \(sums.n) devices, but shard \(slice) holds \(held)"
             )
         }
     }

@@ -10,12 +10,29 @@ import Foundation
 public enum ScorecardFiles {
     /// What the folder records beyond the scores: the command and the machine.
     public struct Execution: Sendable {
+        /// One shard of a merged scorecard: where and how it ran.
+        public struct Shard: Encodable, Sendable {
+            public var shard: String, host: String, wallSeconds: Double, threads: Int, commandLine: [String]
+            public init(shard: String, host: String, wallSeconds: Double, threads: Int, commandLine: [String]) {
+                self.shard = shard; self.host = host; self.wallSeconds = wallSeconds; self.threads = threads
+                self.commandLine = commandLine
+            }
+        }
         public var commandLine: [String]
         public var threads: Int
         public var wallSeconds: Double
         public var host: String
-        public init(commandLine: [String], threads: Int, wallSeconds: Double, host: String) {
+        /// The tasks read from the task cache rather than run by this call (docs/suite.md,
+        /// "The task cache").
+        public var cachedTasks: [String]
+        /// A merged scorecard's shards, in shard order (nil: one process).
+        public var shards: [Shard]?
+        public init(
+            commandLine: [String], threads: Int, wallSeconds: Double, host: String, cachedTasks: [String] = [],
+            shards: [Shard]? = nil
+        ) {
             self.commandLine = commandLine; self.threads = threads; self.wallSeconds = wallSeconds; self.host = host
+            self.cachedTasks = cachedTasks; self.shards = shards
         }
     }
 
@@ -57,25 +74,47 @@ public enum ScorecardFiles {
         var bgbenchVersion = BuildInfo.version
         var gitCommit = BuildInfo.gitCommit
         var suite: Suite
+        /// A suite shard's `K/N` (its folder holds shard.state, not a scorecard).
+        var shard: String?
         var manifest: [File]
         var execution: Execution
+    }
+
+    /// A suite shard's folder (`bgbench suite --shard K/N`): shard.state, which `bgbench
+    /// merge` adds up into the scorecard, and run.json. No scorecard: scores of part of
+    /// each fleet would read as the suite's.
+    public static func shardFiles(
+        _ suite: SuiteDefinition, quick: Bool, state: String, shard: Shard, commandLine: [String]
+    ) -> [(String, String)] {
+        let files = [(ReportFile.shardState.name, state)]
+        let run = RunJSON(
+            suite: .init(version: suite.version, sha256: suite.sha256, quick: quick, scope: "shard"),
+            shard: shard.description, manifest: manifestEntries(files), execution: .init(commandLine: commandLine))
+        return files + [(ReportFile.run.name, encoded(run))]
+    }
+
+    static func manifestEntries(_ files: [(String, String)]) -> [RunJSON.File] {
+        files.map { name, text in
+            let bytes = Array(text.utf8)
+            return RunJSON.File(name: name, bytes: bytes.count, sha256: SHA256.hex(bytes))
+        }
+    }
+
+    static func encoded(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return String(decoding: try! encoder.encode(value), as: UTF8.self) + "\n"
     }
 
     /// A scorecard folder's run.json: its kind (the `suite` member), bgbench's build and
     /// the manifest; scorecard.json holds what ran.
     static func runJSON(_ card: Scorecard, files: [(String, String)], commandLine: [String]) -> String {
-        let manifest = files.map { name, text in
-            let bytes = Array(text.utf8)
-            return RunJSON.File(name: name, bytes: bytes.count, sha256: SHA256.hex(bytes))
-        }
         let run = RunJSON(
             suite: .init(
                 version: card.suite.version, sha256: card.suite.sha256, quick: card.quick, scope: card.scope.rawValue),
-            manifest: manifest, execution: .init(commandLine: commandLine))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return String(decoding: try! encoder.encode(run), as: UTF8.self) + "\n"
+            manifest: manifestEntries(files), execution: .init(commandLine: commandLine))
+        return encoded(run)
     }
 
     // MARK: scorecard.csv
@@ -260,7 +299,8 @@ public enum ScorecardFiles {
             var externalPolicies: [String: ExternalPolicyIdentity]?
         }
         struct Execution: Encodable {
-            var commandLine: [String], threads: Int, wallSeconds: Double, host: String
+            var commandLine: [String], threads: Int, wallSeconds: Double, host: String, cachedTasks: [String]
+            var shards: [ScorecardFiles.Execution.Shard]?
         }
         var schemaVersion = 1
         var suite: Suite
@@ -299,7 +339,7 @@ public enum ScorecardFiles {
             },
             execution: .init(
                 commandLine: execution.commandLine, threads: execution.threads, wallSeconds: execution.wallSeconds,
-                host: execution.host))
+                host: execution.host, cachedTasks: execution.cachedTasks, shards: execution.shards))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase

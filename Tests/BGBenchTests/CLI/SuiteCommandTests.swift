@@ -17,7 +17,7 @@ import BGBenchTestSupport
     @Test func scoresAgreeWithARunOfTheSamePoints() throws {
         let suite = try Self.tinySuite(), out = freshFolder("suite-out"), run = freshFolder("suite-run")
         defer { for f in [suite, out, run] { try? FileManager.default.removeItem(atPath: f) } }
-        let scored = bgbench(["suite", "--suite", suite, "--policy", "kde", "--out", out, "--quiet"])
+        let scored = bgbench(["suite", "--suite", suite, "--policy", "kde", "--no-cache", "--out", out, "--quiet"])
         #expect(scored.code == 0, "\(scored.errors)")
         #expect(scored.output.hasPrefix("suite test: 1 task, 1 policy against fixed; "), "\(scored.output)")
         let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
@@ -69,7 +69,8 @@ import BGBenchTestSupport
         defer { for f in [suite, a, b] { try? FileManager.default.removeItem(atPath: f) } }
         for (out, threads) in [(a, "1"), (b, "2")] {
             let r = bgbench([
-                "suite", "--suite", suite, "--policy", "usage", "--threads", threads, "--out", out, "--quiet",
+                "suite", "--suite", suite, "--policy", "usage", "--threads", threads, "--no-cache", "--out", out,
+                "--quiet",
             ])
             #expect(r.code == 0, "\(r.errors)")
         }
@@ -95,6 +96,11 @@ import BGBenchTestSupport
         ),
         (
             ["--task", "newz"],
+            "error: unknown task 'newz' for '--task': expected task ids of suite 1: news, news-android, news-habits, fitness-sync, ecommerce, finance, messaging, news-bar-off, news-low-power, news-poor-network, news-no-overnight-charge (did you mean 'news'?)"
+        ),
+        // 'all' is every policy the suite scores: never the baseline or a reference.
+        (
+            ["--policy", "all", "--task", "newz"],
             "error: unknown task 'newz' for '--task': expected task ids of suite 1: news, news-android, news-habits, fitness-sync, ecommerce, finance, messaging, news-bar-off, news-low-power, news-poor-network, news-no-overnight-charge (did you mean 'news'?)"
         ),
         (
