@@ -11,6 +11,7 @@
 # under a minute on 2 cores. The blocks it checks:
 #   docs/make-measured.sh       Datasets/README.md messaging-measured, docs/policies.md push-measured
 #   docs/make-trust-figures.sh  docs/policies.md trust-figures
+#   Scripts/leaderboard.py      README.md leaderboard (from docs/leaderboard/v1, no binary)
 # The blocks that carry timings (soak-table, shard-bench, shard-cost, c-reference,
 # run-costs, perf-table) are measured, not checked: their scripts say when and where.
 # The policy, study, calibration and external-results tables are deterministic too but
@@ -32,5 +33,7 @@ for generator in make-measured.sh make-trust-figures.sh; do
     echo "docs/$generator ${args[*]}"
     if "$docs/$generator" "${args[@]}"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
+echo "python3 Scripts/leaderboard.py check"
+if python3 "$docs/../Scripts/leaderboard.py" check; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 echo "generated docs: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1270,6 +1270,10 @@ VERDICTS = {"dominates": ("^", "dominates fixed"), "trades_off": ("D", "trades o
             "indistinguishable": ("o", "indistinguishable"), "dominated": ("v", "dominated by fixed")}
 
 
+# The gap shares' axis (%), beyond which a point is drawn at the edge with its value.
+SHARE_LIMITS = (-100, 200)
+
+
 def scorecard(path, out, written, asked_policies):
     """scorecard.png: per task (rows), each policy's share of the gaps closed (two panels, in %)
     and its verdict (a third); one colour per policy."""
@@ -1292,8 +1296,14 @@ def scorecard(path, out, written, asked_policies):
     key.axis("off")
     step = 0.7 / max(1, len(policies))
     offset = {p: (i - (len(policies) - 1) / 2) * step for i, p in enumerate(policies)}
-    undefined_seen = False
+    undefined_seen = clipped_seen = False
     for ax, (quantity, bound) in zip(gap_axes, (("gap_closed_oracle", "oracle"), ("gap_closed_prophet", "prophet"))):
+        # A share far outside 0–100 % (push's server-side wakes, none's) would squash every
+        # other policy against 0: the axis stops at SHARE_LIMITS and such a point is drawn
+        # at its edge, open, with its value written beside it.
+        shares = card[card["quantity"] == quantity][["value", "ci_low", "ci_high"]].to_numpy(dtype=float) * 100
+        low, high = SHARE_LIMITS
+        clip = bool(((shares < low) | (shares > high)).any())
         for p in policies:
             colour, marker = styles[p]
             rows = card[(card["policy"] == p) & (card["quantity"] == quantity)].set_index("task")
@@ -1307,8 +1317,19 @@ def scorecard(path, out, written, asked_policies):
                     undefined_seen = True
                     continue
                 v, lo, hi = 100 * r["value"], 100 * r["ci_low"], 100 * r["ci_high"]
-                ax.errorbar([v], [y], xerr=[[v - lo], [hi - v]], color=colour, marker=marker, ms=5,
+                if clip and not low <= v <= high:
+                    edge = low if v < low else high
+                    ax.plot([edge], [y], marker="<" if v < low else ">", color=colour, mfc="white", ms=6, ls="none")
+                    ax.annotate(f"{v:,.0f} [{lo:,.0f}, {hi:,.0f}]", (edge, y), xytext=(-4 if v > high else 4, 0),
+                                textcoords="offset points", ha="right" if v > high else "left", va="center",
+                                fontsize=6, color=colour)
+                    clipped_seen = True
+                    continue
+                left, right = (max(lo, low), min(hi, high)) if clip else (lo, hi)
+                ax.errorbar([v], [y], xerr=[[v - left], [right - v]], color=colour, marker=marker, ms=5,
                             capsize=2, lw=1.1)
+        if clip:
+            ax.set_xlim(low - 0.04 * (high - low), high + 0.04 * (high - low))
         ax.axvline(0, color="#444444", lw=0.8)
         ax.axvline(100, color="#444444", lw=0.8, ls=":")
         ax.set_xlabel(f"fixed → {bound} gap closed, %")
@@ -1335,6 +1356,9 @@ def scorecard(path, out, written, asked_policies):
     if undefined_seen:
         extra.append(Line2D([], [], color="#999999", marker="x", ls="none", ms=5,
                             label="undefined: the gap is\nwithin its interval"))
+    if clipped_seen:
+        extra.append(Line2D([], [], color="#555555", marker=">", mfc="white", ls="none", ms=6,
+                            label=f"beyond {SHARE_LIMITS[0]}…{SHARE_LIMITS[1]} %:\nat the edge, value\n[interval] beside it"))
     legend(key, styles, extra=extra)
     scope = card["scope"].iloc[0] if "scope" in card.columns and len(card) else "full"
     version = card["suite_version"].iloc[0] if len(card) else "?"

@@ -30,8 +30,8 @@ struct SuiteCache {
     /// The key of a task's frontier: bgbench's build and shard format, the suite's hash,
     /// the task, the complete resolved scenario (every policy's parameters, an external
     /// policy's command), the frontier's arms, fleet, days, seeds and shard, the opens
-    /// trace, and the bytes of every file an external policy's command names (a script
-    /// edited in place is another policy).
+    /// trace, and the bytes of every file a policy's parameters name (an external
+    /// policy's script, a schedule's plan: one edited in place is another policy).
     static func key(_ request: FrontierRequest, task: SuiteTask, suite: SuiteDefinition) -> String {
         let o = request.options
         var parts = [
@@ -42,28 +42,34 @@ struct SuiteCache {
             "devices \(o.devices) days \(o.days) warmup \(o.warmupDays) seed \(o.seed) replications \(request.replications)",
             "shard \(o.part)", o.opensTrace.map { OpensTraceIdentity($0).sha256 } ?? "no trace",
         ]
-        for path in commandFiles(request.scenario.resolvedJSON) {
+        for path in policyFiles(request.scenario.resolvedJSON) {
             let bytes = (try? InputFile.read(path, limit: InputFile.Limit.scenario)) ?? []
             parts.append("\(path) \(SHA256.hex(bytes))")
         }
         return SHA256.hex(Array(parts.joined(separator: "\n").utf8))
     }
 
-    /// The regular files named by the words of the policies' `command` lists.
-    static func commandFiles(_ resolvedJSON: String) -> [String] {
+    /// The regular files the policies' parameters name: an external policy's program (a
+    /// word of its `command`), `schedule`'s plan; any string, or string in a list, of the
+    /// `policies` section that is the path of a regular file.
+    static func policyFiles(_ resolvedJSON: String) -> [String] {
         guard let root = try? JSONParser.parse(resolvedJSON).root.object,
             let policies = root["policies"]?.object
         else { return [] }
         var files: [String] = []
-        for name in policies.keys.sorted() {
-            guard let words = policies[name]?.object?["command"]?.array else { continue }
-            for case .string(let word) in words {
+        func visit(_ value: JSONValue) {
+            switch value {
+            case .string(let word):
                 var isFolder: ObjCBool = false
                 if FileManager.default.fileExists(atPath: word, isDirectory: &isFolder), !isFolder.boolValue {
                     files.append(word)
                 }
+            case .array(let items): items.forEach(visit)
+            case .object(let members): for key in members.keys.sorted() { visit(members[key]!) }
+            default: break
             }
         }
+        for name in policies.keys.sorted() { visit(policies[name]!) }
         return files
     }
 

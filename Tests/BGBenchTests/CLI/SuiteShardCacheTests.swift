@@ -3,6 +3,7 @@ import Testing
 import BGBenchTestSupport
 @testable import BGBench
 @testable import BGBenchCLI
+@testable import BGHarness
 
 /// `bgbench suite` beyond one process and one call (docs/suite.md, "Shards" and "The task
 /// cache"): a suite split into shards and merged gives the scorecard of one process (its
@@ -11,7 +12,9 @@ import BGBenchTestSupport
 /// policy died at its second task rerun from there.
 @Suite struct SuiteShardCacheTests {
     /// Two tasks of other fleets' shapes: 130 devices (three blocks of 64, the last of 2,
-    /// so three shards are uneven), the second on Android over 5 days.
+    /// so three shards are uneven), the first on Android over 5 days. On the second,
+    /// `usage` is compared at matched energy (the joint sums of its arms with `fixed`), on
+    /// the first at the points.
     static let twoTasks = """
         {
           "suite": "bgbench-suite", "version": "test", "description": "two tasks",
@@ -20,8 +23,8 @@ import BGBenchTestSupport
           "constraints": [{"metric": "killed_per_day", "max": 0.05}],
           "bootstrap": {"resamples": 200, "seed": 1},
           "tasks": [
-            {"id": "news", "scenario": "news", "why": "the reference"},
-            {"id": "android", "scenario": "news", "days": 5, "set": ["platform.name=android-workmanager"], "why": "Android"}
+            {"id": "android", "scenario": "news", "days": 5, "set": ["platform.name=android-workmanager"], "why": "Android"},
+            {"id": "news", "scenario": "news", "why": "the reference"}
           ]
         }
         """
@@ -53,12 +56,12 @@ import BGBenchTestSupport
         let suite = try Self.definition()
         let whole = freshPath("suite-whole"), parent = freshFolder("suite-shards"), merged = freshPath("suite-merged")
         let one = bgbench([
-            "suite", "--suite", suite, "--policy", "kde,adaptive", "--no-cache", "--out", whole, "--quiet",
+            "suite", "--suite", suite, "--policy", "usage,adaptive", "--no-cache", "--out", whole, "--quiet",
         ])
         try #require(one.code == 0, "\(one.errors)")
         for k in 0..<3 {
             let shard = bgbench([
-                "suite", "--suite", suite, "--policy", "kde,adaptive", "--shard", "\(k)/3", "--out", "\(parent)/\(k)",
+                "suite", "--suite", suite, "--policy", "usage,adaptive", "--shard", "\(k)/3", "--out", "\(parent)/\(k)",
                 "--quiet",
             ])
             try #require(shard.code == 0, "\(shard.errors)")
@@ -77,6 +80,21 @@ import BGBenchTestSupport
             #expect(try Self.read("\(whole)/\(file)") == Self.read("\(merged)/\(file)"), "\(file)")
         }
         #expect(try Self.withoutExecution(whole) == Self.withoutExecution(merged))
+        // Each merged task is the frontier it ran: its arms are its runs' (the scored
+        // policies' own points among them), and the test reaches a matched-energy reading.
+        let folders = (0..<3).map { "\(parent)/\($0)" }
+        guard case .suite(_, let tasks) = try ShardMerge.merge(folders, threads: 1).0 else {
+            Issue.record("suite shards merged into another kind of report")
+            return
+        }
+        #expect(tasks.map { $0.arms.map(\.label) } == tasks.map(\.run.request.policies))
+        #expect(tasks.allSatisfy { $0.arms.contains { $0.label == "usage" } })
+        let card = try csvRecords(whole + "/scorecard.csv")
+        #expect(
+            card.contains {
+                $0["task"] == "news" && $0["policy"] == "usage" && $0["quantity"] == "headline_difference"
+                    && $0["seed"] == "" && $0["status"] == "matched_energy"
+            }, "no matched-energy reading: the joint sums would go unchecked")
         let shards = try #require(try Self.execution(merged)["shards"] as? [[String: Any]])
         #expect(shards.map { $0["shard"] as? String } == ["0/3", "1/3", "2/3"])
         #expect(try Self.execution(whole)["shards"] == nil)
@@ -136,7 +154,7 @@ import BGBenchTestSupport
             #expect(try Self.read("\(first)/\(file)") == Self.read("\(second)/\(file)"), "\(file)")
         }
         #expect(try Self.withoutExecution(first) == Self.withoutExecution(second))
-        #expect(try Self.execution(second)["cached_tasks"] as? [String] == ["news", "android"])
+        #expect(try Self.execution(second)["cached_tasks"] as? [String] == ["android", "news"])
         #expect(try Self.execution(first)["cached_tasks"] as? [String] == [])
 
         // Another parameter of the scored policy is another key: both tasks run.
@@ -152,6 +170,19 @@ import BGBenchTestSupport
         ])
         try #require(c.code == 0, "\(c.errors)")
         #expect(!FileManager.default.fileExists(atPath: none))
+    }
+
+    /// The key hashes the bytes of every file a policy's parameters name: an external
+    /// policy's script and a schedule's plan, edited in place, are other policies.
+    @Test func theKeyReadsTheFilesPoliciesName() throws {
+        let plan = freshPath("plan") + ".csv", script = freshPath("script") + ".py"
+        for path in [plan, script] { FileManager.default.createFile(atPath: path, contents: Data("1".utf8)) }
+        let json = """
+            {"policies": {"schedule": {"plan": "\(plan)", "scale": 1}, "fixed": {"interval": "15m"},
+             "external": {"command": ["python3", "\(script)", "--interval", "900"]}}}
+            """
+        // Keys in name order: external, fixed, schedule; "python3" is no file here.
+        #expect(SuiteCache.policyFiles(json) == [script, plan])
     }
 
     /// A damaged entry is named in a warning and the task runs again: the scorecard is
@@ -181,7 +212,7 @@ import BGBenchTestSupport
         #expect(try Self.read(state) == bytes)
     }
 
-    /// `fixed` in Python, which dies at its hello on Android while `marker` exists.
+    /// `fixed` in Python, which dies at a device's start on iOS while `marker` exists.
     static func partner(marker: String) throws -> String {
         let path = freshPath("dying-partner") + ".py"
         let examples = TestSupport.packageRoot.appendingPathComponent("python/examples").path
@@ -192,7 +223,7 @@ import BGBenchTestSupport
 
             class Dying(fixed_policy.Fixed):
                 def start(self, view):
-                    if "android" in str(view.platform) and os.path.exists(\(String(reflecting: marker))):
+                    if "android" not in str(view.platform) and os.path.exists(\(String(reflecting: marker))):
                         os._exit(3)
                     return super().start(view)
 
@@ -206,7 +237,7 @@ import BGBenchTestSupport
     /// writes nothing, and keeps the first task; the rerun reads it back and runs only
     /// the second, and its scorecard is that of a call without the cache.
     @Test func aSuiteThatFailedRerunsFromItsFailedTask() throws {
-        let suite = try Self.definition(), cache = freshPath("suite-cache-rerun"), marker = freshPath("die-on-android")
+        let suite = try Self.definition(), cache = freshPath("suite-cache-rerun"), marker = freshPath("die-on-ios")
         FileManager.default.createFile(atPath: marker, contents: Data())
         let partner = try Self.partner(marker: marker)
         let command = "policies.external.command=[\"python3\",\"\(partner)\"]"
@@ -218,7 +249,7 @@ import BGBenchTestSupport
         let failed = bgbench(args + ["--cache", cache, "--out", out])
         #expect(failed.code == 76)
         let line = try #require(failed.errors.split(separator: "\n").last { $0.hasPrefix("error: ") })
-        #expect(line.hasPrefix("error: suite test, task android: external policy: "), "\(line)")
+        #expect(line.hasPrefix("error: suite test, task news: external policy: "), "\(line)")
         #expect(line.hasSuffix(" (the task before it is kept in the task cache: a rerun reuses them)"), "\(line)")
         #expect(!FileManager.default.fileExists(atPath: out))
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/suite-tasks").count == 1)
@@ -227,7 +258,7 @@ import BGBenchTestSupport
         let rerun = bgbench(args + ["--cache", cache, "--out", out])
         try #require(rerun.code == 0, "\(rerun.errors)")
         #expect(rerun.output.contains("1 of 2 tasks read from the task cache"))
-        #expect(try Self.execution(out)["cached_tasks"] as? [String] == ["news"])
+        #expect(try Self.execution(out)["cached_tasks"] as? [String] == ["android"])
         let fresh = freshPath("suite-rerun-fresh")
         let uncached = bgbench(args + ["--no-cache", "--out", fresh])
         try #require(uncached.code == 0, "\(uncached.errors)")
