@@ -141,7 +141,7 @@ struct SuiteCommand: CommandDefinition {
         var errors = StandardStream.error
         // Every task's frontier is built (each scenario loaded, a bad --set found) and
         // looked up in the cache before the folder is opened.
-        var requests: [FrontierRequest] = [], keys: [String?] = [], cached: [FrontierReport?] = []
+        var requests: [FrontierRequest] = [], keys: [String?] = [], cached: [Scored?] = []
         var work = 0
         for task in tasks {
             var request = try self.request(
@@ -154,8 +154,10 @@ struct SuiteCommand: CommandDefinition {
                 throw CLIError.usage("task \(task.id): \(error.description)")
             }
             let key = cache.map { _ in SuiteCache.key(request, task: task, suite: suite) }
+            // A task read back is scored at once: only its scores are kept, not its frontier.
             let hit = key.flatMap { key in
                 cache?.load(key, task: task.id) { errors.write("warning: \($0)\n") }
+                    .map { Self.scored(task, report: $0, policies: policies) }
             }
             if hit == nil {
                 let devices = request.options.part.devices(of: request.options.devices).count
@@ -168,9 +170,11 @@ struct SuiteCommand: CommandDefinition {
             out: common.out, force: common.force, kind: .suite, inputs: common.inputs, progressTotal: work,
             quiet: common.quiet)
         try pipeline.run(output: &output) { progress in
-            var reports: [FrontierReport] = []
+            // A shard keeps each task's frontier for its state; a whole suite keeps each
+            // task's scores only (a frontier read back holds tens of MB).
+            var reports: [FrontierReport] = [], scored: [Scored] = []
             for (k, task) in tasks.enumerated() {
-                if let report = cached[k] { reports.append(report); continue }
+                if let done = cached[k] { scored.append(done); continue }
                 let report: FrontierReport
                 // A policy that fails mid-suite (an external process that dies) fails the
                 // suite, naming the task; nothing is written, and the tasks already run
@@ -186,9 +190,12 @@ struct SuiteCommand: CommandDefinition {
                 if let cache, let key = keys[k] {
                     let warn = { (line: String) in errors.write("warning: \(line)\n") }
                     cache.store(report, key: key, task: task.id, warning: warn)
-                    reports.append(cache.load(key, task: task.id, warning: warn) ?? report)
-                } else {
+                    let read = cache.load(key, task: task.id, warning: warn) ?? report
+                    scored.append(Self.scored(task, report: read, policies: policies))
+                } else if shard != nil {
                     reports.append(report)
+                } else {
+                    scored.append(Self.scored(task, report: report, policies: policies))
                 }
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
@@ -207,10 +214,10 @@ struct SuiteCommand: CommandDefinition {
             }
             let reused = tasks.indices.filter { cached[$0] != nil }.map { tasks[$0].id }
             let (files, text) = scorecard(
-                suite, quick: values.quick, tasks: tasks, policies: policies, reports: reports,
+                suite, quick: values.quick, tasks: tasks, policies: policies, scored: scored,
                 overrides: common.overrides,
                 execution: .init(
-                    commandLine: commandLine, threads: reports.map(\.run.threads).max() ?? 1, wallSeconds: seconds,
+                    commandLine: commandLine, threads: scored.map(\.threads).max() ?? 1, wallSeconds: seconds,
                     host: ProcessInfo.processInfo.hostName, cachedTasks: reused))
             let cacheLine =
                 reused.isEmpty
@@ -219,18 +226,27 @@ struct SuiteCommand: CommandDefinition {
         }
     }
 
+    /// One task's part of the scorecard: each policy's scores, the task's record and the
+    /// threads its frontier ran on.
+    struct Scored {
+        var scores: [TaskScore]
+        var record: ScorecardFiles.TaskRecord
+        var threads: Int
+    }
+
+    static func scored(_ task: SuiteTask, report: FrontierReport, policies: [String]) -> Scored {
+        Scored(
+            scores: policies.map { TaskScore.score(report, task: task, policy: $0) },
+            record: record(task, report: report, policies: policies), threads: report.run.threads)
+    }
+
     /// The scorecard's files and the terminal's summary, from each task's frontier: what a
     /// call writes and what `bgbench merge` writes from a suite's shards.
     static func scorecard(
-        _ suite: SuiteDefinition, quick: Bool, tasks: [SuiteTask], policies: [String], reports: [FrontierReport],
+        _ suite: SuiteDefinition, quick: Bool, tasks: [SuiteTask], policies: [String], scored: [Scored],
         overrides: [String], execution: ScorecardFiles.Execution
     ) -> (files: [(String, String)], text: String) {
-        var scores: [TaskScore] = []
-        var records: [ScorecardFiles.TaskRecord] = []
-        for (task, report) in zip(tasks, reports) {
-            for policy in policies { scores.append(TaskScore.score(report, task: task, policy: policy)) }
-            records.append(record(task, report: report, policies: policies))
-        }
+        let scores = scored.flatMap(\.scores), records = scored.map(\.record)
         let card = Scorecard(suite: suite, quick: quick, tasks: tasks, policies: policies, scores: scores)
         let files = ScorecardFiles.files(card, records: records, overrides: overrides, execution: execution)
         return (files, summary(card, seconds: execution.wallSeconds))
@@ -262,7 +278,8 @@ struct SuiteCommand: CommandDefinition {
                     threads: $0.threads, commandLine: $0.commandLine)
             })
         return scorecard(
-            suite, quick: header.quick, tasks: tasks, policies: header.policies, reports: reports,
+            suite, quick: header.quick, tasks: tasks, policies: header.policies,
+            scored: zip(tasks, reports).map { scored($0, report: $1, policies: header.policies) },
             overrides: header.overrides, execution: execution)
     }
 
